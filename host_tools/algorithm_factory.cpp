@@ -1,0 +1,43 @@
+#include "host_tools/algorithm_factory.hpp"
+
+#include <cmath>
+
+#include "runtime/algorithms/gauss_seidel.hpp"
+#include "runtime/algorithms/jacobi.hpp"
+#include "runtime/errors.hpp"
+
+namespace couplet::tools {
+
+namespace {
+
+FixedStepSettings parse_fixed_step(const YAML::Node& node, const std::string& source) {
+  check_keys(node, source, "algorithm", {"type", "step", "input_order"});
+  if (!node["step"]) throw ConfigurationError(locate(source, node, "algorithm.step") + ": missing (the communication step in seconds)");
+  const double step = require_number(node["step"], source, "algorithm.step");
+  if (!(step > 0.0)) throw ConfigurationError(locate(source, node["step"], "algorithm.step") + ": must be positive");
+  FixedStepSettings settings;
+  settings.step = step_to_ticks(step);
+  if (node["input_order"]) {
+    const double order = require_number(node["input_order"], source, "algorithm.input_order");
+    if (order < 0 || order > Polynomial::kMaxDegree || std::floor(order) != order) {
+      throw ConfigurationError(locate(source, node["input_order"], "algorithm.input_order") +
+                               ": must be a whole number from 0 to " + std::to_string(Polynomial::kMaxDegree));
+    }
+    settings.input_order = static_cast<int>(order);
+  }
+  return settings;
+}
+
+}  // namespace
+
+std::unique_ptr<Algorithm> make_algorithm(const Scenario& scenario) {
+  const YAML::Node& node = scenario.algorithm;
+  const std::string& source = scenario.source;
+  if (!node.IsMap() || !node["type"]) throw ConfigurationError(locate(source, node, "algorithm.type") + ": missing (jacobi, gauss_seidel)");
+  const std::string type = require_string(node["type"], source, "algorithm.type");
+  if (type == "jacobi") return std::make_unique<Jacobi>(parse_fixed_step(node, source));
+  if (type == "gauss_seidel") return std::make_unique<GaussSeidel>(parse_fixed_step(node, source));
+  throw ConfigurationError(locate(source, node["type"], "algorithm.type") + ": unknown algorithm '" + type + "' (jacobi, gauss_seidel)");
+}
+
+}  // namespace couplet::tools

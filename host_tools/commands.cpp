@@ -1,0 +1,247 @@
+#include "host_tools/commands.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include "host_tools/algorithm_factory.hpp"
+#include "host_tools/system_builder.hpp"
+#include "runtime/errors.hpp"
+#include "runtime/metrics.hpp"
+#include "runtime/sequential_executor.hpp"
+
+namespace couplet::tools {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::filesystem::path prepare_directory(const std::string& directory) {
+  std::error_code error;
+  std::filesystem::create_directories(directory, error);
+  if (error) throw ConfigurationError("cannot create output directory '" + directory + "': " + error.message());
+  return directory;
+}
+
+void write_text(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream file(path);
+  file << text;
+  if (!file) throw std::runtime_error("cannot write '" + path.string() + "'");
+}
+
+std::string format_number(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  return buffer;
+}
+
+struct Column {
+  std::string name;
+  std::span<const double> values;  ///< [grid][stride]
+  std::size_t stride = 1;
+  std::size_t offset = 0;
+};
+
+void write_signals_csv(const std::filesystem::path& path, const std::vector<Time>& grid,
+                       const std::vector<Column>& columns) {
+  std::ofstream file(path);
+  file << "time";
+  for (const Column& column : columns) file << ',' << column.name;
+  file << '\n';
+  for (std::size_t k = 0; k < grid.size(); ++k) {
+    file << format_number(to_seconds(grid[k]));
+    for (const Column& column : columns) file << ',' << format_number(column.values[k * column.stride + column.offset]);
+    file << '\n';
+  }
+  if (!file) throw std::runtime_error("cannot write '" + path.string() + "'");
+}
+
+std::vector<double> column_of(std::span<const double> values, std::size_t stride, std::size_t offset,
+                              std::size_t count) {
+  std::vector<double> column(count);
+  for (std::size_t k = 0; k < count; ++k) column[k] = values[k * stride + offset];
+  return column;
+}
+
+class ProgressLine {
+ public:
+  ProgressLine(bool enabled, double start, double end)
+      : enabled_(enabled), start_(start), end_(end), began_(Clock::now()), last_(began_) {}
+  void update(double time) {
+    if (!enabled_) return;
+    const auto now = Clock::now();
+    if (now - began_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(250)) return;
+    last_ = now;
+    shown_ = true;
+    std::fprintf(stderr, "\r[couplet] t = %.3f / %.3f s (%3.0f%%)", time, end_,
+                 100.0 * (time - start_) / (end_ - start_));
+    std::fflush(stderr);
+  }
+  ~ProgressLine() {
+    if (shown_) std::fprintf(stderr, "\r%60s\r", "");
+  }
+
+ private:
+  bool enabled_;
+  double start_, end_;
+  Clock::time_point began_, last_;
+  bool shown_ = false;
+};
+
+std::string hex(std::uint64_t value) {
+  std::ostringstream text;
+  text << "0x" << std::hex << std::setw(16) << std::setfill('0') << value;
+  return text.str();
+}
+
+}  // namespace
+
+nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options) {
+  const models::ModelCatalog catalog = models::ModelCatalog::builtin();
+  System system = build_system(scenario, catalog);
+  const std::unique_ptr<Algorithm> algorithm = make_algorithm(scenario);
+  const std::vector<PortReference> signals = resolve_signals(scenario, system);
+  const std::vector<Time> grid = evaluation_grid(scenario);
+  const auto directory = prepare_directory(options.output_directory);
+
+  SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end), grid);
+  executor.initialize();
+  const auto began = Clock::now();
+  {
+    ProgressLine progress(options.show_progress, scenario.start, scenario.end);
+    while (executor.advance()) progress.update(to_seconds(executor.frontier()));
+  }
+  const double wall_time = std::chrono::duration<double>(Clock::now() - began).count();
+
+  nlohmann::json summary;
+  summary["scenario"] = scenario.name;
+  summary["algorithm"] = std::string(algorithm->name());
+  summary["macro_steps"] = executor.counters().macro_steps;
+  summary["slave_steps"] = executor.counters().slave_steps;
+  summary["rollbacks"] = executor.counters().rollbacks;
+  summary["end_time"] = to_seconds(executor.frontier());
+  summary["wall_time_s"] = wall_time;
+  summary["decision_hash"] = hex(executor.decision_hash());
+  summary["evaluation"]["grid_s"] = scenario.evaluation_grid;
+  nlohmann::json interpolated = nlohmann::json::array();
+  for (std::size_t s = 0; s < system.slave_count(); ++s) {
+    if (executor.trace().interpolated(s)) interpolated.push_back(system.slave_name(s));
+  }
+  summary["evaluation"]["interpolated_slaves"] = interpolated;
+
+  AlgorithmReport report;
+  algorithm->report(report);
+  for (const auto& [name, value] : report.counters) summary["counters"][name] = value;
+  if (!report.connection_defect_rms.empty() || !report.output_defect_rms.empty()) {
+    summary["defects"]["connection"] = report.connection_defect_rms;
+    summary["defects"]["output"] = report.output_defect_rms;
+  }
+
+  std::vector<Column> columns;
+  const GridTrace& trace = executor.trace();
+  for (const PortReference& signal : signals) {
+    columns.push_back({system.output_name(signal), trace.values[signal.slave],
+                       system.description(signal.slave).outputs.size(), signal.port});
+  }
+  models::MonolithicSolution reference;
+  if (scenario.monolithic_reference) {
+    reference = solve_reference(scenario, catalog, system, grid);
+    for (const PortReference& signal : signals) {
+      const std::size_t stride = system.description(signal.slave).outputs.size();
+      const std::vector<double> cosimulation = column_of(trace.values[signal.slave], stride, signal.port, grid.size());
+      const std::vector<double> exact = column_of(reference.outputs[signal.slave], stride, signal.port, grid.size());
+      const SignalError error = compare_to_reference(cosimulation, exact);
+      summary["errors"][system.output_name(signal)] = {{"nrmse_pct", error.nrmse_pct}, {"rmse", error.rmse}};
+    }
+    for (const PortReference& signal : signals) {
+      columns.push_back({system.output_name(signal) + ":reference", reference.outputs[signal.slave],
+                         system.description(signal.slave).outputs.size(), signal.port});
+    }
+  }
+  write_signals_csv(directory / "signals.csv", grid, columns);
+  write_text(directory / "summary.json", summary.dump(2) + "\n");
+  return summary;
+}
+
+nlohmann::json reference_scenario(const Scenario& scenario, const std::string& output_directory) {
+  const models::ModelCatalog catalog = models::ModelCatalog::builtin();
+  const System system = build_system(scenario, catalog);
+  system.validate({"monolithic reference", true, 0, 0});
+  const std::vector<PortReference> signals = resolve_signals(scenario, system);
+  const std::vector<Time> grid = evaluation_grid(scenario);
+  const auto directory = prepare_directory(output_directory);
+  const auto began = Clock::now();
+  const models::MonolithicSolution reference = solve_reference(scenario, catalog, system, grid);
+  std::vector<Column> columns;
+  for (const PortReference& signal : signals) {
+    columns.push_back({system.output_name(signal), reference.outputs[signal.slave],
+                       system.description(signal.slave).outputs.size(), signal.port});
+  }
+  write_signals_csv(directory / "signals.csv", grid, columns);
+  nlohmann::json summary;
+  summary["scenario"] = scenario.name;
+  summary["algorithm"] = "monolithic";
+  summary["end_time"] = scenario.end;
+  summary["wall_time_s"] = std::chrono::duration<double>(Clock::now() - began).count();
+  write_text(directory / "summary.json", summary.dump(2) + "\n");
+  return summary;
+}
+
+void validate_scenario(const Scenario& scenario) {
+  const models::ModelCatalog catalog = models::ModelCatalog::builtin();
+  const System system = build_system(scenario, catalog);
+  const std::unique_ptr<Algorithm> algorithm = make_algorithm(scenario);
+  system.validate(algorithm->requirements());
+  resolve_signals(scenario, system);
+}
+
+std::string describe_models(const models::ModelCatalog& catalog) {
+  std::ostringstream text;
+  for (const models::ModelEntry& entry : catalog.entries()) {
+    const models::ModelDescription& model = entry.description;
+    text << model.name << " — " << model.summary << "\n";
+    text << "  inputs: ";
+    for (std::size_t i = 0; i < model.inputs.size(); ++i) text << (i ? ", " : "") << model.inputs[i];
+    if (model.inputs.empty()) text << "none";
+    text << "\n  outputs: ";
+    for (std::size_t j = 0; j < model.outputs.size(); ++j) {
+      text << (j ? ", " : "") << model.outputs[j].name << (model.outputs[j].direct_feedthrough ? " (feedthrough)" : "");
+    }
+    text << "\n  parameters:\n";
+    for (const models::ParameterDescription& parameter : model.parameters) {
+      text << "    " << std::left << std::setw(14) << parameter.name << " = " << std::setw(10)
+           << format_number(parameter.default_value) << "  " << parameter.meaning << "\n";
+    }
+  }
+  return text.str();
+}
+
+std::string summary_table(const nlohmann::json& summary) {
+  std::ostringstream text;
+  const auto row = [&](const std::string& label, const std::string& value) {
+    text << "  " << std::left << std::setw(22) << label << value << "\n";
+  };
+  row("scenario", summary.value("scenario", ""));
+  row("algorithm", summary.value("algorithm", ""));
+  if (summary.contains("macro_steps")) row("macro steps", std::to_string(summary["macro_steps"].get<std::uint64_t>()));
+  if (summary.contains("slave_steps")) row("slave steps", std::to_string(summary["slave_steps"].get<std::uint64_t>()));
+  row("end time [s]", format_number(summary.value("end_time", 0.0)));
+  char wall[32];
+  std::snprintf(wall, sizeof wall, "%.3f", summary.value("wall_time_s", 0.0));
+  row("wall time [s]", wall);
+  if (summary.contains("decision_hash")) row("decision hash", summary["decision_hash"].get<std::string>());
+  if (summary.contains("errors")) {
+    text << "  error against the monolithic reference:\n";
+    for (const auto& [name, error] : summary["errors"].items()) {
+      char line[96];
+      std::snprintf(line, sizeof line, "NRMSE %8.4f %%   RMSE %.3e", error["nrmse_pct"].get<double>(), error["rmse"].get<double>());
+      row("  " + name, line);
+    }
+  }
+  return text.str();
+}
+
+}  // namespace couplet::tools

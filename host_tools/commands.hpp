@@ -1,0 +1,31 @@
+#pragma once
+// The `couplet` subcommands as functions, so tests can call them directly.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "host_tools/scenario.hpp"
+#include "models/catalog.hpp"
+
+namespace couplet::tools {
+
+struct RunOptions {
+  std::string output_directory = "out";
+  bool show_progress = false;  ///< a progress line on stderr for runs longer than a second
+};
+
+/// `couplet run`: co-simulates, writes summary.json and signals.csv, returns the summary.
+nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options);
+
+/// `couplet reference`: the monolithic solution alone, written as signals.csv.
+nlohmann::json reference_scenario(const Scenario& scenario, const std::string& output_directory);
+
+/// `couplet validate`: builds the system and the algorithm and validates them.
+void validate_scenario(const Scenario& scenario);
+
+/// `couplet models`: the built-in models, their ports and parameters.
+std::string describe_models(const models::ModelCatalog& catalog);
+
+/// A short human-readable table of a summary.
+std::string summary_table(const nlohmann::json& summary);
+
+}  // namespace couplet::tools

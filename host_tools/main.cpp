@@ -1,0 +1,81 @@
+// couplet — command-line front end (DESIGN §7).
+// Exit codes: 0 success, 1 the run failed (slave or solver failure), 2 bad
+// configuration or usage. Errors are one line on stderr.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+#include <unistd.h>
+
+#include "host_tools/commands.hpp"
+#include "runtime/errors.hpp"
+
+namespace {
+
+constexpr int kExitRunFailed = 1;
+constexpr int kExitConfiguration = 2;
+
+std::vector<std::pair<std::string, std::string>> parse_overrides(const std::vector<std::string>& assignments) {
+  std::vector<std::pair<std::string, std::string>> overrides;
+  for (const std::string& assignment : assignments) overrides.push_back(couplet::tools::parse_override(assignment));
+  return overrides;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace couplet::tools;
+  CLI::App app{"couplet — co-simulation with hardware in the loop"};
+  app.require_subcommand(1);
+
+  std::string scenario_path;
+  std::string output_directory = "out";
+  std::vector<std::string> assignments;
+
+  CLI::App* run = app.add_subcommand("run", "co-simulate a scenario; writes summary.json and signals.csv");
+  run->add_option("scenario", scenario_path, "scenario file (YAML)")->required();
+  run->add_option("-o,--output", output_directory, "output directory")->capture_default_str();
+  run->add_option("--set", assignments, "override a scenario key: key.path=value (repeatable)");
+
+  CLI::App* reference = app.add_subcommand("reference", "solve the scenario monolithically (reference)");
+  reference->add_option("scenario", scenario_path, "scenario file (YAML)")->required();
+  reference->add_option("-o,--output", output_directory, "output directory")->capture_default_str();
+  reference->add_option("--set", assignments, "override a scenario key: key.path=value (repeatable)");
+
+  CLI::App* validate = app.add_subcommand("validate", "check a scenario without running it");
+  validate->add_option("scenario", scenario_path, "scenario file (YAML)")->required();
+  validate->add_option("--set", assignments, "override a scenario key: key.path=value (repeatable)");
+
+  CLI::App* models = app.add_subcommand("models", "list the built-in models, ports and parameters");
+
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    if (models->parsed()) {
+      std::cout << describe_models(couplet::models::ModelCatalog::builtin());
+      return 0;
+    }
+    const Scenario scenario = load_scenario(scenario_path, parse_overrides(assignments));
+    if (validate->parsed()) {
+      validate_scenario(scenario);
+      std::cout << scenario_path << ": valid\n";
+      return 0;
+    }
+    if (reference->parsed()) {
+      const auto summary = reference_scenario(scenario, output_directory);
+      std::cout << summary_table(summary) << "  written to " << output_directory << "/\n";
+      return 0;
+    }
+    const auto summary = run_scenario(scenario, {output_directory, isatty(STDERR_FILENO) != 0});
+    std::cout << summary_table(summary) << "  written to " << output_directory << "/\n";
+    return 0;
+  } catch (const couplet::ConfigurationError& error) {
+    std::cerr << "couplet: configuration error: " << error.what() << "\n";
+    return kExitConfiguration;
+  } catch (const couplet::SlaveError& error) {
+    std::cerr << "couplet: run failed: " << error.what() << "\n";
+    return kExitRunFailed;
+  } catch (const std::exception& error) {
+    std::cerr << "couplet: error: " << error.what() << "\n";
+    return kExitRunFailed;
+  }
+}

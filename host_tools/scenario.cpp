@@ -1,0 +1,220 @@
+#include "host_tools/scenario.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "runtime/errors.hpp"
+
+namespace couplet::tools {
+
+namespace {
+
+std::string join(const std::vector<std::string>& words) {
+  std::string text;
+  for (const std::string& word : words) text += (text.empty() ? "" : ", ") + word;
+  return text;
+}
+
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> parts;
+  std::stringstream stream(path);
+  std::string part;
+  while (std::getline(stream, part, '.')) {
+    if (part.empty()) throw ConfigurationError("--set: empty element in key path '" + path + "'");
+    parts.push_back(part);
+  }
+  return parts;
+}
+
+// Recursion rather than rebinding a YAML::Node cursor: assigning one Node to
+// another copies content in yaml-cpp, which would corrupt the document.
+void set_path(YAML::Node node, const std::vector<std::string>& parts, std::size_t index,
+              const YAML::Node& value) {
+  if (index + 1 == parts.size()) {
+    node[parts[index]] = value;
+    return;
+  }
+  if (!node[parts[index]] || !node[parts[index]].IsMap()) node[parts[index]] = YAML::Node(YAML::NodeType::Map);
+  set_path(node[parts[index]], parts, index + 1, value);
+}
+
+models::SolverSettings parse_solver(const YAML::Node& node, const std::string& source,
+                                    const std::string& path) {
+  models::SolverSettings settings;
+  if (!node) return settings;
+  check_keys(node, source, path, {"type", "method", "rtol", "atol", "max_step", "substeps"});
+  if (node["type"]) {
+    const std::string type = require_string(node["type"], source, path + ".type");
+    if (type == "cvode") settings.kind = models::SolverKind::cvode;
+    else if (type == "euler") settings.kind = models::SolverKind::euler;
+    else if (type == "exact") settings.kind = models::SolverKind::exact;
+    else throw ConfigurationError(locate(source, node["type"], path + ".type") + ": unknown solver '" + type + "' (cvode, euler, exact)");
+  }
+  if (node["method"]) {
+    const std::string method = require_string(node["method"], source, path + ".method");
+    if (method == "bdf") settings.method = models::CvodeMethod::bdf;
+    else if (method == "adams") settings.method = models::CvodeMethod::adams;
+    else throw ConfigurationError(locate(source, node["method"], path + ".method") + ": unknown CVODE method '" + method + "' (bdf, adams)");
+  }
+  const auto positive = [&](const char* key, double& target) {
+    if (!node[key]) return;
+    target = require_number(node[key], source, path + "." + key);
+    if (!(target > 0.0)) throw ConfigurationError(locate(source, node[key], path + "." + key) + ": must be positive");
+  };
+  positive("rtol", settings.relative_tolerance);
+  positive("atol", settings.absolute_tolerance);
+  positive("max_step", settings.max_internal_step);
+  if (node["substeps"]) {
+    const double substeps = require_number(node["substeps"], source, path + ".substeps");
+    if (substeps < 1 || substeps != static_cast<double>(static_cast<int>(substeps))) {
+      throw ConfigurationError(locate(source, node["substeps"], path + ".substeps") + ": must be a whole number >= 1");
+    }
+    settings.euler_substeps = static_cast<int>(substeps);
+  }
+  return settings;
+}
+
+SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std::string& source) {
+  const std::string path = "slaves." + name;
+  if (!node.IsMap()) throw ConfigurationError(locate(source, node, path) + ": must be a map with 'model'");
+  check_keys(node, source, path, {"model", "parameters", "solver"});
+  SlaveSpec spec;
+  spec.name = name;
+  spec.where = locate(source, node, path);
+  if (!node["model"]) throw ConfigurationError(locate(source, node, path) + ": missing 'model' (see `couplet models`)");
+  spec.model = require_string(node["model"], source, path + ".model");
+  if (const YAML::Node parameters = node["parameters"]) {
+    if (!parameters.IsMap()) throw ConfigurationError(locate(source, parameters, path + ".parameters") + ": must be a map");
+    for (const auto& entry : parameters) {
+      const std::string key = entry.first.as<std::string>();
+      spec.parameters[key] = require_number(entry.second, source, path + ".parameters." + key);
+    }
+  }
+  spec.solver = parse_solver(node["solver"], source, path + ".solver");
+  return spec;
+}
+
+}  // namespace
+
+std::string locate(const std::string& source, const YAML::Node& node, const std::string& key) {
+  const YAML::Mark mark = node.Mark();
+  if (mark.line >= 0) return source + ":" + std::to_string(mark.line + 1) + ": " + key;
+  return source + ": " + key;
+}
+
+double require_number(const YAML::Node& node, const std::string& source, const std::string& key) {
+  try {
+    if (node.IsScalar()) return node.as<double>();
+  } catch (const YAML::Exception&) {
+  }
+  throw ConfigurationError(locate(source, node, key) + ": expected a number");
+}
+
+std::string require_string(const YAML::Node& node, const std::string& source, const std::string& key) {
+  if (!node.IsScalar()) throw ConfigurationError(locate(source, node, key) + ": expected a string");
+  return node.as<std::string>();
+}
+
+void check_keys(const YAML::Node& map, const std::string& source, const std::string& path,
+                const std::vector<std::string>& allowed) {
+  if (!map.IsMap()) throw ConfigurationError(locate(source, map, path) + ": expected a map");
+  for (const auto& entry : map) {
+    const std::string key = entry.first.as<std::string>();
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      throw ConfigurationError(locate(source, entry.first, path.empty() ? key : path + "." + key) +
+                               ": unknown key (allowed: " + join(allowed) + ")");
+    }
+  }
+}
+
+std::pair<std::string, std::string> parse_override(const std::string& assignment) {
+  const std::size_t equals = assignment.find('=');
+  if (equals == std::string::npos || equals == 0) {
+    throw ConfigurationError("--set '" + assignment + "': expected key.path=value");
+  }
+  return {assignment.substr(0, equals), assignment.substr(equals + 1)};
+}
+
+Scenario parse_scenario(const std::string& text, const std::string& source,
+                        const std::vector<std::pair<std::string, std::string>>& overrides) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& error) {
+    throw ConfigurationError(source + ":" + std::to_string(error.mark.line + 1) + ": not valid YAML: " + error.msg);
+  }
+  if (!root.IsMap()) throw ConfigurationError(source + ": a scenario must be a YAML map");
+  for (const auto& [key, value] : overrides) {
+    YAML::Node parsed;
+    try {
+      parsed = YAML::Load(value);
+    } catch (const YAML::ParserException&) {
+      parsed = YAML::Node(value);
+    }
+    set_path(root, split_path(key), 0, parsed);
+  }
+  check_keys(root, source, "", {"name", "time", "slaves", "connections", "algorithm", "reference", "evaluation"});
+
+  Scenario scenario;
+  scenario.source = source;
+  scenario.name = root["name"] ? require_string(root["name"], source, "name") : source;
+  const YAML::Node time = root["time"];
+  if (!time) throw ConfigurationError(source + ": missing 'time' (time.start, time.end)");
+  check_keys(time, source, "time", {"start", "end"});
+  scenario.start = time["start"] ? require_number(time["start"], source, "time.start") : 0.0;
+  if (!time["end"]) throw ConfigurationError(locate(source, time, "time.end") + ": missing");
+  scenario.end = require_number(time["end"], source, "time.end");
+  if (!(scenario.end > scenario.start)) throw ConfigurationError(locate(source, time["end"], "time.end") + ": must be after time.start");
+
+  const YAML::Node slaves = root["slaves"];
+  if (!slaves || !slaves.IsMap() || slaves.size() == 0) throw ConfigurationError(source + ": 'slaves' must be a non-empty map of slave name to {model, parameters, solver}");
+  for (const auto& entry : slaves) scenario.slaves.push_back(parse_slave(entry.first.as<std::string>(), entry.second, source));
+
+  if (const YAML::Node connections = root["connections"]) {
+    if (!connections.IsSequence()) throw ConfigurationError(locate(source, connections, "connections") + ": must be a list of {from: slave.output, to: slave.input}");
+    for (std::size_t k = 0; k < connections.size(); ++k) {
+      const std::string path = "connections[" + std::to_string(k) + "]";
+      const YAML::Node connection = connections[k];
+      check_keys(connection, source, path, {"from", "to"});
+      if (!connection["from"] || !connection["to"]) throw ConfigurationError(locate(source, connection, path) + ": needs 'from' and 'to'");
+      scenario.connections.push_back({require_string(connection["from"], source, path + ".from"),
+                                      require_string(connection["to"], source, path + ".to"),
+                                      locate(source, connection, path)});
+    }
+  }
+
+  scenario.algorithm = root["algorithm"];
+  if (!scenario.algorithm) throw ConfigurationError(source + ": missing 'algorithm' (algorithm.type, algorithm.step)");
+
+  if (const YAML::Node reference = root["reference"]) {
+    const std::string kind = require_string(reference, source, "reference");
+    if (kind == "monolithic") scenario.monolithic_reference = true;
+    else if (kind != "none") throw ConfigurationError(locate(source, reference, "reference") + ": expected 'monolithic' or 'none'");
+  }
+  if (const YAML::Node evaluation = root["evaluation"]) {
+    check_keys(evaluation, source, "evaluation", {"grid", "signals"});
+    if (evaluation["grid"]) {
+      scenario.evaluation_grid = require_number(evaluation["grid"], source, "evaluation.grid");
+      if (!(scenario.evaluation_grid > 0.0)) throw ConfigurationError(locate(source, evaluation["grid"], "evaluation.grid") + ": must be positive");
+    }
+    if (const YAML::Node signals = evaluation["signals"]) {
+      if (!signals.IsSequence()) throw ConfigurationError(locate(source, signals, "evaluation.signals") + ": must be a list of slave.output");
+      for (std::size_t k = 0; k < signals.size(); ++k) {
+        scenario.evaluation_signals.push_back(require_string(signals[k], source, "evaluation.signals[" + std::to_string(k) + "]"));
+      }
+    }
+  }
+  return scenario;
+}
+
+Scenario load_scenario(const std::string& path,
+                       const std::vector<std::pair<std::string, std::string>>& overrides) {
+  std::ifstream file(path);
+  if (!file) throw ConfigurationError("cannot open scenario file '" + path + "'");
+  std::stringstream text;
+  text << file.rdbuf();
+  return parse_scenario(text.str(), path, overrides);
+}
+
+}  // namespace couplet::tools

@@ -1,0 +1,63 @@
+#pragma once
+// Scenario files (YAML) and their `--set key.path=value` overrides (DESIGN §7).
+// Every error names the key, and the file and line where yaml-cpp gives it.
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/ode_slave.hpp"
+
+namespace couplet::tools {
+
+struct SlaveSpec {
+  std::string name;
+  std::string model;
+  std::map<std::string, double, std::less<>> parameters;  ///< overrides of the defaults
+  models::SolverSettings solver;
+  std::string where;  ///< "file:line: slaves.left" for messages
+};
+
+struct ConnectionSpec {
+  std::string from;  ///< "slave.output"
+  std::string to;    ///< "slave.input"
+  std::string where; ///< "connections[2] (line 14)" for messages
+};
+
+struct Scenario {
+  std::string source;  ///< file name, for messages
+  std::string name;
+  double start = 0.0;
+  double end = 0.0;
+  std::vector<SlaveSpec> slaves;  ///< in file order (the Gauss–Seidel order)
+  std::vector<ConnectionSpec> connections;
+  YAML::Node algorithm;  ///< interpreted by make_algorithm
+  bool monolithic_reference = false;
+  double evaluation_grid = 0.01;
+  std::vector<std::string> evaluation_signals;  ///< empty: every output
+};
+
+/// "key.path=value" → (key path, value).
+std::pair<std::string, std::string> parse_override(const std::string& assignment);
+
+/// Loads and checks the structure of a scenario; overrides are applied first.
+Scenario load_scenario(const std::string& path,
+                       const std::vector<std::pair<std::string, std::string>>& overrides = {});
+
+/// Same, from YAML text (`source` names it in messages).
+Scenario parse_scenario(const std::string& text, const std::string& source,
+                        const std::vector<std::pair<std::string, std::string>>& overrides = {});
+
+/// "file:line: key" for messages about a node.
+std::string locate(const std::string& source, const YAML::Node& node, const std::string& key);
+
+/// A scalar of the expected type, or a ConfigurationError naming the key.
+double require_number(const YAML::Node& node, const std::string& source, const std::string& key);
+std::string require_string(const YAML::Node& node, const std::string& source, const std::string& key);
+
+/// Throws ConfigurationError naming the first key of `map` not in `allowed`.
+void check_keys(const YAML::Node& map, const std::string& source, const std::string& path,
+                const std::vector<std::string>& allowed);
+
+}  // namespace couplet::tools

@@ -1,0 +1,95 @@
+#include "host_tools/system_builder.hpp"
+
+#include "runtime/errors.hpp"
+
+namespace couplet::tools {
+
+namespace {
+
+std::unique_ptr<models::Model> create_model(const SlaveSpec& spec, const models::ModelCatalog& catalog) {
+  try {
+    return catalog.create(spec.model, spec.parameters);
+  } catch (const ConfigurationError& error) {
+    throw ConfigurationError(spec.where + ": " + error.what());
+  }
+}
+
+}  // namespace
+
+System build_system(const Scenario& scenario, const models::ModelCatalog& catalog) {
+  System system;
+  for (const SlaveSpec& spec : scenario.slaves) {
+    try {
+      system.add_slave(spec.name, models::make_ode_slave(spec.name, create_model(spec, catalog), spec.solver));
+    } catch (const ConfigurationError& error) {
+      const std::string message = error.what();
+      if (message.rfind(scenario.source, 0) == 0) throw;
+      throw ConfigurationError(spec.where + ": " + message);
+    }
+  }
+  for (const ConnectionSpec& connection : scenario.connections) {
+    try {
+      system.connect(connection.from, connection.to);
+    } catch (const ConfigurationError& error) {
+      throw ConfigurationError(connection.where + ": " + error.what());
+    }
+  }
+  return system;
+}
+
+std::vector<PortReference> resolve_signals(const Scenario& scenario, const System& system) {
+  std::vector<PortReference> signals;
+  if (scenario.evaluation_signals.empty()) {
+    for (std::size_t s = 0; s < system.slave_count(); ++s) {
+      for (std::size_t j = 0; j < system.description(s).outputs.size(); ++j) signals.push_back({s, j});
+    }
+    return signals;
+  }
+  for (const std::string& name : scenario.evaluation_signals) {
+    const std::size_t dot = name.find('.');
+    const auto slave = dot == std::string::npos ? std::nullopt : system.find_slave(name.substr(0, dot));
+    bool found = false;
+    if (slave) {
+      const auto& outputs = system.description(*slave).outputs;
+      for (std::size_t j = 0; j < outputs.size(); ++j) {
+        if (outputs[j].name == name.substr(dot + 1)) {
+          signals.push_back({*slave, j});
+          found = true;
+        }
+      }
+    }
+    if (!found) throw ConfigurationError(scenario.source + ": evaluation.signals: '" + name + "' is not an output of any slave (write slave.output)");
+  }
+  return signals;
+}
+
+std::vector<Time> evaluation_grid(const Scenario& scenario) {
+  const Time start = to_ticks(scenario.start);
+  const Time end = to_ticks(scenario.end);
+  const Time spacing = step_to_ticks(scenario.evaluation_grid);
+  std::vector<Time> grid;
+  grid.reserve(static_cast<std::size_t>((end - start) / spacing + 1));
+  for (Time t = start; t <= end; t += spacing) grid.push_back(t);
+  return grid;
+}
+
+models::MonolithicSolution solve_reference(const Scenario& scenario, const models::ModelCatalog& catalog,
+                                           const System& system, const std::vector<Time>& grid) {
+  std::vector<std::unique_ptr<models::Model>> owned;
+  std::vector<models::MonolithicSubsystem> subsystems;
+  for (const SlaveSpec& spec : scenario.slaves) {
+    owned.push_back(create_model(spec, catalog));
+    subsystems.push_back({spec.name, owned.back().get()});
+  }
+  std::vector<models::MonolithicConnection> connections;
+  for (const Connection& connection : system.connections()) {
+    connections.push_back({connection.source.slave, connection.source.port, connection.target.slave,
+                           connection.target.port});
+  }
+  std::vector<double> grid_seconds;
+  grid_seconds.reserve(grid.size());
+  for (const Time t : grid) grid_seconds.push_back(to_seconds(t));
+  return models::solve_monolithic(subsystems, connections, scenario.start, scenario.end, grid_seconds);
+}
+
+}  // namespace couplet::tools

@@ -1,0 +1,26 @@
+#pragma once
+// From a scenario to the objects of a run: the System of ODE slaves, the signals
+// to evaluate, the evaluation grid and the monolithic reference.
+#include <vector>
+
+#include "host_tools/scenario.hpp"
+#include "models/catalog.hpp"
+#include "models/monolithic_reference.hpp"
+#include "runtime/system.hpp"
+
+namespace couplet::tools {
+
+/// Slaves in scenario order, connected; errors name the scenario element.
+System build_system(const Scenario& scenario, const models::ModelCatalog& catalog);
+
+/// The outputs named by evaluation.signals (every output when empty).
+std::vector<PortReference> resolve_signals(const Scenario& scenario, const System& system);
+
+/// start, start + grid, ... up to end, in ticks.
+std::vector<Time> evaluation_grid(const Scenario& scenario);
+
+/// The monolithic reference of the scenario's models on `grid`.
+models::MonolithicSolution solve_reference(const Scenario& scenario, const models::ModelCatalog& catalog,
+                                           const System& system, const std::vector<Time>& grid);
+
+}  // namespace couplet::tools

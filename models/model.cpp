@@ -1,0 +1,14 @@
+#include "models/model.hpp"
+
+#include "runtime/errors.hpp"
+
+namespace couplet::models {
+
+void Model::output_derivatives(double, std::span<const double>, std::span<const double>, int,
+                               std::span<double>) const {
+  throw ProtocolViolation("model '" + description().name + "' has no analytic output derivatives");
+}
+
+const LinearForm* Model::linear_form(double) const { return nullptr; }
+
+}  // namespace couplet::models

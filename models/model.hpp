@@ -1,0 +1,75 @@
+#pragma once
+// A model: the equations of one subsystem, ẋ = f(t, x, u), y = g(t, x, u),
+// without a solver. An OdeSlave wraps a model with a solver; the monolithic
+// reference assembles several models into one ODE (DESIGN §2, §5).
+#include <Eigen/Dense>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/slave.hpp"
+
+namespace couplet::models {
+
+struct ParameterDescription {
+  std::string name;
+  double default_value = 0.0;
+  std::string meaning;  ///< one line, with the unit
+};
+
+struct ModelDescription {
+  std::string name;     ///< catalog name, e.g. "rotational.omega2tau"
+  std::string summary;  ///< one line
+  std::vector<std::string> inputs;
+  std::vector<OutputDescription> outputs;  ///< with direct feedthrough flags
+  std::vector<std::string> states;
+  std::vector<ParameterDescription> parameters;
+};
+
+/// Parameter values by name, every parameter of the model present.
+using ParameterValues = std::map<std::string, double, std::less<>>;
+
+/// Affine form of a model between two time events:
+/// ẋ = A x + B u + e,  y = C x + D u + h  (e, h constant on the segment).
+struct LinearForm {
+  Eigen::MatrixXd A, B, C, D;
+  Eigen::VectorXd e, h;
+};
+
+class Model {
+ public:
+  virtual ~Model() = default;
+
+  virtual const ModelDescription& description() const = 0;
+  std::size_t state_count() const { return description().states.size(); }
+  std::size_t input_count() const { return description().inputs.size(); }
+  std::size_t output_count() const { return description().outputs.size(); }
+
+  virtual void initial_state(std::span<double> x) const = 0;
+  virtual void derivatives(double t, std::span<const double> x, std::span<const double> u,
+                           std::span<double> dxdt) const = 0;
+  virtual void outputs(double t, std::span<const double> x, std::span<const double> u,
+                       std::span<double> y) const = 0;
+
+  /// Times (seconds, increasing) at which the equations switch. For t >= an event
+  /// time the new equations hold; solvers stop and restart exactly there.
+  virtual std::span<const double> time_events() const { return {}; }
+
+  /// Highest order k for which output_derivatives is available (0 = none).
+  virtual int output_derivative_order() const { return 0; }
+
+  /// Analytic output time derivatives d^k y/dt^k for k = 1..order (order <=
+  /// output_derivative_order()). `input_jet` holds order+1 rows of input_count()
+  /// values: u, u̇, ü, ...; `derivatives` receives `order` rows of output_count().
+  virtual void output_derivatives(double t, std::span<const double> x,
+                                  std::span<const double> input_jet, int order,
+                                  std::span<double> derivatives) const;
+
+  /// The affine form valid at t if the model is linear on the event segment
+  /// containing t; nullptr for nonlinear models. Enables the exact solver.
+  virtual const LinearForm* linear_form(double t) const;
+};
+
+}  // namespace couplet::models

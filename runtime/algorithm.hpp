@@ -1,0 +1,100 @@
+#pragma once
+// The Algorithm interface: pure decision logic (DESIGN §3 "Algorithm").
+//
+// Given what the slaves returned, an algorithm chooses the next communication
+// times and input polynomials. It never calls a slave: it writes requests into
+// per-slave StepSlots and lists actions in a Plan; the executor carries them out
+// and writes the results back. Same results in ⇒ bit-identical decisions out: no
+// clocks, no randomness, no unordered iteration. It does not know whether a slave
+// is local or remote.
+//
+// Calling contract:
+//   requirements()                 before the run, for System::validate
+//   start(setup, slots)            once; slots hold the outputs at the start time; may allocate
+//   plan_next(slots, plan)         fills requests; false when the run is complete; no allocation
+//   accept(slots, plan)            the actions of `plan` were carried out; no allocation
+//   report(summary)                after the run
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/polynomial.hpp"
+#include "runtime/system.hpp"
+#include "runtime/time.hpp"
+
+namespace couplet {
+
+/// Exchange area for one slave, allocated once by the executor.
+struct StepSlot {
+  // Request, written by the algorithm before a step action.
+  Time start = 0;
+  Time end = 0;
+  std::vector<Polynomial> inputs;   ///< one per input
+  std::vector<Time> sample_times;   ///< extra output samples the algorithm needs (capacity set in start)
+
+  // Results, written by the executor.
+  Time output_time = 0;             ///< time of `outputs`
+  int output_derivative_order = 0;  ///< rows of `outputs` beyond the values
+  std::size_t output_count = 0;
+  std::vector<double> outputs;      ///< (order + 1) rows × output_count: values, ẏ, ÿ, ...
+  std::vector<double> samples;      ///< one row of output_count per sample time
+
+  double output(std::size_t index, int derivative = 0) const {
+    return outputs[static_cast<std::size_t>(derivative) * output_count + index];
+  }
+  double sample(std::size_t sample_index, std::size_t output_index) const {
+    return samples[sample_index * output_count + output_index];
+  }
+};
+
+enum class SlaveAction : std::uint8_t { step, save_state, restore_state };
+
+struct PlannedAction {
+  std::size_t slave = 0;
+  SlaveAction action = SlaveAction::step;
+};
+
+/// The actions of one batch; actions in a batch may run concurrently. Fixed
+/// capacity after reserve(): adding never allocates on the stepping path.
+class Plan {
+ public:
+  void reserve(std::size_t capacity) { actions_.reserve(capacity); }
+  void clear() { actions_.clear(); }
+  void add(std::size_t slave, SlaveAction action = SlaveAction::step) {
+    actions_.push_back({slave, action});
+  }
+  std::span<const PlannedAction> actions() const { return actions_; }
+  bool empty() const { return actions_.empty(); }
+
+ private:
+  std::vector<PlannedAction> actions_;
+};
+
+struct RunSetup {
+  const System& system;
+  Time start;
+  Time end;
+};
+
+/// Whole-run results an algorithm adds to summary.json.
+struct AlgorithmReport {
+  std::map<std::string, double> counters;                 ///< e.g. "iterations"
+  std::map<std::string, double> connection_defect_rms;     ///< keyed "slave.input"
+  std::map<std::string, double> output_defect_rms;         ///< keyed "slave.output"
+};
+
+class Algorithm {
+ public:
+  virtual ~Algorithm() = default;
+  virtual std::string_view name() const = 0;
+  virtual AlgorithmRequirements requirements() const = 0;
+  virtual void start(const RunSetup& setup, std::span<StepSlot> slots) = 0;
+  virtual bool plan_next(std::span<StepSlot> slots, Plan& plan) = 0;
+  virtual void accept(std::span<const StepSlot> slots, const Plan& plan) = 0;
+  virtual void report(AlgorithmReport&) const {}
+};
+
+}  // namespace couplet

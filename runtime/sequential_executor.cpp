@@ -1,0 +1,190 @@
+#include "runtime/sequential_executor.hpp"
+
+#include <algorithm>
+
+#include "runtime/errors.hpp"
+#include "runtime/input_coupling.hpp"
+
+namespace couplet {
+
+SequentialExecutor::SequentialExecutor(System& system, Algorithm& algorithm, Time start, Time end,
+                                       std::vector<Time> grid)
+    : system_(system), algorithm_(algorithm), start_(start), end_(end), frontier_(start) {
+  if (end <= start) throw ConfigurationError("time.end must be after time.start");
+  trace_.times = std::move(grid);
+  for (std::size_t k = 0; k < trace_.times.size(); ++k) {
+    if (trace_.times[k] < start || trace_.times[k] > end ||
+        (k > 0 && trace_.times[k] <= trace_.times[k - 1])) {
+      throw ConfigurationError("evaluation grid must be increasing and inside [time.start, time.end]");
+    }
+  }
+}
+
+void SequentialExecutor::initialize() {
+  system_.validate(algorithm_.requirements());
+  const std::size_t count = system_.slave_count();
+  slots_.assign(count, StepSlot{});
+  scratch_.assign(count, Scratch{});
+  slave_time_.assign(count, start_);
+  saved_time_.assign(count, start_);
+  trace_.values.assign(count, {});
+  trace_.interpolated_slaves.assign(count, false);
+  for (std::size_t s = 0; s < count; ++s) {
+    const SlaveDescription& desc = system_.description(s);
+    StepSlot& slot = slots_[s];
+    slot.inputs.assign(desc.inputs.size(), Polynomial{});
+    slot.output_count = desc.outputs.size();
+    slot.output_derivative_order = desc.capabilities.output_derivative_order;
+    slot.outputs.assign(static_cast<std::size_t>(slot.output_derivative_order + 1) * slot.output_count, 0.0);
+    slot.output_time = start_;
+    slot.start = slot.end = start_;
+    trace_.values[s].assign(trace_.times.size() * slot.output_count, 0.0);
+    trace_.interpolated_slaves[s] = !desc.capabilities.intermediate_samples;
+    scratch_[s].previous_values.assign(slot.output_count, 0.0);
+    system_.slave(s).setup(start_);
+  }
+  compute_initial_outputs();
+  algorithm_.start(RunSetup{system_, start_, end_}, slots_);
+  plan_.reserve(4 * count + 4);
+  for (std::size_t s = 0; s < count; ++s) {
+    StepSlot& slot = slots_[s];
+    slot.samples.reserve(slot.sample_times.capacity() * slot.output_count);
+    scratch_[s].algorithm_sample_positions.reserve(slot.sample_times.capacity());
+    if (!trace_.times.empty() && trace_.times.front() == start_) {
+      std::copy_n(slot.outputs.begin(), slot.output_count, trace_.values[s].begin());
+    }
+  }
+}
+
+// Feedthrough outputs depend on their inputs at the start time. Without an
+// algebraic loop, one pass per output in the system makes every value consistent
+// whatever the slave order (each pass settles at least one more level of the
+// port graph). With a loop (iterative algorithms only) the passes give a start
+// value that the algorithm then iterates on.
+void SequentialExecutor::compute_initial_outputs() {
+  const InputSources sources(system_);
+  std::size_t passes = 1;
+  for (const StepSlot& slot : slots_) passes += slot.output_count;
+  for (std::size_t pass = 0; pass < passes; ++pass) {
+    for (std::size_t s = 0; s < slots_.size(); ++s) {
+      StepSlot& slot = slots_[s];
+      const int degree = system_.description(s).capabilities.max_input_degree;
+      assign_taylor_inputs(s, sources, slots_, degree, 1.0);
+      system_.slave(s).evaluate_outputs(slot.inputs, slot.outputs);
+    }
+  }
+}
+
+bool SequentialExecutor::advance() {
+  plan_.clear();
+  if (!algorithm_.plan_next(slots_, plan_)) return false;
+  for (const PlannedAction& action : plan_.actions()) {
+    hash_.add(static_cast<std::uint64_t>(action.slave));
+    hash_.add(static_cast<std::uint64_t>(action.action));
+    switch (action.action) {
+      case SlaveAction::step:
+        step_slave(action.slave);
+        break;
+      case SlaveAction::save_state:
+        system_.slave(action.slave).save_state();
+        saved_time_[action.slave] = slave_time_[action.slave];
+        break;
+      case SlaveAction::restore_state:
+        system_.slave(action.slave).restore_state();
+        slave_time_[action.slave] = saved_time_[action.slave];
+        ++counters_.rollbacks;
+        break;
+    }
+  }
+  algorithm_.accept(slots_, plan_);
+  return true;
+}
+
+void SequentialExecutor::hash_request(std::size_t slave, const StepSlot& slot) {
+  (void)slave;
+  hash_.add(slot.start);
+  hash_.add(slot.end);
+  for (const Polynomial& input : slot.inputs) hash_.add(input);
+  for (const Time sample : slot.sample_times) hash_.add(sample);
+}
+
+void SequentialExecutor::step_slave(std::size_t slave) {
+  StepSlot& slot = slots_[slave];
+  Scratch& scratch = scratch_[slave];
+  hash_request(slave, slot);
+  const bool dense = !trace_.interpolated_slaves[slave];
+
+  // Merge the algorithm's sample times with the grid times inside (start, end].
+  const auto grid_begin = std::upper_bound(trace_.times.begin(), trace_.times.end(), slot.start);
+  const auto grid_end = std::upper_bound(grid_begin, trace_.times.end(), slot.end);
+  const std::size_t grid_count = dense ? static_cast<std::size_t>(grid_end - grid_begin) : 0;
+  const std::size_t needed = slot.sample_times.size() + grid_count;
+  if (scratch.sample_times.capacity() < needed) ++counters_.sample_buffer_growths;
+  scratch.sample_times.clear();
+  scratch.algorithm_sample_positions.clear();
+  auto grid_it = grid_begin;
+  for (const Time sample : slot.sample_times) {
+    while (dense && grid_it != grid_end && *grid_it < sample) scratch.sample_times.push_back(*grid_it++);
+    if (dense && grid_it != grid_end && *grid_it == sample) ++grid_it;
+    scratch.algorithm_sample_positions.push_back(scratch.sample_times.size());
+    scratch.sample_times.push_back(sample);
+  }
+  while (dense && grid_it != grid_end) scratch.sample_times.push_back(*grid_it++);
+  scratch.samples.resize(scratch.sample_times.size() * slot.output_count);
+
+  std::copy_n(slot.outputs.begin(), slot.output_count, scratch.previous_values.begin());
+  const StepRequest request{slot.start, slot.end, slot.inputs, scratch.sample_times};
+  check_step_request(system_.slave_name(slave), system_.description(slave), slave_time_[slave], request);
+  system_.slave(slave).step(request, OutputBuffers{slot.outputs, scratch.samples});
+  ++counters_.slave_steps;
+  slave_time_[slave] = slot.end;
+  slot.output_time = slot.end;
+
+  slot.samples.resize(slot.sample_times.size() * slot.output_count);
+  for (std::size_t k = 0; k < scratch.algorithm_sample_positions.size(); ++k) {
+    std::copy_n(scratch.samples.begin() + static_cast<std::ptrdiff_t>(scratch.algorithm_sample_positions[k] * slot.output_count),
+                slot.output_count, slot.samples.begin() + static_cast<std::ptrdiff_t>(k * slot.output_count));
+  }
+  if (dense) {
+    record_grid_samples(slave, slot.start, slot.end, scratch.samples, scratch.sample_times);
+  } else {
+    interpolate_grid(slave, slot.start, slot.end, scratch.previous_values,
+                     std::span<const double>(slot.outputs.data(), slot.output_count));
+  }
+  if (slot.end > frontier_) {
+    frontier_ = slot.end;
+    ++counters_.macro_steps;
+  }
+}
+
+void SequentialExecutor::record_grid_samples(std::size_t slave, Time from, Time to,
+                                             std::span<const double> samples,
+                                             std::span<const Time> sample_times) {
+  const std::size_t outputs = slots_[slave].output_count;
+  const auto first = std::upper_bound(trace_.times.begin(), trace_.times.end(), from);
+  const auto last = std::upper_bound(first, trace_.times.end(), to);
+  std::size_t sample = 0;
+  for (auto it = first; it != last; ++it) {
+    while (sample_times[sample] != *it) ++sample;
+    const auto grid_index = static_cast<std::size_t>(it - trace_.times.begin());
+    std::copy_n(samples.begin() + static_cast<std::ptrdiff_t>(sample * outputs), outputs,
+                trace_.values[slave].begin() + static_cast<std::ptrdiff_t>(grid_index * outputs));
+  }
+}
+
+void SequentialExecutor::interpolate_grid(std::size_t slave, Time from, Time to,
+                                          std::span<const double> before,
+                                          std::span<const double> after) {
+  const std::size_t outputs = slots_[slave].output_count;
+  const auto first = std::upper_bound(trace_.times.begin(), trace_.times.end(), from);
+  const auto last = std::upper_bound(first, trace_.times.end(), to);
+  for (auto it = first; it != last; ++it) {
+    const double weight = static_cast<double>(*it - from) / static_cast<double>(to - from);
+    const auto grid_index = static_cast<std::size_t>(it - trace_.times.begin());
+    for (std::size_t j = 0; j < outputs; ++j) {
+      trace_.values[slave][grid_index * outputs + j] = (1.0 - weight) * before[j] + weight * after[j];
+    }
+  }
+}
+
+}  // namespace couplet

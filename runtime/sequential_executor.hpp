@@ -1,0 +1,87 @@
+#pragma once
+// Carries out an algorithm's plans on local slaves, one action after the other,
+// in virtual time (as fast as possible). Also samples every slave's outputs on the
+// evaluation grid: through the step request's sample times when the slave reports
+// intermediate samples (dense output), otherwise by linear interpolation of the
+// communication points (DESIGN §6).
+//
+// Real-time boundary: initialize() allocates; advance() does not, once the sample
+// buffers have grown to the largest step (fixed-step runs: after the first step).
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "runtime/algorithm.hpp"
+#include "runtime/decision_hash.hpp"
+#include "runtime/system.hpp"
+
+namespace couplet {
+
+struct RunCounters {
+  std::uint64_t macro_steps = 0;   ///< times the communication frontier advanced
+  std::uint64_t slave_steps = 0;   ///< step calls, repeats included
+  std::uint64_t rollbacks = 0;     ///< restore_state calls
+  std::uint64_t sample_buffer_growths = 0;  ///< allocations on the stepping path
+};
+
+/// Outputs of every slave on the evaluation grid.
+struct GridTrace {
+  std::vector<Time> times;
+  std::vector<std::vector<double>> values;  ///< per slave: [grid point][output]
+  bool interpolated(std::size_t slave) const { return interpolated_slaves[slave]; }
+  std::vector<bool> interpolated_slaves;    ///< true where communication points were interpolated
+};
+
+class SequentialExecutor {
+ public:
+  /// `grid` (may be empty) lists the evaluation times, increasing, within [start, end].
+  SequentialExecutor(System& system, Algorithm& algorithm, Time start, Time end,
+                     std::vector<Time> grid);
+
+  /// Validates the system for the algorithm, sets up slaves, computes consistent
+  /// initial outputs and starts the algorithm.
+  void initialize();
+
+  /// Carries out one plan. Returns false when the algorithm has finished.
+  bool advance();
+
+  /// The latest communication time reached by any slave.
+  Time frontier() const { return frontier_; }
+  const RunCounters& counters() const { return counters_; }
+  std::uint64_t decision_hash() const { return hash_.value(); }
+  const GridTrace& trace() const { return trace_; }
+  std::span<const StepSlot> slots() const { return slots_; }
+
+ private:
+  void compute_initial_outputs();
+  void step_slave(std::size_t slave);
+  void hash_request(std::size_t slave, const StepSlot& slot);
+  void record_grid_samples(std::size_t slave, Time from, Time to, std::span<const double> samples,
+                           std::span<const Time> sample_times);
+  void interpolate_grid(std::size_t slave, Time from, Time to, std::span<const double> before,
+                        std::span<const double> after);
+
+  System& system_;
+  Algorithm& algorithm_;
+  Time start_;
+  Time end_;
+  std::vector<StepSlot> slots_;
+  Plan plan_;
+  DecisionHash hash_;
+  RunCounters counters_;
+  Time frontier_ = 0;
+  std::vector<Time> slave_time_;
+  std::vector<Time> saved_time_;
+  GridTrace trace_;
+
+  // Per-slave scratch, grown only when a step needs more samples than before.
+  struct Scratch {
+    std::vector<Time> sample_times;
+    std::vector<double> samples;
+    std::vector<std::size_t> algorithm_sample_positions;
+    std::vector<double> previous_values;
+  };
+  std::vector<Scratch> scratch_;
+};
+
+}  // namespace couplet

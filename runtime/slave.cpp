@@ -1,0 +1,39 @@
+#include "runtime/slave.hpp"
+
+#include <string>
+
+namespace couplet {
+
+void check_step_request(const std::string& slave_name, const SlaveDescription& description,
+                        Time current_time, const StepRequest& request) {
+  const auto fail = [&](const std::string& why) {
+    throw ProtocolViolation("step request to slave '" + slave_name + "': " + why);
+  };
+  const SlaveCapabilities& caps = description.capabilities;
+  if (request.start != current_time) {
+    fail("starts at " + std::to_string(request.start) + " ns but the slave is at " +
+         std::to_string(current_time) + " ns");
+  }
+  if (request.end <= request.start) fail("empty or negative step");
+  if (request.inputs.size() != description.inputs.size()) fail("wrong number of input polynomials");
+  for (std::size_t i = 0; i < request.inputs.size(); ++i) {
+    if (request.inputs[i].degree() > caps.max_input_degree) {
+      fail("input '" + description.inputs[i].name + "' has degree " +
+           std::to_string(request.inputs[i].degree()) + " but the slave accepts at most " +
+           std::to_string(caps.max_input_degree));
+    }
+  }
+  if (caps.imposed_step > 0 && (request.end - request.start) % caps.imposed_step != 0) {
+    fail("step is not a multiple of the imposed step " + std::to_string(caps.imposed_step) + " ns");
+  }
+  if (!request.sample_times.empty() && !caps.intermediate_samples) {
+    fail("sample times requested but the slave does not report intermediate samples");
+  }
+  Time previous = request.start;
+  for (const Time sample : request.sample_times) {
+    if (sample <= previous || sample > request.end) fail("sample times not increasing inside the step");
+    previous = sample;
+  }
+}
+
+}  // namespace couplet

@@ -1,0 +1,91 @@
+#pragma once
+// The slave interface: one subsystem seen as a black box (DESIGN §1, §3).
+//
+// Calling contract, in this order:
+//   setup(start)                    once; may allocate
+//   evaluate_outputs(inputs, out)   any number of times at the current time
+//   step(request, result)           advances from the current time to request.end
+//   save_state() / restore_state()  only if capabilities().can_rollback
+// After setup, evaluate_outputs and step must not allocate on the heap when the
+// slave claims a real-time path (ODE slaves with Euler or CVODE do).
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/errors.hpp"
+#include "runtime/polynomial.hpp"
+#include "runtime/time.hpp"
+
+namespace couplet {
+
+struct OutputDescription {
+  std::string name;
+  bool direct_feedthrough = false;  ///< y depends algebraically on some input
+};
+
+struct InputDescription {
+  std::string name;
+};
+
+struct SlaveCapabilities {
+  int max_input_degree = 0;         ///< highest input polynomial degree accepted
+  int output_derivative_order = 0;  ///< time derivatives of outputs reported (0 = values only)
+  bool can_rollback = false;        ///< save_state/restore_state available
+  bool variable_step = true;        ///< accepts any step size
+  Time imposed_step = 0;            ///< if > 0, steps must lie on this grid from the start time
+  bool intermediate_samples = false;  ///< reports outputs at requested times inside a step
+};
+
+struct SlaveDescription {
+  std::vector<InputDescription> inputs;
+  std::vector<OutputDescription> outputs;
+  SlaveCapabilities capabilities;
+};
+
+/// Buffers a slave writes its outputs into. Layout of `end_outputs`:
+/// (output_derivative_order + 1) rows of `outputs.size()` values, row d holding
+/// the d-th time derivative at the step end. `samples`: one row of outputs per
+/// requested sample time.
+struct OutputBuffers {
+  std::span<double> end_outputs;
+  std::span<double> samples;
+};
+
+struct StepRequest {
+  Time start = 0;
+  Time end = 0;
+  std::span<const Polynomial> inputs;  ///< one per input, valid on [start, end]
+  std::span<const Time> sample_times;  ///< increasing, inside (start, end]
+};
+
+class Slave {
+ public:
+  virtual ~Slave() = default;
+
+  virtual const SlaveDescription& description() const = 0;
+
+  /// Puts the slave in its initial state at `start`. Called once, first.
+  virtual void setup(Time start) = 0;
+
+  /// Outputs and their time derivatives at the current time, for inputs given as
+  /// polynomials around that time (needed for direct feedthrough). Does not advance.
+  virtual void evaluate_outputs(std::span<const Polynomial> inputs, std::span<double> end_outputs) = 0;
+
+  /// Advances from the current time (== request.start) to request.end under the
+  /// given input polynomials. Throws SlaveError on failure, ProtocolViolation on a
+  /// request outside the capabilities.
+  virtual void step(const StepRequest& request, const OutputBuffers& result) = 0;
+
+  /// Saves the state at the current communication time (rollback-capable slaves).
+  virtual void save_state() { throw ProtocolViolation("save_state on a slave that cannot roll back"); }
+  /// Returns to the last saved state, bit for bit.
+  virtual void restore_state() {
+    throw ProtocolViolation("restore_state on a slave that cannot roll back");
+  }
+};
+
+/// Checks a request against a description; throws ProtocolViolation naming `slave_name`.
+void check_step_request(const std::string& slave_name, const SlaveDescription& description,
+                        Time current_time, const StepRequest& request);
+
+}  // namespace couplet

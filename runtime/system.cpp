@@ -1,0 +1,176 @@
+#include "runtime/system.hpp"
+
+#include <algorithm>
+
+#include "runtime/errors.hpp"
+
+namespace couplet {
+
+namespace {
+
+std::pair<std::string_view, std::string_view> split_qualified(std::string_view qualified) {
+  const std::size_t dot = qualified.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == qualified.size()) {
+    throw ConfigurationError("connection endpoint '" + std::string(qualified) +
+                             "' must be written as slave.variable");
+  }
+  return {qualified.substr(0, dot), qualified.substr(dot + 1)};
+}
+
+}  // namespace
+
+std::size_t System::add_slave(std::string name, std::unique_ptr<Slave> slave) {
+  if (name.empty() || name.find('.') != std::string::npos) {
+    throw ConfigurationError("slave name '" + name + "' must be non-empty and contain no '.'");
+  }
+  if (find_slave(name)) throw ConfigurationError("slave '" + name + "' is defined twice");
+  slaves_.push_back(Entry{std::move(name), std::move(slave)});
+  return slaves_.size() - 1;
+}
+
+std::optional<std::size_t> System::find_slave(std::string_view name) const {
+  for (std::size_t i = 0; i < slaves_.size(); ++i) {
+    if (slaves_[i].name == name) return i;
+  }
+  return std::nullopt;
+}
+
+PortReference System::resolve(std::string_view qualified, bool output) const {
+  const auto [slave_name, variable] = split_qualified(qualified);
+  const std::optional<std::size_t> slave = find_slave(slave_name);
+  if (!slave) {
+    throw ConfigurationError("connection endpoint '" + std::string(qualified) +
+                             "': unknown slave '" + std::string(slave_name) + "'");
+  }
+  const SlaveDescription& desc = description(*slave);
+  std::string known;
+  if (output) {
+    for (std::size_t j = 0; j < desc.outputs.size(); ++j) {
+      if (desc.outputs[j].name == variable) return {*slave, j};
+      known += (known.empty() ? "" : ", ") + desc.outputs[j].name;
+    }
+  } else {
+    for (std::size_t j = 0; j < desc.inputs.size(); ++j) {
+      if (desc.inputs[j].name == variable) return {*slave, j};
+      known += (known.empty() ? "" : ", ") + desc.inputs[j].name;
+    }
+  }
+  throw ConfigurationError("connection endpoint '" + std::string(qualified) + "': slave '" +
+                           std::string(slave_name) + "' has no " + (output ? "output" : "input") +
+                           " '" + std::string(variable) + "' (its " +
+                           (output ? "outputs" : "inputs") + ": " +
+                           (known.empty() ? "none" : known) + ")");
+}
+
+void System::connect(std::string_view source, std::string_view target) {
+  const PortReference from = resolve(source, true);
+  const PortReference to = resolve(target, false);
+  if (const auto existing = source_of(to)) {
+    throw ConfigurationError("input '" + std::string(target) + "' is driven twice: by '" +
+                             output_name(*existing) + "' and by '" + std::string(source) + "'");
+  }
+  connections_.push_back(Connection{from, to});
+}
+
+std::optional<PortReference> System::source_of(PortReference input) const {
+  for (const Connection& connection : connections_) {
+    if (connection.target == input) return connection.source;
+  }
+  return std::nullopt;
+}
+
+std::string System::output_name(PortReference output) const {
+  return slave_name(output.slave) + "." + description(output.slave).outputs[output.port].name;
+}
+
+std::string System::input_name(PortReference input) const {
+  return slave_name(input.slave) + "." + description(input.slave).inputs[input.port].name;
+}
+
+void System::validate(const AlgorithmRequirements& requirements) const {
+  if (slaves_.empty()) throw ConfigurationError("the system has no slaves");
+  for (std::size_t s = 0; s < slaves_.size(); ++s) {
+    const SlaveDescription& desc = description(s);
+    for (std::size_t i = 0; i < desc.inputs.size(); ++i) {
+      if (!source_of({s, i})) {
+        throw ConfigurationError("input '" + input_name({s, i}) +
+                                 "' is not connected: add a connection to it");
+      }
+    }
+    if (requirements.iterative && !desc.capabilities.can_rollback) {
+      throw ConfigurationError("slave '" + slave_name(s) + "' cannot roll back, but algorithm '" +
+                               requirements.algorithm_name + "' is iterative and needs rollback");
+    }
+    if (!desc.inputs.empty() &&
+        desc.capabilities.max_input_degree < requirements.required_input_degree) {
+      throw ConfigurationError(
+          "slave '" + slave_name(s) + "' accepts input polynomials of degree at most " +
+          std::to_string(desc.capabilities.max_input_degree) + ", but algorithm '" +
+          requirements.algorithm_name + "' sends degree " +
+          std::to_string(requirements.required_input_degree));
+    }
+  }
+  for (const Connection& connection : connections_) {
+    const int reported = description(connection.source.slave).capabilities.output_derivative_order;
+    if (reported < requirements.required_output_derivatives) {
+      throw ConfigurationError("output '" + output_name(connection.source) + "' reports " +
+                               std::to_string(reported) + " time derivative(s), but algorithm '" +
+                               requirements.algorithm_name + "' needs " +
+                               std::to_string(requirements.required_output_derivatives));
+    }
+  }
+  if (!requirements.iterative) check_no_algebraic_loop();
+}
+
+// Port graph: an edge runs from a source output to every direct-feedthrough output
+// of the slave it feeds. A cycle is an algebraic loop, which a non-iterative master
+// cannot resolve.
+void System::check_no_algebraic_loop() const {
+  std::vector<std::size_t> first_output(slaves_.size() + 1, 0);
+  for (std::size_t s = 0; s < slaves_.size(); ++s) {
+    first_output[s + 1] = first_output[s] + description(s).outputs.size();
+  }
+  const std::size_t node_count = first_output.back();
+  std::vector<std::vector<std::size_t>> successors(node_count);
+  std::vector<PortReference> node_port(node_count);
+  for (std::size_t s = 0; s < slaves_.size(); ++s) {
+    for (std::size_t j = 0; j < description(s).outputs.size(); ++j) {
+      node_port[first_output[s] + j] = {s, j};
+    }
+  }
+  for (const Connection& connection : connections_) {
+    const auto& outputs = description(connection.target.slave).outputs;
+    for (std::size_t j = 0; j < outputs.size(); ++j) {
+      if (outputs[j].direct_feedthrough) {
+        successors[first_output[connection.source.slave] + connection.source.port].push_back(
+            first_output[connection.target.slave] + j);
+      }
+    }
+  }
+  enum class Mark { unvisited, active, done };
+  std::vector<Mark> mark(node_count, Mark::unvisited);
+  std::vector<std::size_t> path;
+  const auto visit = [&](auto&& self, std::size_t node) -> void {
+    mark[node] = Mark::active;
+    path.push_back(node);
+    for (const std::size_t next : successors[node]) {
+      if (mark[next] == Mark::active) {
+        std::string cycle;
+        const auto begin = std::find(path.begin(), path.end(), next);
+        for (auto it = begin; it != path.end(); ++it) cycle += output_name(node_port[*it]) + " -> ";
+        cycle += output_name(node_port[next]);
+        throw ConfigurationError("algebraic loop through direct-feedthrough outputs: " + cycle +
+                                 "; a non-iterative algorithm cannot resolve it (break the loop "
+                                 "or use an iterative algorithm)");
+      }
+      if (mark[next] == Mark::unvisited) self(self, next);
+    }
+    path.pop_back();
+    mark[node] = Mark::done;
+  };
+  for (std::size_t node = 0; node < node_count; ++node) {
+    if (mark[node] == Mark::unvisited) visit(visit, node);
+  }
+}
+
+}  // namespace couplet

@@ -1,0 +1,79 @@
+#pragma once
+// System: slaves plus connections, validated before a run (DESIGN §3 "System").
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/slave.hpp"
+
+namespace couplet {
+
+struct PortReference {
+  std::size_t slave = 0;
+  std::size_t port = 0;
+  friend bool operator==(const PortReference&, const PortReference&) = default;
+};
+
+/// source output → target input. An output may feed several inputs; each input
+/// has exactly one source.
+struct Connection {
+  PortReference source;
+  PortReference target;
+};
+
+/// What an algorithm needs from the system; validation checks it.
+struct AlgorithmRequirements {
+  std::string algorithm_name;
+  bool iterative = false;           ///< needs rollback; tolerates feedthrough loops
+  int required_input_degree = 0;    ///< every slave must accept at least this degree
+  int required_output_derivatives = 0;  ///< every source must report this many derivatives
+};
+
+class System {
+ public:
+  /// Adds a slave; names are unique and contain no '.'.
+  std::size_t add_slave(std::string name, std::unique_ptr<Slave> slave);
+
+  /// Connects "slave.output" to "slave.input"; throws ConfigurationError naming the
+  /// unknown slave or variable, or the doubly driven input.
+  void connect(std::string_view source, std::string_view target);
+
+  std::size_t slave_count() const { return slaves_.size(); }
+  Slave& slave(std::size_t index) { return *slaves_[index].slave; }
+  const Slave& slave(std::size_t index) const { return *slaves_[index].slave; }
+  const std::string& slave_name(std::size_t index) const { return slaves_[index].name; }
+  const SlaveDescription& description(std::size_t index) const {
+    return slaves_[index].slave->description();
+  }
+  std::optional<std::size_t> find_slave(std::string_view name) const;
+  std::span<const Connection> connections() const { return connections_; }
+
+  /// The output feeding `input`, if connected.
+  std::optional<PortReference> source_of(PortReference input) const;
+
+  /// "slave.output" / "slave.input" for messages and signal names.
+  std::string output_name(PortReference output) const;
+  std::string input_name(PortReference input) const;
+
+  /// Rejects, naming the element: unconnected inputs, algebraic loops through
+  /// direct-feedthrough ports under a non-iterative algorithm, slaves that cannot
+  /// roll back under an iterative one, degrees or derivatives a slave cannot give.
+  void validate(const AlgorithmRequirements& requirements) const;
+
+ private:
+  struct Entry {
+    std::string name;
+    std::unique_ptr<Slave> slave;
+  };
+  PortReference resolve(std::string_view qualified, bool output) const;
+  void check_no_algebraic_loop() const;
+
+  std::vector<Entry> slaves_;
+  std::vector<Connection> connections_;
+};
+
+}  // namespace couplet
