@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# couplet developer entry point (the README's quick start).
+#   ./build.sh run    install what is missing, build, run the default scenario
+#   ./build.sh test   install what is missing, build, run the test suite (ctest)
+# Set BUILD_DIR to build elsewhere (default: build).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+packages=(cmake g++ make libeigen3-dev libsundials-dev libyaml-cpp-dev libcli11-dev
+          libgtest-dev libbenchmark-dev nlohmann-json3-dev)
+build_dir=${BUILD_DIR:-build}
+
+install_missing() {
+  local missing=()
+  for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "couplet needs these Debian packages: ${missing[*]}" >&2
+    echo "install them as root:  apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "installing: ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+build() {
+  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$build_dir" -j"$(nproc)"
+}
+
+case "${1:-}" in
+  run)
+    install_missing
+    build
+    "$build_dir"/couplet run scenarios/two_mass_switch.yaml -o out/two_mass_switch
+    ;;
+  test)
+    install_missing
+    build
+    ctest --test-dir "$build_dir" --output-on-failure -j"$(nproc)"
+    ;;
+  *)
+    echo "usage: $0 run|test" >&2
+    exit 2
+    ;;
+esac

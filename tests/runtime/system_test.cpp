@@ -1,0 +1,155 @@
+// System validation: every rejection fires and names the culprit.
+#include <gtest/gtest.h>
+
+#include "runtime/errors.hpp"
+#include "runtime/system.hpp"
+
+namespace couplet {
+namespace {
+
+// Only a description: validation never steps a slave.
+class DescribedSlave final : public Slave {
+ public:
+  explicit DescribedSlave(SlaveDescription description) : description_(std::move(description)) {}
+  const SlaveDescription& description() const override { return description_; }
+  void setup(Time) override {}
+  void evaluate_outputs(std::span<const Polynomial>, std::span<double>) override {}
+  void step(const StepRequest&, const OutputBuffers&) override { FAIL() << "validation stepped a slave"; }
+
+ private:
+  SlaveDescription description_;
+};
+
+std::unique_ptr<Slave> slave(std::vector<std::string> inputs, std::vector<OutputDescription> outputs,
+                             SlaveCapabilities capabilities = {}) {
+  SlaveDescription description;
+  for (auto& name : inputs) description.inputs.push_back({name});
+  description.outputs = std::move(outputs);
+  description.capabilities = capabilities;
+  return std::make_unique<DescribedSlave>(description);
+}
+
+const AlgorithmRequirements kNonIterative{"jacobi", false, 0, 0};
+
+std::string validation_error(const System& system, const AlgorithmRequirements& requirements = kNonIterative) {
+  try {
+    system.validate(requirements);
+  } catch (const ConfigurationError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+System two_mass(bool left_feedthrough, bool right_feedthrough) {
+  System system;
+  system.add_slave("left", slave({"f"}, {{"x", left_feedthrough}, {"v", false}}));
+  system.add_slave("right", slave({"x", "v"}, {{"f", right_feedthrough}}));
+  system.connect("left.x", "right.x");
+  system.connect("left.v", "right.v");
+  system.connect("right.f", "left.f");
+  return system;
+}
+
+TEST(System, AcceptsAValidTwoMassSystem) { EXPECT_EQ(validation_error(two_mass(false, true)), ""); }
+
+TEST(System, UnknownSlaveIsNamed) {
+  System system = two_mass(false, true);
+  EXPECT_THROW(
+      {
+        try {
+          system.connect("middle.x", "right.x");
+        } catch (const ConfigurationError& error) {
+          EXPECT_NE(std::string(error.what()).find("unknown slave 'middle'"), std::string::npos) << error.what();
+          throw;
+        }
+      },
+      ConfigurationError);
+}
+
+TEST(System, UnknownVariableIsNamedWithTheAlternatives) {
+  System system;
+  system.add_slave("left", slave({"f"}, {{"x", false}}));
+  try {
+    system.connect("left.position", "left.f");
+    FAIL();
+  } catch (const ConfigurationError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("no output 'position'"), std::string::npos) << message;
+    EXPECT_NE(message.find("outputs: x"), std::string::npos) << message;
+  }
+}
+
+TEST(System, UnconnectedInputIsNamed) {
+  System system;
+  system.add_slave("left", slave({"f"}, {{"x", false}}));
+  system.add_slave("right", slave({"x", "v"}, {{"f", false}}));
+  system.connect("left.x", "right.x");
+  system.connect("right.f", "left.f");
+  EXPECT_NE(validation_error(system).find("input 'right.v' is not connected"), std::string::npos);
+}
+
+TEST(System, DoublyDrivenInputIsNamed) {
+  System system = two_mass(false, true);
+  try {
+    system.connect("left.v", "right.x");
+    FAIL();
+  } catch (const ConfigurationError& error) {
+    EXPECT_NE(std::string(error.what()).find("input 'right.x' is driven twice"), std::string::npos) << error.what();
+  }
+}
+
+TEST(System, AlgebraicLoopThroughFeedthroughIsRejectedForNonIterative) {
+  const System system = two_mass(true, true);
+  const std::string message = validation_error(system);
+  EXPECT_NE(message.find("algebraic loop"), std::string::npos) << message;
+  EXPECT_NE(message.find("right.f"), std::string::npos) << message;
+  EXPECT_NE(message.find("left.x"), std::string::npos) << message;
+}
+
+TEST(System, FeedthroughWithoutACycleIsNoLoop) {
+  // left.v has feedthrough but feeds nothing; right.f's loop passes through left.x,
+  // which has none: feedthrough on both slaves, yet no cycle of feedthrough ports.
+  System system;
+  system.add_slave("left", slave({"f"}, {{"x", false}, {"v", true}}));
+  system.add_slave("right", slave({"x"}, {{"f", true}}));
+  system.connect("left.x", "right.x");
+  system.connect("right.f", "left.f");
+  EXPECT_EQ(validation_error(system), "");
+}
+
+TEST(System, IterativeAlgorithmNeedsRollback) {
+  const System system = two_mass(false, true);
+  const std::string message = validation_error(system, {"ifosmondi", true, 0, 0});
+  EXPECT_NE(message.find("slave 'left' cannot roll back"), std::string::npos) << message;
+}
+
+TEST(System, DegreeTheSlaveCannotTakeIsNamed) {
+  System system;
+  SlaveCapabilities zoh_only;
+  zoh_only.max_input_degree = 0;
+  zoh_only.output_derivative_order = 2;
+  system.add_slave("device", slave({"u"}, {{"y", false}}, zoh_only));
+  system.connect("device.y", "device.u");
+  const std::string message = validation_error(system, {"jacobi", false, 1, 1});
+  EXPECT_NE(message.find("slave 'device' accepts input polynomials of degree at most 0"), std::string::npos) << message;
+}
+
+TEST(System, MissingOutputDerivativesAreNamed) {
+  System system;
+  SlaveCapabilities capabilities;
+  capabilities.max_input_degree = 3;
+  system.add_slave("device", slave({"u"}, {{"y", false}}, capabilities));
+  system.connect("device.y", "device.u");
+  const std::string message = validation_error(system, {"jacobi", false, 1, 1});
+  EXPECT_NE(message.find("output 'device.y' reports 0 time derivative(s)"), std::string::npos) << message;
+}
+
+TEST(System, SlaveNamesAreUniqueAndDotFree) {
+  System system;
+  system.add_slave("a", slave({}, {}));
+  EXPECT_THROW(system.add_slave("a", slave({}, {})), ConfigurationError);
+  EXPECT_THROW(system.add_slave("a.b", slave({}, {})), ConfigurationError);
+}
+
+}  // namespace
+}  // namespace couplet
