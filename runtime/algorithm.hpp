@@ -50,7 +50,12 @@ struct StepSlot {
   }
 };
 
-enum class SlaveAction : std::uint8_t { step, save_state, restore_state };
+/// step: advance over [slot.start, slot.end] with slot.inputs.
+/// evaluate_outputs: recompute the outputs at the slave's current time from
+///   slot.inputs (no time passes): how feedthrough outputs are made consistent
+///   with the connection equations at a communication time.
+/// save_state / restore_state: rollback-capable slaves only.
+enum class SlaveAction : std::uint8_t { step, evaluate_outputs, save_state, restore_state };
 
 struct PlannedAction {
   std::size_t slave = 0;

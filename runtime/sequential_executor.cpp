@@ -85,6 +85,10 @@ bool SequentialExecutor::advance() {
       case SlaveAction::step:
         step_slave(action.slave);
         break;
+      case SlaveAction::evaluate_outputs:
+        for (const Polynomial& input : slots_[action.slave].inputs) hash_.add(input);
+        system_.slave(action.slave).evaluate_outputs(slots_[action.slave].inputs, slots_[action.slave].outputs);
+        break;
       case SlaveAction::save_state:
         system_.slave(action.slave).save_state();
         saved_time_[action.slave] = slave_time_[action.slave];

@@ -1,5 +1,7 @@
 #include "runtime/algorithms/fixed_step.hpp"
 
+#include <algorithm>
+
 #include "runtime/errors.hpp"
 
 namespace couplet {
@@ -20,6 +22,13 @@ void FixedStepAlgorithm::start(const RunSetup& setup, std::span<StepSlot>) {
   sources_ = InputSources(setup.system);
   time_ = setup.start;
   end_ = setup.end;
+  feedthrough_slaves_.clear();
+  for (std::size_t s = 0; s < setup.system.slave_count(); ++s) {
+    const SlaveDescription& description = setup.system.description(s);
+    const bool feedthrough = std::any_of(description.outputs.begin(), description.outputs.end(),
+                                         [](const OutputDescription& output) { return output.direct_feedthrough; });
+    if (feedthrough && !description.inputs.empty()) feedthrough_slaves_.push_back(s);
+  }
   for (std::size_t s = 0; s < setup.system.slave_count(); ++s) {
     const Time imposed = setup.system.description(s).capabilities.imposed_step;
     if (imposed > 0 && (settings_.step % imposed != 0 || (end_ - time_) % imposed != 0)) {
@@ -36,6 +45,16 @@ void FixedStepAlgorithm::prepare_step(std::size_t slave, std::span<StepSlot> slo
   slot.start = from;
   slot.end = to;
   assign_taylor_inputs(slave, sources_, slots, settings_.input_order, to_seconds(to - from));
+}
+
+bool FixedStepAlgorithm::plan_output_refresh(std::span<StepSlot> slots, Plan& plan) {
+  if (refresh_passes_left_ == 0) return false;
+  --refresh_passes_left_;
+  for (const std::size_t slave : feedthrough_slaves_) {
+    assign_taylor_inputs(slave, sources_, slots, settings_.input_order, to_seconds(settings_.step));
+    plan.add(slave, SlaveAction::evaluate_outputs);
+  }
+  return true;
 }
 
 }  // namespace couplet

@@ -3,6 +3,7 @@
 namespace couplet {
 
 bool Jacobi::plan_next(std::span<StepSlot> slots, Plan& plan) {
+  if (plan_output_refresh(slots, plan)) return true;
   if (time_ >= end_) return false;
   const Time to = step_end(time_);
   // All inputs first: they must see the outputs at t, before any slave steps.
@@ -13,6 +14,10 @@ bool Jacobi::plan_next(std::span<StepSlot> slots, Plan& plan) {
   return true;
 }
 
-void Jacobi::accept(std::span<const StepSlot>, const Plan&) { time_ = step_end(time_); }
+void Jacobi::accept(std::span<const StepSlot>, const Plan& plan) {
+  if (is_refresh(plan)) return;
+  time_ = step_end(time_);
+  request_output_refresh();
+}
 
 }  // namespace couplet

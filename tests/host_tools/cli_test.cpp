@@ -1,0 +1,132 @@
+// The couplet command line: exit codes and messages that name the culprit.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+
+#include "test_support.hpp"
+
+namespace couplet::testing {
+namespace {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  ///< stdout and stderr
+};
+
+CommandResult couplet(const std::string& arguments) {
+  const std::string command = std::string(COUPLET_BINARY) + " " + arguments + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  CommandResult result;
+  std::array<char, 4096> buffer{};
+  while (const std::size_t read = fread(buffer.data(), 1, buffer.size(), pipe)) result.output.append(buffer.data(), read);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+const char* const kValidScenario = R"(name: small
+time: {start: 0, end: 1}
+slaves:
+  left: {model: translational.mass}
+  right: {model: translational.coupled_mass}
+connections:
+  - {from: left.x, to: right.x}
+  - {from: left.v, to: right.v}
+  - {from: right.f, to: left.f}
+algorithm: {type: jacobi, step: 0.1}
+)";
+
+std::string write_scenario(const std::string& name, const std::string& text) {
+  const auto path = fresh_directory("cli") .string() + "-" + name + ".yaml";
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t position = text.find(from);
+  EXPECT_NE(position, std::string::npos) << from;
+  return text.replace(position, from.size(), to);
+}
+
+void expect_invalid(const std::string& name, const std::string& text, const std::string& culprit) {
+  const CommandResult result = couplet("validate " + write_scenario(name, text));
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find(culprit), std::string::npos) << "expected '" << culprit << "' in: " << result.output;
+}
+
+TEST(Cli, ValidScenarioValidates) {
+  const CommandResult result = couplet("validate " + write_scenario("valid", kValidScenario));
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+}
+
+TEST(Cli, UnconnectedInputIsNamed) {
+  expect_invalid("unconnected", replace(kValidScenario, "  - {from: left.v, to: right.v}\n", ""), "right.v");
+}
+
+TEST(Cli, UnknownPortIsNamedWithItsLine) {
+  const std::string text = replace(kValidScenario, "{from: left.v, to: right.v}", "{from: left.speed, to: right.v}");
+  expect_invalid("unknown-port", text, "no output 'speed'");
+  expect_invalid("unknown-port-line", text, ":7:");
+}
+
+TEST(Cli, AlgebraicLoopIsNamed) {
+  // Two feedthrough outputs feeding each other: rotational.omega2tau (tau depends on omega)
+  // driven by a coupled_mass force which depends on its inputs.
+  const std::string loop = R"(time: {end: 1}
+slaves:
+  a: {model: rotational.omega2tau}
+  b: {model: rotational.omega2tau}
+connections:
+  - {from: a.tau, to: b.omega}
+  - {from: b.tau, to: a.omega}
+algorithm: {type: jacobi, step: 0.1}
+)";
+  expect_invalid("loop", loop, "algebraic loop");
+  expect_invalid("loop-names", loop, "a.tau");
+}
+
+TEST(Cli, UnknownModelParameterAndKeyAreNamed) {
+  expect_invalid("unknown-model", replace(kValidScenario, "translational.mass", "translational.masss"), "translational.masss");
+  expect_invalid("unknown-parameter", replace(kValidScenario, "{model: translational.mass}", "{model: translational.mass, parameters: {mass: 3}}"), "mass");
+  expect_invalid("unknown-key", replace(kValidScenario, "algorithm: {type: jacobi, step: 0.1}", "algorithm: {type: jacobi, stepsize: 0.1}"), "algorithm.stepsize");
+  expect_invalid("bad-order", replace(kValidScenario, "step: 0.1}", "step: 0.1, input_order: -1}"), "algorithm.input_order");
+  expect_invalid("bad-step", replace(kValidScenario, "step: 0.1}", "step: 0}"), "algorithm.step");
+  expect_invalid("bad-algorithm", replace(kValidScenario, "type: jacobi", "type: newton"), "unknown algorithm 'newton'");
+}
+
+TEST(Cli, RunWritesSummaryAndSignals) {
+  const auto directory = fresh_directory("cli-run");
+  const CommandResult result = couplet("run " + write_scenario("run", kValidScenario) + " -o " + directory.string() +
+                                       " --set algorithm.step=0.05");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  std::ifstream summary_file(directory / "summary.json");
+  const auto summary = nlohmann::json::parse(summary_file);
+  EXPECT_EQ(summary.at("macro_steps").get<int>(), 20);
+  EXPECT_EQ(summary.at("algorithm"), "jacobi");
+  std::ifstream signals(directory / "signals.csv");
+  std::string header;
+  std::getline(signals, header);
+  EXPECT_EQ(header, "time,left.x,left.v,right.f");
+}
+
+TEST(Cli, ModelsListsPortsAndParameters) {
+  const CommandResult result = couplet("models");
+  EXPECT_EQ(result.exit_code, 0);
+  for (const char* expected : {"rotational.omega2tau", "rotational.tau2omega", "translational.mass",
+                               "translational.coupled_mass", "switch_time", "anchor_after", "phi_in0"}) {
+    EXPECT_NE(result.output.find(expected), std::string::npos) << expected;
+  }
+}
+
+TEST(Cli, MissingFileAndBadOverrideExitNonZero) {
+  EXPECT_EQ(couplet("validate /nonexistent.yaml").exit_code, 2);
+  const CommandResult result = couplet("validate " + write_scenario("override", kValidScenario) + " --set algorithm.step");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("key.path=value"), std::string::npos) << result.output;
+}
+
+}  // namespace
+}  // namespace couplet::testing

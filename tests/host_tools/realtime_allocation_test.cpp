@@ -1,0 +1,75 @@
+// Real-time path (DESIGN §3 "Executor"): after start-up and the first step, the
+// stepping loop performs no heap allocation. Proven with a counting hook on the
+// global allocation functions of this test program.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "host_tools/algorithm_factory.hpp"
+#include "host_tools/system_builder.hpp"
+#include "runtime/sequential_executor.hpp"
+#include "test_support.hpp"
+
+namespace {
+std::atomic<long> allocation_count{0};
+}  // namespace
+
+void* operator new(std::size_t size) {
+  allocation_count.fetch_add(1, std::memory_order_relaxed);
+  if (void* memory = std::malloc(size == 0 ? 1 : size)) return memory;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) { return operator new(size); }
+void operator delete(void* memory) noexcept { std::free(memory); }
+void operator delete[](void* memory) noexcept { std::free(memory); }
+void operator delete(void* memory, std::size_t) noexcept { std::free(memory); }
+void operator delete[](void* memory, std::size_t) noexcept { std::free(memory); }
+
+namespace couplet::testing {
+namespace {
+
+long allocations_after_first_step(const std::vector<std::string>& assignments) {
+  std::vector<std::pair<std::string, std::string>> overrides;
+  for (const std::string& assignment : assignments) overrides.push_back(tools::parse_override(assignment));
+  const tools::Scenario scenario = tools::load_scenario(scenario_path("two_mass_switch.yaml"), overrides);
+  System system = tools::build_system(scenario, models::ModelCatalog::builtin());
+  const auto algorithm = tools::make_algorithm(scenario);
+  SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
+                              tools::evaluation_grid(scenario));
+  executor.initialize();
+  EXPECT_TRUE(executor.advance());
+  const long before = allocation_count.load();
+  std::uint64_t steps = 1;
+  while (executor.advance()) ++steps;
+  const long after = allocation_count.load();
+  EXPECT_EQ(steps, executor.counters().macro_steps);
+  EXPECT_GT(steps, 100U);
+  return after - before;
+}
+
+TEST(RealtimeAllocation, CountingHookSeesAllocations) {
+  const long before = allocation_count.load();
+  auto* probe = new std::vector<double>(16);
+  delete probe;
+  EXPECT_GE(allocation_count.load() - before, 2);
+}
+
+TEST(RealtimeAllocation, JacobiWithCvodeSlavesAllocatesNothingAfterTheFirstStep) {
+  EXPECT_EQ(allocations_after_first_step({"time.end=20", "algorithm.step=0.05", "algorithm.input_order=1"}), 0);
+}
+
+TEST(RealtimeAllocation, JacobiWithEulerSlavesAllocatesNothingAfterTheFirstStep) {
+  EXPECT_EQ(allocations_after_first_step({"time.end=20", "algorithm.step=0.05", "slaves.left.solver.type=euler",
+                                          "slaves.right.solver.type=euler", "slaves.left.solver.substeps=10",
+                                          "slaves.right.solver.substeps=10"}),
+            0);
+}
+
+TEST(RealtimeAllocation, GaussSeidelAllocatesNothingAfterTheFirstStep) {
+  EXPECT_EQ(allocations_after_first_step({"time.end=20", "algorithm.type=gauss_seidel", "algorithm.step=0.05"}), 0);
+}
+
+}  // namespace
+}  // namespace couplet::testing

@@ -1,0 +1,39 @@
+#pragma once
+// Helpers for the integration tests: run a scenario file with overrides into a
+// fresh temporary directory and read back summary.json.
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "host_tools/commands.hpp"
+
+namespace couplet::testing {
+
+inline std::string scenario_path(const std::string& name) {
+  return std::string(COUPLET_SOURCE_DIR) + "/scenarios/" + name;
+}
+
+inline std::filesystem::path fresh_directory(const std::string& name) {
+  const auto directory = std::filesystem::temp_directory_path() / ("couplet-test-" + name);
+  std::filesystem::remove_all(directory);
+  return directory;
+}
+
+inline nlohmann::json run(const std::string& scenario, const std::vector<std::string>& assignments,
+                          const std::string& directory_name) {
+  std::vector<std::pair<std::string, std::string>> overrides;
+  for (const std::string& assignment : assignments) overrides.push_back(tools::parse_override(assignment));
+  const tools::Scenario loaded = tools::load_scenario(scenario_path(scenario), overrides);
+  return tools::run_scenario(loaded, {fresh_directory(directory_name).string(), false});
+}
+
+inline double nrmse(const nlohmann::json& summary, const std::string& signal) {
+  return summary.at("errors").at(signal).at("nrmse_pct").get<double>();
+}
+
+inline double rmse(const nlohmann::json& summary, const std::string& signal) {
+  return summary.at("errors").at(signal).at("rmse").get<double>();
+}
+
+}  // namespace couplet::testing
