@@ -1,0 +1,279 @@
+#include "models/ode_slave.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "models/cvode_solver.hpp"
+#include "models/euler_solver.hpp"
+#include "models/exact_solver.hpp"
+#include "models/solver.hpp"
+
+namespace couplet::models {
+namespace {
+
+// Output derivatives reported at most up to this order (the brief's cap; the
+// Taylor/Hermite input polynomials of the algorithms never need more).
+constexpr int kMaxOutputDerivativeOrder = 3;
+
+// An event closer than half a tick to a segment boundary is taken to be on it:
+// boundaries are tick times, and a sliver segment would only make CVODE fail
+// with "tout too close to t0" without changing the solution.
+constexpr double kEventMergeDistance = 0.5 / static_cast<double>(kTicksPerSecond);
+
+[[noreturn]] void configuration_error(const std::string& slave_name, const std::string& why) {
+  throw ConfigurationError("ODE slave '" + slave_name + "': " + why);
+}
+
+SlaveDescription describe(const Model& model) {
+  SlaveDescription description;
+  for (const std::string& input : model.description().inputs) description.inputs.push_back({input});
+  description.outputs = model.description().outputs;
+  SlaveCapabilities& capabilities = description.capabilities;
+  capabilities.max_input_degree = Polynomial::kMaxDegree;
+  capabilities.output_derivative_order =
+      std::clamp(model.output_derivative_order(), 0, kMaxOutputDerivativeOrder);
+  capabilities.can_rollback = true;
+  capabilities.variable_step = true;
+  capabilities.intermediate_samples = true;
+  return description;
+}
+
+void check_settings(const std::string& slave_name, const SolverSettings& settings) {
+  if (!(settings.relative_tolerance > 0.0) || !std::isfinite(settings.relative_tolerance) ||
+      !(settings.absolute_tolerance > 0.0) || !std::isfinite(settings.absolute_tolerance)) {
+    configuration_error(slave_name, "solver tolerances must be finite and > 0");
+  }
+  if (!(settings.max_internal_step >= 0.0) || !std::isfinite(settings.max_internal_step)) {
+    configuration_error(slave_name, "max_internal_step must be finite and >= 0 (0 = no limit)");
+  }
+  if (settings.euler_substeps < 1) {
+    configuration_error(slave_name, "euler_substeps must be >= 1");
+  }
+}
+
+void check_events(const std::string& slave_name, std::span<const double> events) {
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (!std::isfinite(events[i]) || (i > 0 && !(events[i] > events[i - 1]))) {
+      configuration_error(slave_name, "the model's time events must be finite and increasing");
+    }
+  }
+}
+
+std::unique_ptr<Solver> make_solver(const std::string& slave_name, const Model& model,
+                                    const SolverSettings& settings) {
+  switch (settings.kind) {
+    case SolverKind::cvode:
+      return make_cvode_solver(model, settings);
+    case SolverKind::euler:
+      return make_euler_solver(model, settings.euler_substeps);
+    case SolverKind::exact:
+      if (!has_linear_form_everywhere(model)) {
+        configuration_error(slave_name, "solver 'exact' needs a linear model (model '" +
+                                            model.description().name +
+                                            "' has no linear form on some segment)");
+      }
+      return make_exact_solver(model);
+  }
+  configuration_error(slave_name, "unknown solver kind");
+}
+
+class OdeSlave final : public Slave, private SampleSink {
+ public:
+  OdeSlave(std::string name, std::unique_ptr<Model> model, const SolverSettings& settings)
+      : name_(std::move(name)), model_(std::move(model)) {
+    if (!model_) configuration_error(name_, "no model given");
+    check_settings(name_, settings);
+    check_events(name_, model_->time_events());
+    description_ = describe(*model_);
+    solver_ = make_solver(name_, *model_, settings);
+  }
+
+  const SlaveDescription& description() const override { return description_; }
+
+  void setup(Time start) override {
+    const std::size_t states = model_->state_count();
+    const std::size_t inputs = model_->input_count();
+    const auto order = static_cast<std::size_t>(derivative_order());
+    state_.assign(states, 0.0);
+    saved_state_.assign(states, 0.0);
+    inputs_now_.assign(inputs, 0.0);
+    input_jet_.assign((order + 1) * inputs, 0.0);
+    model_->initial_state(state_);
+    current_time_ = start;
+    has_saved_state_ = false;
+    if (states > 0) solver_->setup(to_seconds(start), state_);
+    is_set_up_ = true;
+  }
+
+  void evaluate_outputs(std::span<const Polynomial> inputs,
+                        std::span<double> end_outputs) override {
+    require_set_up("evaluate_outputs");
+    if (inputs.size() != model_->input_count()) {
+      violation("evaluate_outputs with " + std::to_string(inputs.size()) +
+                " input polynomials, expected " + std::to_string(model_->input_count()));
+    }
+    check_end_buffer(end_outputs);
+    write_end_outputs(inputs, end_outputs);
+  }
+
+  void step(const StepRequest& request, const OutputBuffers& result) override {
+    require_set_up("step");
+    check_step_request(name_, description_, current_time_, request);
+    check_end_buffer(result.end_outputs);
+    const std::size_t outputs = model_->output_count();
+    if (result.samples.size() < request.sample_times.size() * outputs) {
+      violation("sample buffer holds " + std::to_string(result.samples.size()) + " values, needs " +
+                std::to_string(request.sample_times.size() * outputs));
+    }
+    step_inputs_ = request.inputs;
+    step_samples_ = result.samples;
+    integrate_macro_step(request);
+    current_time_ = request.end;
+    write_end_outputs(request.inputs, result.end_outputs);
+  }
+
+  void save_state() override {
+    require_set_up("save_state");
+    std::copy(state_.begin(), state_.end(), saved_state_.begin());
+    saved_time_ = current_time_;
+    has_saved_state_ = true;
+  }
+
+  void restore_state() override {
+    require_set_up("restore_state");
+    if (!has_saved_state_) violation("restore_state without a saved state");
+    // CVODE is re-initialized at every segment start, so x and t are the whole
+    // state: the re-run is bit-identical (see solver.hpp).
+    std::copy(saved_state_.begin(), saved_state_.end(), state_.begin());
+    current_time_ = saved_time_;
+  }
+
+ private:
+  int derivative_order() const { return description_.capabilities.output_derivative_order; }
+
+  [[noreturn]] void violation(const std::string& why) const {
+    throw ProtocolViolation("slave '" + name_ + "': " + why);
+  }
+
+  void require_set_up(const char* call) const {
+    if (!is_set_up_) violation(std::string(call) + " before setup");
+  }
+
+  void check_end_buffer(std::span<double> end_outputs) const {
+    const std::size_t needed =
+        static_cast<std::size_t>(derivative_order() + 1) * model_->output_count();
+    if (end_outputs.size() < needed) {
+      violation("end output buffer holds " + std::to_string(end_outputs.size()) +
+                " values, needs " + std::to_string(needed));
+    }
+  }
+
+  /// Cuts [start, end] at the time events strictly inside it and integrates each
+  /// smooth segment in turn (the solver restarts at each; model.hpp: for t >= an
+  /// event time the new equations hold).
+  void integrate_macro_step(const StepRequest& request) {
+    const double start = to_seconds(request.start);
+    const double end = to_seconds(request.end);
+    const std::span<const double> events = model_->time_events();
+    auto next_event = std::upper_bound(events.begin(), events.end(), start + kEventMergeDistance);
+    std::size_t first_sample = 0;
+    double segment_start = start;
+    while (segment_start < end) {
+      double segment_end = end;
+      if (next_event != events.end() && *next_event < end - kEventMergeDistance) {
+        segment_end = *next_event;
+        ++next_event;
+      }
+      std::size_t sample_count = 0;
+      while (first_sample + sample_count < request.sample_times.size() &&
+             to_seconds(request.sample_times[first_sample + sample_count]) <= segment_end) {
+        ++sample_count;
+      }
+      const Segment segment{segment_start, segment_end, end - start, request.inputs,
+                            request.sample_times.subspan(first_sample, sample_count)};
+      sample_offset_ = first_sample;
+      integrate_segment(segment);
+      first_sample += sample_count;
+      segment_start = segment_end;
+    }
+  }
+
+  void integrate_segment(const Segment& segment) {
+    if (state_.empty()) {
+      // Nothing to integrate: outputs depend on t and u only.
+      for (std::size_t k = 0; k < segment.sample_times.size(); ++k) {
+        sample(k, to_seconds(segment.sample_times[k]), state_);
+      }
+      return;
+    }
+    try {
+      solver_->integrate(segment, state_, *this);
+    } catch (const SolverFailure& failure) {
+      std::ostringstream message;
+      message.precision(17);
+      message << "slave '" << name_ << "' failed at t = " << failure.time()
+              << " s: " << failure.what();
+      throw SlaveError(message.str());
+    }
+  }
+
+  /// SampleSink: outputs at a sample time inside the step, from the solver's state.
+  void sample(std::size_t index, double time, std::span<const double> state) override {
+    const std::size_t outputs = model_->output_count();
+    evaluate_inputs(step_inputs_, time, inputs_now_);
+    model_->outputs(time, state, inputs_now_,
+                    step_samples_.subspan((sample_offset_ + index) * outputs, outputs));
+  }
+
+  /// Row 0: y = g(t, x, u(t)); rows 1..order: analytic derivatives from the input jet.
+  void write_end_outputs(std::span<const Polynomial> inputs, std::span<double> end_outputs) {
+    const double time = to_seconds(current_time_);
+    const std::size_t outputs = model_->output_count();
+    const std::size_t input_count = model_->input_count();
+    const int order = derivative_order();
+    evaluate_inputs(inputs, time, inputs_now_);
+    model_->outputs(time, state_, inputs_now_, end_outputs.first(outputs));
+    if (order == 0) return;
+    for (int d = 0; d <= order; ++d) {
+      for (std::size_t i = 0; i < input_count; ++i) {
+        input_jet_[static_cast<std::size_t>(d) * input_count + i] = inputs[i].derivative(time, d);
+      }
+    }
+    model_->output_derivatives(
+        time, state_, input_jet_, order,
+        end_outputs.subspan(outputs, static_cast<std::size_t>(order) * outputs));
+  }
+
+  std::string name_;
+  std::unique_ptr<Model> model_;
+  SlaveDescription description_;
+  std::unique_ptr<Solver> solver_;
+
+  // All sized in setup, so that step() and evaluate_outputs() do not allocate.
+  std::vector<double> state_;
+  std::vector<double> saved_state_;
+  std::vector<double> inputs_now_;
+  std::vector<double> input_jet_;  ///< (order + 1) rows of input_count: u, u̇, ü, ...
+  Time current_time_ = 0;
+  Time saved_time_ = 0;
+  bool has_saved_state_ = false;
+  bool is_set_up_ = false;
+
+  // The step being integrated, for the SampleSink callback.
+  std::span<const Polynomial> step_inputs_;
+  std::span<double> step_samples_;
+  std::size_t sample_offset_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Slave> make_ode_slave(std::string name, std::unique_ptr<Model> model,
+                                      const SolverSettings& settings) {
+  return std::make_unique<OdeSlave>(std::move(name), std::move(model), settings);
+}
+
+}  // namespace couplet::models

@@ -1,0 +1,39 @@
+#pragma once
+// The ODE slave: a Model integrated by a Solver, seen by the master as a
+// couplet::Slave that can roll back (DESIGN §2 "models/", §3 "Slave").
+//
+// The slave splits every macro step at the model's time events, so that a solver
+// only ever integrates one smooth segment of the equations; the solver is one of
+// CVODE (BDF or Adams), forward Euler with k substeps (Glumac eq. 45), or the
+// exact matrix-exponential solution of a linear model.
+#include <memory>
+#include <string>
+
+#include "models/model.hpp"
+#include "runtime/slave.hpp"
+
+namespace couplet::models {
+
+enum class SolverKind { cvode, euler, exact };
+enum class CvodeMethod { bdf, adams };
+
+struct SolverSettings {
+  SolverKind kind = SolverKind::cvode;
+  CvodeMethod method = CvodeMethod::bdf;
+  double relative_tolerance = 1e-8;
+  double absolute_tolerance = 1e-10;
+  double max_internal_step = 0.0;  ///< seconds, 0 = no limit (cvode)
+  int euler_substeps = 1;          ///< k internal forward-Euler steps per macro step
+};
+
+/// A slave integrating `model` with the solver chosen by `settings`.
+/// A solver failure in step() throws SlaveError naming the slave, the time and the
+/// reason (for CVODE its flag name); the state is then undefined until
+/// restore_state(). Exceptions thrown by the model itself propagate unchanged.
+/// CVODE and Euler do not allocate after setup(); the exact solver does (Eigen).
+/// Throws ConfigurationError naming `name` when the model or the settings are
+/// unusable (null model, bad tolerances, the exact solver on a nonlinear model...).
+std::unique_ptr<Slave> make_ode_slave(std::string name, std::unique_ptr<Model> model,
+                                      const SolverSettings& settings);
+
+}  // namespace couplet::models
