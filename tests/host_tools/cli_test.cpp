@@ -69,7 +69,7 @@ TEST(Cli, UnconnectedInputIsNamed) {
 TEST(Cli, UnknownPortIsNamedWithItsLine) {
   const std::string text = replace(kValidScenario, "{from: left.v, to: right.v}", "{from: left.speed, to: right.v}");
   expect_invalid("unknown-port", text, "no output 'speed'");
-  expect_invalid("unknown-port-line", text, ":7:");
+  expect_invalid("unknown-port-line", text, ":8:");
 }
 
 TEST(Cli, AlgebraicLoopIsNamed) {

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+
+// The replacement operators below pair malloc with free on purpose.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #include <cstdlib>
 #include <new>
 
@@ -39,13 +42,14 @@ long allocations_after_first_step(const std::vector<std::string>& assignments) {
   SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
                               tools::evaluation_grid(scenario));
   executor.initialize();
-  EXPECT_TRUE(executor.advance());
+  // Warm-up: the whole first macro step, including the re-evaluation of feedthrough
+  // outputs at its end (the plans until the second macro step has been stepped).
+  while (executor.counters().macro_steps < 2) EXPECT_TRUE(executor.advance());
   const long before = allocation_count.load();
-  std::uint64_t steps = 1;
-  while (executor.advance()) ++steps;
+  while (executor.advance()) {
+  }
   const long after = allocation_count.load();
-  EXPECT_EQ(steps, executor.counters().macro_steps);
-  EXPECT_GT(steps, 100U);
+  EXPECT_GT(executor.counters().macro_steps, 100U);
   return after - before;
 }
 
