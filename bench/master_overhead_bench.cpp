@@ -1,0 +1,130 @@
+// Master overhead per macro step (issue 2): Jacobi with N trivial slaves, against
+// the same slave calls made directly without a master. The ratio of the two,
+// measured in one run, is the cost of the master's decisions and bookkeeping.
+// Heap allocations inside the stepping loop are counted with a hook on the
+// global allocation functions and reported as a counter (target: 0).
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "runtime/algorithms/jacobi.hpp"
+#include "runtime/sequential_executor.hpp"
+
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+
+namespace {
+std::atomic<long> allocation_count{0};
+}  // namespace
+
+void* operator new(std::size_t size) {
+  allocation_count.fetch_add(1, std::memory_order_relaxed);
+  if (void* memory = std::malloc(size == 0 ? 1 : size)) return memory;
+  throw std::bad_alloc();
+}
+void operator delete(void* memory) noexcept { std::free(memory); }
+void operator delete(void* memory, std::size_t) noexcept { std::free(memory); }
+
+namespace couplet {
+namespace {
+
+/// y = state, ẏ = input: the least work a slave can do, so the master's cost shows.
+class TrivialSlave final : public Slave {
+ public:
+  TrivialSlave() {
+    description_.inputs = {{"u"}};
+    description_.outputs = {{"y", false}};
+    description_.capabilities.max_input_degree = 1;
+    description_.capabilities.output_derivative_order = 1;
+  }
+  const SlaveDescription& description() const override { return description_; }
+  void setup(Time) override { state_ = 1.0; }
+  void evaluate_outputs(std::span<const Polynomial>, std::span<double> outputs) override {
+    outputs[0] = state_;
+    outputs[1] = 0.0;
+  }
+  void step(const StepRequest& request, const OutputBuffers& result) override {
+    const double input = request.inputs[0].value(to_seconds(request.end));
+    state_ = 0.5 * state_ + 0.5 * input;
+    result.end_outputs[0] = state_;
+    result.end_outputs[1] = input;
+  }
+
+ private:
+  SlaveDescription description_;
+  double state_ = 0.0;
+};
+
+System ring_of_trivial_slaves(int count) {
+  System system;
+  for (int s = 0; s < count; ++s) system.add_slave("s" + std::to_string(s), std::make_unique<TrivialSlave>());
+  for (int s = 0; s < count; ++s) {
+    system.connect("s" + std::to_string(s) + ".y", "s" + std::to_string((s + 1) % count) + ".u");
+  }
+  return system;
+}
+
+constexpr Time kStep = 1'000'000;  // 1 ms
+
+void BM_JacobiMacroStep(benchmark::State& state) {
+  const int slave_count = static_cast<int>(state.range(0));
+  const int order = static_cast<int>(state.range(1));
+  long allocations = 0;
+  std::int64_t steps = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    System system = ring_of_trivial_slaves(slave_count);
+    Jacobi jacobi({kStep, order});
+    SequentialExecutor executor(system, jacobi, 0, 10'000 * kStep, {});
+    executor.initialize();
+    executor.advance();  // the first step may size buffers
+    const long before = allocation_count.load();
+    state.ResumeTiming();
+    while (executor.advance()) {
+    }
+    state.PauseTiming();
+    allocations += allocation_count.load() - before;
+    steps += static_cast<std::int64_t>(executor.counters().macro_steps) - 1;
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(steps);
+  state.counters["ns_per_macro_step"] =
+      benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["allocations_in_loop"] = static_cast<double>(allocations);
+}
+BENCHMARK(BM_JacobiMacroStep)->Args({2, 0})->Args({2, 1})->Args({8, 0})->Args({32, 0})->Unit(benchmark::kMillisecond);
+
+// The same slave calls with no master: inputs built by hand from the outputs.
+void BM_DirectSlaveCalls(benchmark::State& state) {
+  const int slave_count = static_cast<int>(state.range(0));
+  std::int64_t steps = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::vector<TrivialSlave> slaves(static_cast<std::size_t>(slave_count));
+    std::vector<double> outputs(2 * slaves.size(), 0.0);
+    std::vector<Polynomial> inputs(slaves.size());
+    for (TrivialSlave& slave : slaves) slave.setup(0);
+    state.ResumeTiming();
+    for (Time t = 0; t < 10'000 * kStep; t += kStep) {
+      for (std::size_t s = 0; s < slaves.size(); ++s) {
+        inputs[s] = Polynomial::constant(to_seconds(t), outputs[2 * ((s + slaves.size() - 1) % slaves.size())]);
+      }
+      for (std::size_t s = 0; s < slaves.size(); ++s) {
+        const StepRequest request{t, t + kStep, std::span<const Polynomial>(&inputs[s], 1), {}};
+        slaves[s].step(request, {std::span<double>(&outputs[2 * s], 2), {}});
+      }
+      ++steps;
+    }
+    benchmark::DoNotOptimize(outputs.data());
+  }
+  state.SetItemsProcessed(steps);
+  state.counters["ns_per_macro_step"] =
+      benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_DirectSlaveCalls)->Arg(2)->Arg(8)->Arg(32)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace couplet
+
+BENCHMARK_MAIN();
