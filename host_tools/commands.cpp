@@ -190,12 +190,16 @@ nlohmann::json reference_scenario(const Scenario& scenario, const std::string& o
   return summary;
 }
 
+// Everything a run does before its first step: slaves set up, initial outputs,
+// the algorithm started (which checks e.g. imposed steps against its own).
 void validate_scenario(const Scenario& scenario) {
   const models::ModelCatalog catalog = models::ModelCatalog::builtin();
-  const System system = build_system(scenario, catalog);
+  System system = build_system(scenario, catalog);
   const std::unique_ptr<Algorithm> algorithm = make_algorithm(scenario);
-  system.validate(algorithm->requirements());
   resolve_signals(scenario, system);
+  SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
+                              evaluation_grid(scenario));
+  executor.initialize();
 }
 
 std::string describe_models(const models::ModelCatalog& catalog) {

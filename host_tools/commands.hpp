@@ -19,7 +19,8 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
 /// `couplet reference`: the monolithic solution alone, written as signals.csv.
 nlohmann::json reference_scenario(const Scenario& scenario, const std::string& output_directory);
 
-/// `couplet validate`: builds the system and the algorithm and validates them.
+/// `couplet validate`: builds the system and the algorithm and goes through
+/// everything a run does before its first step.
 void validate_scenario(const Scenario& scenario);
 
 /// `couplet models`: the built-in models, their ports and parameters.

@@ -75,10 +75,43 @@ models::SolverSettings parse_solver(const YAML::Node& node, const std::string& s
   return settings;
 }
 
+models::CapabilityLimits parse_capabilities(const YAML::Node& node, const std::string& source,
+                                            const std::string& path) {
+  models::CapabilityLimits limits;
+  if (!node) return limits;
+  check_keys(node, source, path,
+             {"max_input_degree", "output_derivative_order", "imposed_step", "rollback", "intermediate_samples"});
+  const auto whole = [&](const char* key) {
+    const double value = require_number(node[key], source, path + "." + key);
+    if (value < 0 || value != static_cast<double>(static_cast<int>(value))) {
+      throw ConfigurationError(locate(source, node[key], path + "." + key) + ": must be a whole number >= 0");
+    }
+    return static_cast<int>(value);
+  };
+  const auto flag = [&](const char* key, bool& target) {
+    if (!node[key]) return;
+    try {
+      target = node[key].as<bool>();
+    } catch (const YAML::Exception&) {
+      throw ConfigurationError(locate(source, node[key], path + "." + key) + ": expected true or false");
+    }
+  };
+  if (node["max_input_degree"]) limits.max_input_degree = whole("max_input_degree");
+  if (node["output_derivative_order"]) limits.output_derivative_order = whole("output_derivative_order");
+  if (node["imposed_step"]) {
+    const double step = require_number(node["imposed_step"], source, path + ".imposed_step");
+    if (!(step > 0.0)) throw ConfigurationError(locate(source, node["imposed_step"], path + ".imposed_step") + ": must be positive (seconds)");
+    limits.imposed_step = step_to_ticks(step);
+  }
+  flag("rollback", limits.can_rollback);
+  flag("intermediate_samples", limits.intermediate_samples);
+  return limits;
+}
+
 SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std::string& source) {
   const std::string path = "slaves." + name;
   if (!node.IsMap()) throw ConfigurationError(locate(source, node, path) + ": must be a map with 'model'");
-  check_keys(node, source, path, {"model", "parameters", "solver"});
+  check_keys(node, source, path, {"model", "parameters", "solver", "capabilities"});
   SlaveSpec spec;
   spec.name = name;
   spec.where = locate(source, node, path);
@@ -92,6 +125,7 @@ SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std
     }
   }
   spec.solver = parse_solver(node["solver"], source, path + ".solver");
+  spec.capabilities = parse_capabilities(node["capabilities"], source, path + ".capabilities");
   return spec;
 }
 

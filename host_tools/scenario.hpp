@@ -16,6 +16,7 @@ struct SlaveSpec {
   std::string model;
   std::map<std::string, double, std::less<>> parameters;  ///< overrides of the defaults
   models::SolverSettings solver;
+  models::CapabilityLimits capabilities;  ///< declared limits (device emulation)
   std::string where;  ///< "file:line: slaves.left" for messages
 };
 

@@ -20,7 +20,7 @@ System build_system(const Scenario& scenario, const models::ModelCatalog& catalo
   System system;
   for (const SlaveSpec& spec : scenario.slaves) {
     try {
-      system.add_slave(spec.name, models::make_ode_slave(spec.name, create_model(spec, catalog), spec.solver));
+      system.add_slave(spec.name, models::make_ode_slave(spec.name, create_model(spec, catalog), spec.solver, spec.capabilities));
     } catch (const ConfigurationError& error) {
       const std::string message = error.what();
       if (message.rfind(scenario.source, 0) == 0) throw;

@@ -42,6 +42,32 @@ SlaveDescription describe(const Model& model) {
   return description;
 }
 
+// Declared limits only remove capabilities (a device emulated by a model).
+void apply_limits(const std::string& slave_name, const CapabilityLimits& limits,
+                  SlaveCapabilities& capabilities) {
+  if (limits.max_input_degree) {
+    if (*limits.max_input_degree < 0 || *limits.max_input_degree > capabilities.max_input_degree) {
+      configuration_error(slave_name, "max_input_degree must be between 0 and " +
+                                          std::to_string(capabilities.max_input_degree));
+    }
+    capabilities.max_input_degree = *limits.max_input_degree;
+  }
+  if (limits.output_derivative_order) {
+    if (*limits.output_derivative_order < 0 ||
+        *limits.output_derivative_order > capabilities.output_derivative_order) {
+      configuration_error(slave_name, "output_derivative_order must be between 0 and " +
+                                          std::to_string(capabilities.output_derivative_order) +
+                                          " (what its model provides)");
+    }
+    capabilities.output_derivative_order = *limits.output_derivative_order;
+  }
+  if (limits.imposed_step < 0) configuration_error(slave_name, "imposed_step must be >= 0");
+  capabilities.imposed_step = limits.imposed_step;
+  capabilities.variable_step = limits.imposed_step == 0;
+  capabilities.can_rollback = limits.can_rollback;
+  capabilities.intermediate_samples = limits.intermediate_samples;
+}
+
 void check_settings(const std::string& slave_name, const SolverSettings& settings) {
   if (!(settings.relative_tolerance > 0.0) || !std::isfinite(settings.relative_tolerance) ||
       !(settings.absolute_tolerance > 0.0) || !std::isfinite(settings.absolute_tolerance)) {
@@ -83,12 +109,14 @@ std::unique_ptr<Solver> make_solver(const std::string& slave_name, const Model& 
 
 class OdeSlave final : public Slave, private SampleSink {
  public:
-  OdeSlave(std::string name, std::unique_ptr<Model> model, const SolverSettings& settings)
+  OdeSlave(std::string name, std::unique_ptr<Model> model, const SolverSettings& settings,
+           const CapabilityLimits& limits)
       : name_(std::move(name)), model_(std::move(model)) {
     if (!model_) configuration_error(name_, "no model given");
     check_settings(name_, settings);
     check_events(name_, model_->time_events());
     description_ = describe(*model_);
+    apply_limits(name_, limits, description_.capabilities);
     solver_ = make_solver(name_, *model_, settings);
   }
 
@@ -138,6 +166,7 @@ class OdeSlave final : public Slave, private SampleSink {
 
   void save_state() override {
     require_set_up("save_state");
+    if (!description_.capabilities.can_rollback) violation("save_state on a slave declared rollback-less");
     std::copy(state_.begin(), state_.end(), saved_state_.begin());
     saved_time_ = current_time_;
     has_saved_state_ = true;
@@ -145,6 +174,7 @@ class OdeSlave final : public Slave, private SampleSink {
 
   void restore_state() override {
     require_set_up("restore_state");
+    if (!description_.capabilities.can_rollback) violation("restore_state on a slave declared rollback-less");
     if (!has_saved_state_) violation("restore_state without a saved state");
     // CVODE is re-initialized at every segment start, so x and t are the whole
     // state: the re-run is bit-identical (see solver.hpp).
@@ -272,8 +302,9 @@ class OdeSlave final : public Slave, private SampleSink {
 }  // namespace
 
 std::unique_ptr<Slave> make_ode_slave(std::string name, std::unique_ptr<Model> model,
-                                      const SolverSettings& settings) {
-  return std::make_unique<OdeSlave>(std::move(name), std::move(model), settings);
+                                      const SolverSettings& settings,
+                                      const CapabilityLimits& limits) {
+  return std::make_unique<OdeSlave>(std::move(name), std::move(model), settings, limits);
 }
 
 }  // namespace couplet::models

@@ -7,6 +7,7 @@
 // CVODE (BDF or Adams), forward Euler with k substeps (Glumac eq. 45), or the
 // exact matrix-exponential solution of a linear model.
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "models/model.hpp"
@@ -26,6 +27,17 @@ struct SolverSettings {
   int euler_substeps = 1;          ///< k internal forward-Euler steps per macro step
 };
 
+/// Restrictions a scenario declares so that a model slave behaves like a device
+/// (DESIGN §4.3: "device-like slaves can be emulated"). They only ever remove
+/// capabilities; step requests outside them are rejected as protocol violations.
+struct CapabilityLimits {
+  std::optional<int> max_input_degree;         ///< e.g. 0: a device that takes ZOH only
+  std::optional<int> output_derivative_order;  ///< fewer derivatives than the model gives
+  Time imposed_step = 0;                       ///< > 0: steps only on this grid (ticks)
+  bool can_rollback = true;                    ///< false: rollback-less, as hardware is
+  bool intermediate_samples = true;            ///< false: outputs at communication times only
+};
+
 /// A slave integrating `model` with the solver chosen by `settings`.
 /// A solver failure in step() throws SlaveError naming the slave, the time and the
 /// reason (for CVODE its flag name); the state is then undefined until
@@ -34,6 +46,7 @@ struct SolverSettings {
 /// Throws ConfigurationError naming `name` when the model or the settings are
 /// unusable (null model, bad tolerances, the exact solver on a nonlinear model...).
 std::unique_ptr<Slave> make_ode_slave(std::string name, std::unique_ptr<Model> model,
-                                      const SolverSettings& settings);
+                                      const SolverSettings& settings,
+                                      const CapabilityLimits& limits = {});
 
 }  // namespace couplet::models

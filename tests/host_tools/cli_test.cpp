@@ -130,3 +130,35 @@ TEST(Cli, MissingFileAndBadOverrideExitNonZero) {
 
 }  // namespace
 }  // namespace couplet::testing
+
+namespace couplet::testing {
+namespace {
+
+TEST(Cli, DeclaredCapabilitiesAreEnforced) {
+  const std::string scenario = write_scenario("capabilities", kValidScenario);
+  CommandResult result = couplet("validate " + scenario + " --set slaves.right.capabilities.max_input_degree=0 --set algorithm.input_order=1");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("slave 'right' accepts input polynomials of degree at most 0"), std::string::npos) << result.output;
+  result = couplet("validate " + scenario + " --set slaves.right.capabilities.imposed_step=0.03");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("slave 'right' imposes a step"), std::string::npos) << result.output;
+  result = couplet("validate " + scenario + " --set slaves.right.capabilities.imposed_step=0.05");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  result = couplet("validate " + scenario + " --set slaves.left.capabilities.output_derivative_order=9");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("output_derivative_order"), std::string::npos) << result.output;
+}
+
+TEST(Cli, RollbackLessAndSamplelessSlavesRunWithJacobi) {
+  const auto directory = fresh_directory("cli-device");
+  const CommandResult result = couplet("run " + write_scenario("device", kValidScenario) + " -o " + directory.string() +
+                                       " --set slaves.right.capabilities.rollback=false"
+                                       " --set slaves.left.capabilities.intermediate_samples=false");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  std::ifstream summary_file(directory / "summary.json");
+  const auto summary = nlohmann::json::parse(summary_file);
+  EXPECT_EQ(summary.at("evaluation").at("interpolated_slaves"), nlohmann::json::array({"left"}));
+}
+
+}  // namespace
+}  // namespace couplet::testing
