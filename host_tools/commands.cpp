@@ -217,7 +217,7 @@ std::string describe_models(const models::ModelCatalog& catalog) {
     text << "\n  parameters:\n";
     for (const models::ParameterDescription& parameter : model.parameters) {
       text << "    " << std::left << std::setw(14) << parameter.name << " = " << std::setw(10)
-           << format_number(parameter.default_value) << "  " << parameter.meaning << "\n";
+           << parameter.default_value << "  " << parameter.meaning << "\n";
     }
   }
   return text.str();
