@@ -5,26 +5,9 @@
 // global allocation functions and reported as a counter (target: 0).
 #include <benchmark/benchmark.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
 #include "runtime/algorithms/jacobi.hpp"
 #include "runtime/sequential_executor.hpp"
-
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-
-namespace {
-std::atomic<long> allocation_count{0};
-}  // namespace
-
-void* operator new(std::size_t size) {
-  allocation_count.fetch_add(1, std::memory_order_relaxed);
-  if (void* memory = std::malloc(size == 0 ? 1 : size)) return memory;
-  throw std::bad_alloc();
-}
-void operator delete(void* memory) noexcept { std::free(memory); }
-void operator delete(void* memory, std::size_t) noexcept { std::free(memory); }
+#include "support/allocation_counter.hpp"
 
 namespace couplet {
 namespace {
@@ -79,12 +62,12 @@ void BM_JacobiMacroStep(benchmark::State& state) {
     SequentialExecutor executor(system, jacobi, 0, 10'000 * kStep, {});
     executor.initialize();
     executor.advance();  // the first step may size buffers
-    const long before = allocation_count.load();
+    const long before = testing::allocations();
     state.ResumeTiming();
     while (executor.advance()) {
     }
     state.PauseTiming();
-    allocations += allocation_count.load() - before;
+    allocations += testing::allocations() - before;
     steps += static_cast<std::int64_t>(executor.counters().macro_steps) - 1;
     state.ResumeTiming();
   }

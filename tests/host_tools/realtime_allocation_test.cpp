@@ -3,40 +3,17 @@
 // global allocation functions of this test program.
 #include <gtest/gtest.h>
 
-#include <atomic>
-
-// The replacement operators below pair malloc with free on purpose.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#include <cstdlib>
-#include <new>
-
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/system_builder.hpp"
 #include "runtime/sequential_executor.hpp"
+#include "support/allocation_counter.hpp"
 #include "test_support.hpp"
-
-namespace {
-std::atomic<long> allocation_count{0};
-}  // namespace
-
-void* operator new(std::size_t size) {
-  allocation_count.fetch_add(1, std::memory_order_relaxed);
-  if (void* memory = std::malloc(size == 0 ? 1 : size)) return memory;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) { return operator new(size); }
-void operator delete(void* memory) noexcept { std::free(memory); }
-void operator delete[](void* memory) noexcept { std::free(memory); }
-void operator delete(void* memory, std::size_t) noexcept { std::free(memory); }
-void operator delete[](void* memory, std::size_t) noexcept { std::free(memory); }
 
 namespace couplet::testing {
 namespace {
 
 long allocations_after_first_step(const std::vector<std::string>& assignments) {
-  std::vector<std::pair<std::string, std::string>> overrides;
-  for (const std::string& assignment : assignments) overrides.push_back(tools::parse_override(assignment));
-  const tools::Scenario scenario = tools::load_scenario(scenario_path("two_mass_switch.yaml"), overrides);
+  const tools::Scenario scenario = load("two_mass_switch.yaml", assignments);
   System system = tools::build_system(scenario, models::ModelCatalog::builtin());
   const auto algorithm = tools::make_algorithm(scenario);
   SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
@@ -45,19 +22,19 @@ long allocations_after_first_step(const std::vector<std::string>& assignments) {
   // Warm-up: the whole first macro step, including the re-evaluation of feedthrough
   // outputs at its end (the plans until the second macro step has been stepped).
   while (executor.counters().macro_steps < 2) EXPECT_TRUE(executor.advance());
-  const long before = allocation_count.load();
+  const long before = allocations();
   while (executor.advance()) {
   }
-  const long after = allocation_count.load();
+  const long after = allocations();
   EXPECT_GT(executor.counters().macro_steps, 100U);
   return after - before;
 }
 
 TEST(RealtimeAllocation, CountingHookSeesAllocations) {
-  const long before = allocation_count.load();
+  const long before = allocations();
   auto* probe = new std::vector<double>(16);
   delete probe;
-  EXPECT_GE(allocation_count.load() - before, 2);
+  EXPECT_GE(allocations() - before, 2);
 }
 
 TEST(RealtimeAllocation, JacobiWithCvodeSlavesAllocatesNothingAfterTheFirstStep) {

@@ -20,12 +20,16 @@ inline std::filesystem::path fresh_directory(const std::string& name) {
   return directory;
 }
 
-inline nlohmann::json run(const std::string& scenario, const std::vector<std::string>& assignments,
-                          const std::string& directory_name) {
+/// A scenario of scenarios/ with `key.path=value` overrides.
+inline tools::Scenario load(const std::string& scenario, const std::vector<std::string>& assignments) {
   std::vector<std::pair<std::string, std::string>> overrides;
   for (const std::string& assignment : assignments) overrides.push_back(tools::parse_override(assignment));
-  const tools::Scenario loaded = tools::load_scenario(scenario_path(scenario), overrides);
-  return tools::run_scenario(loaded, {fresh_directory(directory_name).string(), false});
+  return tools::load_scenario(scenario_path(scenario), overrides);
+}
+
+inline nlohmann::json run(const std::string& scenario, const std::vector<std::string>& assignments,
+                          const std::string& directory_name) {
+  return tools::run_scenario(load(scenario, assignments), {fresh_directory(directory_name).string(), false});
 }
 
 inline double nrmse(const nlohmann::json& summary, const std::string& signal) {

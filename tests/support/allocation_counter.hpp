@@ -1,0 +1,27 @@
+#pragma once
+// A counting hook on the global allocation functions, for proving that a stepping
+// loop does not allocate (DESIGN §3 real-time path). Replacing operator new is
+// per program: include this header in exactly one source file of a test or
+// benchmark program.
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+// The replacement operators pair malloc with free on purpose.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+
+namespace couplet::testing {
+inline std::atomic<long> allocation_count{0};
+inline long allocations() { return allocation_count.load(std::memory_order_relaxed); }
+}  // namespace couplet::testing
+
+void* operator new(std::size_t size) {
+  couplet::testing::allocation_count.fetch_add(1, std::memory_order_relaxed);
+  if (void* memory = std::malloc(size == 0 ? 1 : size)) return memory;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) { return operator new(size); }
+void operator delete(void* memory) noexcept { std::free(memory); }
+void operator delete[](void* memory) noexcept { std::free(memory); }
+void operator delete(void* memory, std::size_t) noexcept { std::free(memory); }
+void operator delete[](void* memory, std::size_t) noexcept { std::free(memory); }
