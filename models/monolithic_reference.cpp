@@ -1,0 +1,641 @@
+#include "models/monolithic_reference.hpp"
+
+#include <cvode/cvode.h>
+#include <nvector/nvector_serial.h>
+#include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <type_traits>
+#include <utility>
+
+#include "runtime/errors.hpp"
+
+namespace couplet::models {
+namespace {
+
+constexpr std::size_t kUnconnected = std::numeric_limits<std::size_t>::max();
+
+std::string time_text(double t) {
+  std::ostringstream text;
+  text.precision(17);
+  text << t;
+  return text.str();
+}
+
+// ---------------------------------------------------------------------------
+// Port graph and evaluation plan.
+//
+// The nodes are the outputs of all subsystems (global index = output offset of
+// the subsystem + output index). An output with direct feedthrough depends on
+// the sources of every input of its subsystem; an output without feedthrough
+// depends on nothing. The strongly connected components of this graph, in
+// dependency order, give the evaluation plan: a single acyclic node is evaluated
+// directly, a cycle (an algebraic loop through feedthrough ports) by Newton.
+// ---------------------------------------------------------------------------
+
+struct EvaluationStep {
+  std::vector<std::size_t> nodes;
+  bool is_loop = false;
+};
+
+/// Tarjan's algorithm; it emits a component only after every component it
+/// depends on, which is exactly the evaluation order.
+class ComponentFinder {
+ public:
+  explicit ComponentFinder(const std::vector<std::vector<std::size_t>>& dependencies)
+      : dependencies_(dependencies),
+        index_(dependencies.size(), kUnconnected),
+        low_link_(dependencies.size(), 0),
+        on_stack_(dependencies.size(), false) {}
+
+  std::vector<EvaluationStep> run() {
+    for (std::size_t node = 0; node < dependencies_.size(); ++node) {
+      if (index_[node] == kUnconnected) visit(node);
+    }
+    return std::move(steps_);
+  }
+
+ private:
+  void visit(std::size_t node) {
+    index_[node] = low_link_[node] = next_index_++;
+    stack_.push_back(node);
+    on_stack_[node] = true;
+    for (const std::size_t dependency : dependencies_[node]) {
+      if (index_[dependency] == kUnconnected) {
+        visit(dependency);
+        low_link_[node] = std::min(low_link_[node], low_link_[dependency]);
+      } else if (on_stack_[dependency]) {
+        low_link_[node] = std::min(low_link_[node], index_[dependency]);
+      }
+    }
+    if (low_link_[node] != index_[node]) return;
+    EvaluationStep step;
+    std::size_t member = 0;
+    do {
+      member = stack_.back();
+      stack_.pop_back();
+      on_stack_[member] = false;
+      step.nodes.push_back(member);
+    } while (member != node);
+    std::sort(step.nodes.begin(), step.nodes.end());
+    const auto& own = dependencies_[node];
+    const bool self_loop = std::find(own.begin(), own.end(), node) != own.end();
+    step.is_loop = step.nodes.size() > 1 || self_loop;
+    steps_.push_back(std::move(step));
+  }
+
+  const std::vector<std::vector<std::size_t>>& dependencies_;
+  std::vector<std::size_t> index_, low_link_;
+  std::vector<bool> on_stack_;
+  std::vector<std::size_t> stack_;
+  std::vector<EvaluationStep> steps_;
+  std::size_t next_index_ = 0;
+};
+
+/// Newton workspace of one algebraic loop, allocated once.
+struct LoopWorkspace {
+  Eigen::VectorXd values, residual, perturbed_residual, step;
+  Eigen::MatrixXd jacobian;
+  Eigen::FullPivLU<Eigen::MatrixXd> factorization;
+
+  explicit LoopWorkspace(Eigen::Index size)
+      : values(Eigen::VectorXd::Zero(size)),
+        residual(size),
+        perturbed_residual(size),
+        step(size),
+        jacobian(size, size),
+        factorization(size, size) {}
+};
+
+// ---------------------------------------------------------------------------
+// The assembled system: concatenated states, connection equations, f and g.
+// ---------------------------------------------------------------------------
+
+class AssembledSystem {
+ public:
+  AssembledSystem(std::span<const MonolithicSubsystem> subsystems,
+                  std::span<const MonolithicConnection> connections)
+      : subsystems_(subsystems.begin(), subsystems.end()) {
+    compute_offsets();
+    connect(connections);
+    plan_evaluation();
+  }
+
+  std::size_t state_count() const { return state_offset_.back(); }
+  std::size_t subsystem_count() const { return subsystems_.size(); }
+  std::size_t output_count(std::size_t subsystem) const {
+    return output_offset_[subsystem + 1] - output_offset_[subsystem];
+  }
+
+  void initial_state(std::span<double> x) const {
+    for (std::size_t s = 0; s < subsystems_.size(); ++s) {
+      subsystems_[s].model->initial_state(state_slice(s, x));
+    }
+  }
+
+  /// Distinct event times of all models strictly inside (start, end), sorted.
+  std::vector<double> event_times(double start, double end) const {
+    std::vector<double> events;
+    for (const auto& subsystem : subsystems_) {
+      for (const double event : subsystem.model->time_events()) {
+        if (event > start && event < end) events.push_back(event);
+      }
+    }
+    std::sort(events.begin(), events.end());
+    events.erase(std::unique(events.begin(), events.end()), events.end());
+    return events;
+  }
+
+  /// Solves u_target = y_source at (t, x); afterwards every output and input is
+  /// consistent.
+  void solve_connections(double t, std::span<const double> x) {
+    // Unknown inputs are zeroed so that a pass never depends on the previous
+    // one; outputs without feedthrough must not read them anyway.
+    std::fill(input_values_.begin(), input_values_.end(), 0.0);
+    std::fill(outputs_stale_.begin(), outputs_stale_.end(), true);
+    std::size_t loop = 0;
+    for (const auto& step : steps_) {
+      if (step.is_loop) {
+        solve_loop(t, x, step, loops_[loop++]);
+      } else {
+        evaluate_node(t, x, step.nodes.front());
+      }
+    }
+  }
+
+  void derivatives(double t, std::span<const double> x, std::span<double> dxdt) {
+    solve_connections(t, x);
+    for (std::size_t s = 0; s < subsystems_.size(); ++s) {
+      subsystems_[s].model->derivatives(t, state_slice(s, x), input_slice(s), state_slice(s, dxdt));
+    }
+  }
+
+  /// The outputs of one subsystem after solve_connections.
+  std::span<const double> outputs(std::size_t subsystem) const {
+    return std::span<const double>(node_values_)
+        .subspan(output_offset_[subsystem], output_count(subsystem));
+  }
+
+ private:
+  template <typename Value>
+  std::span<Value> state_slice(std::size_t subsystem, std::span<Value> x) const {
+    return x.subspan(state_offset_[subsystem],
+                     state_offset_[subsystem + 1] - state_offset_[subsystem]);
+  }
+  std::span<const double> input_slice(std::size_t subsystem) const {
+    return std::span<const double>(input_values_)
+        .subspan(input_offset_[subsystem], input_offset_[subsystem + 1] - input_offset_[subsystem]);
+  }
+
+  void compute_offsets() {
+    state_offset_.assign(1, 0);
+    input_offset_.assign(1, 0);
+    output_offset_.assign(1, 0);
+    for (const auto& subsystem : subsystems_) {
+      if (subsystem.model == nullptr) {
+        throw ConfigurationError("monolithic reference: subsystem '" + subsystem.name +
+                                 "' has no model");
+      }
+      state_offset_.push_back(state_offset_.back() + subsystem.model->state_count());
+      input_offset_.push_back(input_offset_.back() + subsystem.model->input_count());
+      output_offset_.push_back(output_offset_.back() + subsystem.model->output_count());
+    }
+    for (std::size_t s = 0; s < subsystems_.size(); ++s) {
+      for (std::size_t i = input_offset_[s]; i < input_offset_[s + 1]; ++i) {
+        subsystem_of_input_.push_back(s);
+      }
+      for (std::size_t o = output_offset_[s]; o < output_offset_[s + 1]; ++o) {
+        subsystem_of_node_.push_back(s);
+      }
+    }
+    input_values_.assign(input_offset_.back(), 0.0);
+    node_values_.assign(output_offset_.back(), 0.0);
+    output_scratch_.assign(output_offset_.back(), 0.0);
+    outputs_stale_.assign(subsystems_.size(), true);
+  }
+
+  std::string input_name(std::size_t subsystem, std::size_t input) const {
+    return subsystems_[subsystem].name + "." +
+           subsystems_[subsystem].model->description().inputs[input];
+  }
+
+  void connect(std::span<const MonolithicConnection> connections) {
+    source_of_input_.assign(input_offset_.back(), kUnconnected);
+    targets_of_node_.assign(output_offset_.back(), {});
+    for (const auto& connection : connections) {
+      check_indices(connection);
+      const std::size_t input =
+          input_offset_[connection.target_subsystem] + connection.target_input;
+      if (source_of_input_[input] != kUnconnected) {
+        throw ConfigurationError("monolithic reference: input '" +
+                                 input_name(connection.target_subsystem, connection.target_input) +
+                                 "' is connected more than once; connect each input exactly once");
+      }
+      const std::size_t node =
+          output_offset_[connection.source_subsystem] + connection.source_output;
+      source_of_input_[input] = node;
+      targets_of_node_[node].push_back(input);
+    }
+    for (std::size_t s = 0; s < subsystems_.size(); ++s) {
+      for (std::size_t i = 0; i < subsystems_[s].model->input_count(); ++i) {
+        if (source_of_input_[input_offset_[s] + i] == kUnconnected) {
+          throw ConfigurationError("monolithic reference: input '" + input_name(s, i) +
+                                   "' is not connected; connect each input exactly once");
+        }
+      }
+    }
+  }
+
+  void check_indices(const MonolithicConnection& connection) const {
+    const auto describe = [](std::size_t subsystem, std::size_t port) {
+      return "(" + std::to_string(subsystem) + ", " + std::to_string(port) + ")";
+    };
+    const std::size_t count = subsystems_.size();
+    if (connection.source_subsystem >= count ||
+        connection.source_output >=
+            subsystems_[connection.source_subsystem].model->output_count()) {
+      throw ConfigurationError("monolithic reference: connection source " +
+                               describe(connection.source_subsystem, connection.source_output) +
+                               " names no output");
+    }
+    if (connection.target_subsystem >= count ||
+        connection.target_input >= subsystems_[connection.target_subsystem].model->input_count()) {
+      throw ConfigurationError("monolithic reference: connection target " +
+                               describe(connection.target_subsystem, connection.target_input) +
+                               " names no input");
+    }
+  }
+
+  void plan_evaluation() {
+    std::vector<std::vector<std::size_t>> dependencies(output_offset_.back());
+    for (std::size_t s = 0; s < subsystems_.size(); ++s) {
+      const auto& outputs = subsystems_[s].model->description().outputs;
+      for (std::size_t o = 0; o < outputs.size(); ++o) {
+        if (!outputs[o].direct_feedthrough) continue;
+        for (std::size_t i = input_offset_[s]; i < input_offset_[s + 1]; ++i) {
+          dependencies[output_offset_[s] + o].push_back(source_of_input_[i]);
+        }
+      }
+    }
+    steps_ = ComponentFinder(dependencies).run();
+    for (const auto& step : steps_) {
+      if (step.is_loop) loops_.emplace_back(static_cast<Eigen::Index>(step.nodes.size()));
+    }
+  }
+
+  void evaluate_outputs(double t, std::span<const double> x, std::size_t subsystem) {
+    if (!outputs_stale_[subsystem]) return;
+    const auto scratch = std::span<double>(output_scratch_)
+                             .subspan(output_offset_[subsystem], output_count(subsystem));
+    subsystems_[subsystem].model->outputs(t, state_slice(subsystem, x), input_slice(subsystem),
+                                          scratch);
+    outputs_stale_[subsystem] = false;
+  }
+
+  /// Sets an output's value and copies it to every input it feeds.
+  void assign_node(std::size_t node, double value) {
+    node_values_[node] = value;
+    for (const std::size_t input : targets_of_node_[node]) {
+      input_values_[input] = value;
+      outputs_stale_[subsystem_of_input_[input]] = true;
+    }
+  }
+
+  void evaluate_node(double t, std::span<const double> x, std::size_t node) {
+    evaluate_outputs(t, x, subsystem_of_node_[node]);
+    assign_node(node, output_scratch_[node]);
+  }
+
+  /// r(v) = g(v) − v for the loop outputs v.
+  void loop_residual(double t, std::span<const double> x, const EvaluationStep& loop,
+                     const Eigen::VectorXd& values, Eigen::VectorXd& residual) {
+    for (std::size_t j = 0; j < loop.nodes.size(); ++j) {
+      assign_node(loop.nodes[j], values[static_cast<Eigen::Index>(j)]);
+    }
+    for (std::size_t j = 0; j < loop.nodes.size(); ++j) {
+      const std::size_t node = loop.nodes[j];
+      evaluate_outputs(t, x, subsystem_of_node_[node]);
+      const auto row = static_cast<Eigen::Index>(j);
+      residual[row] = output_scratch_[node] - values[row];
+    }
+  }
+
+  /// Newton with a forward-difference Jacobian, warm-started from the previous
+  /// solution (consecutive right-hand sides are close). Linear loops converge in
+  /// two or three iterations; the stop is at roundoff, about 1e-14 relative.
+  void solve_loop(double t, std::span<const double> x, const EvaluationStep& loop,
+                  LoopWorkspace& work) {
+    constexpr int kMaxIterations = 50;
+    constexpr double kTolerance = 1e-14;
+    // With an ill-conditioned Jacobian the step stalls at roundoff above 1e-14;
+    // a stalled step this small is accepted as converged.
+    constexpr double kStallTolerance = 1e-9;
+    const double perturbation_scale = std::sqrt(std::numeric_limits<double>::epsilon());
+    const auto size = work.values.size();
+    double previous_step = std::numeric_limits<double>::infinity();
+    for (int iteration = 0; iteration < kMaxIterations; ++iteration) {
+      loop_residual(t, x, loop, work.values, work.residual);
+      if (work.residual.lpNorm<Eigen::Infinity>() == 0.0) return;
+      for (Eigen::Index column = 0; column < size; ++column) {
+        const double saved = work.values[column];
+        const double delta = perturbation_scale * std::max(std::abs(saved), 1.0);
+        work.values[column] = saved + delta;
+        loop_residual(t, x, loop, work.values, work.perturbed_residual);
+        work.values[column] = saved;
+        work.jacobian.col(column) = (work.perturbed_residual - work.residual) / delta;
+      }
+      work.factorization.compute(work.jacobian);
+      if (!work.factorization.isInvertible()) {
+        throw SlaveError("monolithic reference: algebraic loop through " + loop_names(loop) +
+                         " has a singular Jacobian at t = " + time_text(t));
+      }
+      work.step = -work.factorization.solve(work.residual);
+      work.values += work.step;
+      const double step_norm = work.step.lpNorm<Eigen::Infinity>();
+      const double scale = work.values.lpNorm<Eigen::Infinity>();
+      const bool converged = step_norm <= kTolerance * scale;
+      const bool stalled = step_norm >= 0.5 * previous_step && step_norm <= kStallTolerance * scale;
+      if (converged || stalled) {
+        // Leave inputs and outputs consistent with the accepted values.
+        loop_residual(t, x, loop, work.values, work.residual);
+        return;
+      }
+      previous_step = step_norm;
+    }
+    throw SlaveError("monolithic reference: algebraic loop through " + loop_names(loop) +
+                     " did not converge at t = " + time_text(t));
+  }
+
+  std::string loop_names(const EvaluationStep& loop) const {
+    std::string names;
+    for (const std::size_t node : loop.nodes) {
+      const std::size_t s = subsystem_of_node_[node];
+      if (!names.empty()) names += ", ";
+      names += subsystems_[s].name + "." +
+               subsystems_[s].model->description().outputs[node - output_offset_[s]].name;
+    }
+    return names;
+  }
+
+  std::vector<MonolithicSubsystem> subsystems_;
+  std::vector<std::size_t> state_offset_, input_offset_, output_offset_;
+  std::vector<std::size_t> subsystem_of_input_, subsystem_of_node_;
+  std::vector<std::size_t> source_of_input_;
+  std::vector<std::vector<std::size_t>> targets_of_node_;
+  std::vector<double> input_values_, node_values_, output_scratch_;
+  std::vector<bool> outputs_stale_;
+  std::vector<EvaluationStep> steps_;
+  std::vector<LoopWorkspace> loops_;
+};
+
+// ---------------------------------------------------------------------------
+// CVODE driver: one integrator, re-initialised at every event.
+// ---------------------------------------------------------------------------
+
+struct SundialsDeleter {
+  void operator()(N_Vector vector) const { N_VDestroy(vector); }
+  void operator()(SUNMatrix matrix) const { SUNMatDestroy(matrix); }
+  void operator()(SUNLinearSolver solver) const { SUNLinSolFree(solver); }
+};
+
+struct CvodeMemoryDeleter {
+  void operator()(void* memory) const { CVodeFree(&memory); }
+};
+
+class SundialsContext {
+ public:
+  SundialsContext() {
+    if (SUNContext_Create(nullptr, &context_) != 0) {
+      throw SlaveError("monolithic reference: SUNContext_Create failed");
+    }
+  }
+  ~SundialsContext() { SUNContext_Free(&context_); }
+  SundialsContext(const SundialsContext&) = delete;
+  SundialsContext& operator=(const SundialsContext&) = delete;
+  SUNContext get() const { return context_; }
+
+ private:
+  SUNContext context_ = nullptr;
+};
+
+class CvodeIntegrator {
+ public:
+  CvodeIntegrator(AssembledSystem& system, const MonolithicSettings& settings, double start)
+      : system_(system), size_(static_cast<sunindextype>(system.state_count())) {
+    state_.reset(N_VNew_Serial(size_, context_.get()));
+    matrix_.reset(SUNDenseMatrix(size_, size_, context_.get()));
+    if (!state_ || !matrix_) throw SlaveError("monolithic reference: SUNDIALS allocation failed");
+    linear_solver_.reset(SUNLinSol_Dense(state_.get(), matrix_.get(), context_.get()));
+    memory_owner_.reset(CVodeCreate(CV_BDF, context_.get()));
+    memory_ = memory_owner_.get();
+    if (!linear_solver_ || memory_ == nullptr) {
+      throw SlaveError("monolithic reference: SUNDIALS allocation failed");
+    }
+    system_.initial_state(state());
+    check(CVodeSetErrHandlerFn(memory_, &CvodeIntegrator::record_error, this),
+          "CVodeSetErrHandlerFn", start);
+    check(CVodeInit(memory_, &CvodeIntegrator::right_hand_side, start, state_.get()), "CVodeInit",
+          start);
+    check(CVodeSetUserData(memory_, this), "CVodeSetUserData", start);
+    check(CVodeSStolerances(memory_, settings.relative_tolerance, settings.absolute_tolerance),
+          "CVodeSStolerances", start);
+    check(CVodeSetLinearSolver(memory_, linear_solver_.get(), matrix_.get()),
+          "CVodeSetLinearSolver", start);
+    // Grid points may be far apart; at these tolerances the default 500 steps
+    // per call is far too few. Still bounded: when t + h == t (a model that
+    // fails just ahead), CVODE would otherwise step in place without end.
+    check(CVodeSetMaxNumSteps(memory_, 1'000'000), "CVodeSetMaxNumSteps", start);
+    segment_start_ = start;
+  }
+  CvodeIntegrator(const CvodeIntegrator&) = delete;
+  CvodeIntegrator& operator=(const CvodeIntegrator&) = delete;
+
+  /// Starts integrating [start, end] from the current state. The equations
+  /// switch at `end`, so the right-hand side sees times clamped below it.
+  void begin_segment(double start, double end, bool first) {
+    if (!first) check(CVodeReInit(memory_, start, state_.get()), "CVodeReInit", start);
+    check(CVodeSetStopTime(memory_, end), "CVodeSetStopTime", start);
+    segment_start_ = start;
+    latest_equation_time_ = std::nextafter(end, -std::numeric_limits<double>::infinity());
+    stepped_ = false;
+  }
+
+  /// Integrates (or interpolates) to `time` inside the current segment.
+  std::span<const double> advance_to(double time) {
+    // CVODE refuses a first output time within roundoff of the initial time;
+    // the state there is the initial state to roundoff.
+    const double roundoff = 4.0 * std::numeric_limits<double>::epsilon() *
+                            std::max(std::abs(segment_start_), std::abs(time));
+    if (!stepped_ && time - segment_start_ <= roundoff) return state();
+    double reached = 0.0;
+    last_message_.clear();
+    const int flag = CVode(memory_, time, state_.get(), &reached, CV_NORMAL);
+    if (flag < 0) fail(flag, "CVode", time);
+    stepped_ = true;
+    return state();
+  }
+
+ private:
+  std::span<double> state() {
+    return {N_VGetArrayPointer_Serial(state_.get()), static_cast<std::size_t>(size_)};
+  }
+
+  static int right_hand_side(sunrealtype t, N_Vector x, N_Vector dxdt, void* user_data) {
+    auto& self = *static_cast<CvodeIntegrator*>(user_data);
+    // The equations of this segment hold on [start, end); CVODE evaluates at
+    // the stop time itself, where the model would already switch.
+    const double time = std::clamp(t, self.segment_start_, self.latest_equation_time_);
+    const auto size = static_cast<std::size_t>(self.size_);
+    const std::span<double> derivatives{N_VGetArrayPointer_Serial(dxdt), size};
+    try {
+      self.system_.derivatives(time, {N_VGetArrayPointer_Serial(x), size}, derivatives);
+    } catch (...) {
+      // Exceptions must not cross CVODE's C frames; rethrown after CVode returns.
+      self.pending_error_ = std::current_exception();
+      return -1;
+    }
+    // A NaN would poison CVODE's step-size control (it can loop forever); a
+    // recoverable failure makes it retry with a smaller step, and give up
+    // with a flag if that does not help.
+    const bool finite = std::all_of(derivatives.begin(), derivatives.end(),
+                                    [](double value) { return std::isfinite(value); });
+    return finite ? 0 : 1;
+  }
+
+  static void record_error(int, const char* module, const char* function, char* message,
+                           void* user_data) {
+    auto& self = *static_cast<CvodeIntegrator*>(user_data);
+    self.last_message_ = std::string(module) + "::" + function + ": " + message;
+  }
+
+  void check(int flag, const char* call, double time) {
+    if (flag < 0) fail(flag, call, time);
+  }
+
+  [[noreturn]] void fail(int flag, const char* call, double time) {
+    if (pending_error_) std::rethrow_exception(std::exchange(pending_error_, nullptr));
+    char* raw_name = CVodeGetReturnFlagName(flag);  // malloc'ed by SUNDIALS
+    const std::string name = raw_name != nullptr ? raw_name : std::to_string(flag);
+    std::free(raw_name);
+    double reached = time;
+    if (memory_ != nullptr) CVodeGetCurrentTime(memory_, &reached);
+    throw SlaveError("monolithic reference: " + std::string(call) + " failed at t = " +
+                     time_text(reached) + " integrating towards t = " + time_text(time) + " (" +
+                     name + ")" + (last_message_.empty() ? "" : ": " + last_message_));
+  }
+
+  AssembledSystem& system_;
+  SundialsContext context_;
+  sunindextype size_;
+  std::unique_ptr<std::remove_pointer_t<N_Vector>, SundialsDeleter> state_;
+  std::unique_ptr<std::remove_pointer_t<SUNMatrix>, SundialsDeleter> matrix_;
+  std::unique_ptr<std::remove_pointer_t<SUNLinearSolver>, SundialsDeleter> linear_solver_;
+  // Declared after the vectors and solvers it uses, so it is freed before them.
+  std::unique_ptr<void, CvodeMemoryDeleter> memory_owner_;
+  void* memory_ = nullptr;
+  double segment_start_ = 0.0;
+  double latest_equation_time_ = 0.0;
+  bool stepped_ = false;
+  std::exception_ptr pending_error_;
+  std::string last_message_;
+};
+
+// ---------------------------------------------------------------------------
+// solve_monolithic
+// ---------------------------------------------------------------------------
+
+void check_interval_and_grid(double start, double end, std::span<const double> grid) {
+  if (!(end > start)) {
+    throw ConfigurationError("monolithic reference: the end time " + time_text(end) +
+                             " must be after the start time " + time_text(start));
+  }
+  for (std::size_t k = 0; k < grid.size(); ++k) {
+    if (!(grid[k] >= start && grid[k] <= end)) {
+      throw ConfigurationError("monolithic reference: grid time " + time_text(grid[k]) +
+                               " lies outside [" + time_text(start) + ", " + time_text(end) + "]");
+    }
+    if (k > 0 && grid[k] < grid[k - 1]) {
+      throw ConfigurationError("monolithic reference: grid times must increase (" +
+                               time_text(grid[k - 1]) + " then " + time_text(grid[k]) + ")");
+    }
+  }
+}
+
+class SolutionRecorder {
+ public:
+  SolutionRecorder(const AssembledSystem& system, std::span<const double> grid) {
+    solution_.times.assign(grid.begin(), grid.end());
+    for (std::size_t s = 0; s < system.subsystem_count(); ++s) {
+      solution_.outputs.emplace_back();
+      solution_.outputs.back().reserve(grid.size() * system.output_count(s));
+    }
+  }
+
+  void record(const AssembledSystem& system) {
+    for (std::size_t s = 0; s < system.subsystem_count(); ++s) {
+      const auto values = system.outputs(s);
+      solution_.outputs[s].insert(solution_.outputs[s].end(), values.begin(), values.end());
+    }
+  }
+
+  MonolithicSolution take() { return std::move(solution_); }
+
+ private:
+  MonolithicSolution solution_;
+};
+
+/// Pure algebraic systems have no ODE for CVODE: outputs follow from t alone.
+MonolithicSolution solve_stateless(AssembledSystem& system, std::span<const double> grid) {
+  SolutionRecorder recorder(system, grid);
+  for (const double time : grid) {
+    system.solve_connections(time, {});
+    recorder.record(system);
+  }
+  return recorder.take();
+}
+
+}  // namespace
+
+MonolithicSolution solve_monolithic(std::span<const MonolithicSubsystem> subsystems,
+                                    std::span<const MonolithicConnection> connections, double start,
+                                    double end, std::span<const double> grid,
+                                    const MonolithicSettings& settings) {
+  check_interval_and_grid(start, end, grid);
+  AssembledSystem system(subsystems, connections);
+  if (system.state_count() == 0) return solve_stateless(system, grid);
+
+  SolutionRecorder recorder(system, grid);
+  CvodeIntegrator integrator(system, settings, start);
+  std::vector<double> boundaries = system.event_times(start, end);
+  boundaries.push_back(end);
+
+  std::size_t next_grid = 0;
+  double segment_start = start;
+  for (std::size_t k = 0; k < boundaries.size(); ++k) {
+    const double segment_end = boundaries[k];
+    const bool last = k + 1 == boundaries.size();
+    integrator.begin_segment(segment_start, segment_end, k == 0);
+    // A grid point at an event time belongs to the next segment: there the new
+    // equations hold. The final end belongs to the last segment.
+    while (next_grid < grid.size() &&
+           (grid[next_grid] < segment_end || (last && grid[next_grid] <= segment_end))) {
+      const double time = grid[next_grid++];
+      system.solve_connections(time, integrator.advance_to(time));
+      recorder.record(system);
+    }
+    if (!last) integrator.advance_to(segment_end);
+    segment_start = segment_end;
+  }
+  return recorder.take();
+}
+
+}  // namespace couplet::models
