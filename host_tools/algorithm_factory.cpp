@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "host_tools/defect_control_settings.hpp"
 #include "runtime/algorithms/gauss_seidel.hpp"
 #include "runtime/algorithms/jacobi.hpp"
 #include "runtime/errors.hpp"
@@ -33,11 +34,13 @@ FixedStepSettings parse_fixed_step(const YAML::Node& node, const std::string& so
 std::unique_ptr<Algorithm> make_algorithm(const Scenario& scenario) {
   const YAML::Node& node = scenario.algorithm;
   const std::string& source = scenario.source;
-  if (!node.IsMap() || !node["type"]) throw ConfigurationError(locate(source, node, "algorithm.type") + ": missing (jacobi, gauss_seidel)");
+  if (!node.IsMap() || !node["type"]) throw ConfigurationError(locate(source, node, "algorithm.type") + ": missing (jacobi, gauss_seidel, defect_control)");
   const std::string type = require_string(node["type"], source, "algorithm.type");
   if (type == "jacobi") return std::make_unique<Jacobi>(parse_fixed_step(node, source));
   if (type == "gauss_seidel") return std::make_unique<GaussSeidel>(parse_fixed_step(node, source));
-  throw ConfigurationError(locate(source, node["type"], "algorithm.type") + ": unknown algorithm '" + type + "' (jacobi, gauss_seidel)");
+  if (type == "defect_control") return make_defect_control(node, source);
+  throw ConfigurationError(locate(source, node["type"], "algorithm.type") + ": unknown algorithm '" + type +
+                           "' (jacobi, gauss_seidel, defect_control)");
 }
 
 }  // namespace couplet::tools

@@ -1,0 +1,20 @@
+#pragma once
+// The `algorithm` section of a scenario with `type: defect_control`
+// (docs/defect-control.md).
+#include <memory>
+#include <string>
+
+#include "host_tools/scenario.hpp"
+#include "runtime/algorithm.hpp"
+#include "runtime/algorithms/defect_controlled_jacobi.hpp"
+
+namespace couplet::tools {
+
+/// Reads tol, step, initial_step, k_p, k_i, theta_max, min_step, max_step,
+/// input_order, output_order and defect; throws ConfigurationError naming the
+/// file, line and key of an unknown key or a bad value.
+DefectControlSettings parse_defect_control(const YAML::Node& node, const std::string& source);
+
+std::unique_ptr<Algorithm> make_defect_control(const YAML::Node& node, const std::string& source);
+
+}  // namespace couplet::tools
