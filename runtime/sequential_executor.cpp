@@ -57,14 +57,22 @@ void SequentialExecutor::initialize() {
 }
 
 // Feedthrough outputs depend on their inputs at the start time. Without an
-// algebraic loop, one pass per output in the system makes every value consistent
-// whatever the slave order (each pass settles at least one more level of the
-// port graph). With a loop (iterative algorithms only) the passes give a start
+// algebraic loop, each pass settles at least one more level of the graph whose
+// nodes are (output, derivative order): the k-th derivative of a feedthrough
+// output depends on the k-th input derivative, and through the source's
+// dynamics that one on lower orders elsewhere. (orders + 1) × (outputs + 1)
+// passes therefore make every value and derivative consistent whatever the
+// slave order. With a loop (iterative algorithms only) the passes give a start
 // value that the algorithm then iterates on.
 void SequentialExecutor::compute_initial_outputs() {
   const InputSources sources(system_);
-  std::size_t passes = 1;
-  for (const StepSlot& slot : slots_) passes += slot.output_count;
+  std::size_t output_count = 1;
+  int highest_order = 0;
+  for (const StepSlot& slot : slots_) {
+    output_count += slot.output_count;
+    highest_order = std::max(highest_order, slot.output_derivative_order);
+  }
+  const std::size_t passes = static_cast<std::size_t>(highest_order + 1) * output_count;
   for (std::size_t pass = 0; pass < passes; ++pass) {
     for (std::size_t s = 0; s < slots_.size(); ++s) {
       StepSlot& slot = slots_[s];
