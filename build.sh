@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(cmake g++ make libeigen3-dev libsundials-dev libyaml-cpp-dev libcli11-dev
-          libgtest-dev libbenchmark-dev nlohmann-json3-dev)
+          libgtest-dev libbenchmark-dev nlohmann-json3-dev
+          libboost-dev nanopb libnanopb-dev protobuf-compiler python3-protobuf)
 build_dir=${BUILD_DIR:-build}
 
 install_missing() {

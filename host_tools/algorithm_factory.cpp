@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "host_tools/defect_control_settings.hpp"
+#include "host_tools/f3ornits_settings.hpp"
+#include "host_tools/ifosmondi_settings.hpp"
 #include "runtime/algorithms/gauss_seidel.hpp"
 #include "runtime/algorithms/jacobi.hpp"
 #include "runtime/errors.hpp"
@@ -34,13 +36,15 @@ FixedStepSettings parse_fixed_step(const YAML::Node& node, const std::string& so
 std::unique_ptr<Algorithm> make_algorithm(const Scenario& scenario) {
   const YAML::Node& node = scenario.algorithm;
   const std::string& source = scenario.source;
-  if (!node.IsMap() || !node["type"]) throw ConfigurationError(locate(source, node, "algorithm.type") + ": missing (jacobi, gauss_seidel, defect_control)");
+  if (!node.IsMap() || !node["type"]) throw ConfigurationError(locate(source, node, "algorithm.type") + ": missing (jacobi, gauss_seidel, defect_control, f3ornits)");
   const std::string type = require_string(node["type"], source, "algorithm.type");
   if (type == "jacobi") return std::make_unique<Jacobi>(parse_fixed_step(node, source));
   if (type == "gauss_seidel") return std::make_unique<GaussSeidel>(parse_fixed_step(node, source));
   if (type == "defect_control") return make_defect_control(node, source);
+  if (type == "f3ornits") return make_f3ornits(node, source);
+  if (is_ifosmondi_type(type)) return make_ifosmondi(node, source, "algorithm");  // DESIGN §4.4
   throw ConfigurationError(locate(source, node["type"], "algorithm.type") + ": unknown algorithm '" + type +
-                           "' (jacobi, gauss_seidel, defect_control)");
+                           "' (jacobi, gauss_seidel, defect_control, f3ornits, ifosmondi, ifosmondi_jfm)");
 }
 
 }  // namespace couplet::tools

@@ -8,6 +8,9 @@
 #include <sstream>
 
 #include "host_tools/algorithm_factory.hpp"
+#include "host_tools/group_builder.hpp"
+#include "host_tools/link_report.hpp"
+#include "host_tools/run_pacer.hpp"
 #include "host_tools/system_builder.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/metrics.hpp"
@@ -108,11 +111,16 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
   const auto directory = prepare_directory(options.output_directory);
 
   SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end), grid);
+  RunPacer pacer(parse_clock(scenario.clock, scenario.source), system, to_ticks(scenario.start), to_ticks(scenario.end));
   executor.initialize();
+  pacer.start();
   const auto began = Clock::now();
   {
     ProgressLine progress(options.show_progress, scenario.start, scenario.end);
-    while (executor.advance()) progress.update(to_seconds(executor.frontier()));
+    while (executor.advance()) {
+      pacer.after_advance(executor.frontier());
+      progress.update(to_seconds(executor.frontier()));
+    }
   }
   const double wall_time = std::chrono::duration<double>(Clock::now() - began).count();
 
@@ -131,10 +139,13 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
     if (executor.trace().interpolated(s)) interpolated.push_back(system.slave_name(s));
   }
   summary["evaluation"]["interpolated_slaves"] = interpolated;
+  add_link_counters(system, summary);
+  if (pacer.enabled()) summary["realtime"] = pacer.report();
 
   AlgorithmReport report;
   algorithm->report(report);
   for (const auto& [name, value] : report.counters) summary["counters"][name] = value;
+  add_group_counters(system, summary);  // composite slaves' inner runs (docs/iterative.md)
   if (!report.connection_defect_rms.empty() || !report.output_defect_rms.empty()) {
     summary["defects"]["connection"] = report.connection_defect_rms;
     summary["defects"]["output"] = report.output_defect_rms;
@@ -199,6 +210,8 @@ void validate_scenario(const Scenario& scenario) {
   resolve_signals(scenario, system);
   SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
                               evaluation_grid(scenario));
+  const RunPacer pacer(parse_clock(scenario.clock, scenario.source), system, to_ticks(scenario.start),
+                       to_ticks(scenario.end));
   executor.initialize();
 }
 

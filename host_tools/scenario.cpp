@@ -111,7 +111,7 @@ models::CapabilityLimits parse_capabilities(const YAML::Node& node, const std::s
 SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std::string& source) {
   const std::string path = "slaves." + name;
   if (!node.IsMap()) throw ConfigurationError(locate(source, node, path) + ": must be a map with 'model'");
-  check_keys(node, source, path, {"model", "parameters", "solver", "capabilities"});
+  check_keys(node, source, path, {"model", "parameters", "solver", "capabilities", "link"});
   SlaveSpec spec;
   spec.name = name;
   spec.where = locate(source, node, path);
@@ -126,7 +126,47 @@ SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std
   }
   spec.solver = parse_solver(node["solver"], source, path + ".solver");
   spec.capabilities = parse_capabilities(node["capabilities"], source, path + ".capabilities");
+  if (node["link"]) spec.link = parse_link(node["link"], source, path + ".link");
   return spec;
+}
+
+// groups: {name: {slaves: [member, ...], algorithm: {...}}} (docs/iterative.md).
+std::vector<GroupSpec> parse_groups(const YAML::Node& node, const std::vector<SlaveSpec>& slaves,
+                                    const std::string& source) {
+  if (!node.IsMap()) throw ConfigurationError(locate(source, node, "groups") + ": must be a map of group name to {slaves, algorithm}");
+  std::vector<GroupSpec> groups;
+  for (const auto& entry : node) {
+    GroupSpec group;
+    group.name = entry.first.as<std::string>();
+    const std::string path = "groups." + group.name;
+    group.where = locate(source, entry.second, path);
+    check_keys(entry.second, source, path, {"slaves", "algorithm"});
+    const YAML::Node members = entry.second["slaves"];
+    if (!members || !members.IsSequence() || members.size() == 0) {
+      throw ConfigurationError(group.where + ": 'slaves' must be a non-empty list of slave names");
+    }
+    for (std::size_t k = 0; k < members.size(); ++k) {
+      const std::string member = require_string(members[k], source, path + ".slaves[" + std::to_string(k) + "]");
+      const bool declared = std::any_of(slaves.begin(), slaves.end(), [&](const SlaveSpec& slave) { return slave.name == member; });
+      if (!declared) throw ConfigurationError(locate(source, members[k], path + ".slaves") + ": '" + member + "' is not declared under 'slaves'");
+      for (const GroupSpec& other : groups) {
+        if (std::find(other.members.begin(), other.members.end(), member) != other.members.end()) {
+          throw ConfigurationError(locate(source, members[k], path + ".slaves") + ": '" + member + "' is already in group '" + other.name + "'");
+        }
+      }
+      if (std::find(group.members.begin(), group.members.end(), member) != group.members.end()) {
+        throw ConfigurationError(locate(source, members[k], path + ".slaves") + ": '" + member + "' is listed twice");
+      }
+      group.members.push_back(member);
+    }
+    if (std::any_of(slaves.begin(), slaves.end(), [&](const SlaveSpec& slave) { return slave.name == group.name; })) {
+      throw ConfigurationError(group.where + ": a group cannot have the name of a slave");
+    }
+    group.algorithm = entry.second["algorithm"];
+    if (!group.algorithm) throw ConfigurationError(group.where + ": missing 'algorithm' (type: ifosmondi or ifosmondi_jfm, step)");
+    groups.push_back(std::move(group));
+  }
+  return groups;
 }
 
 }  // namespace
@@ -188,7 +228,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
     }
     set_path(root, split_path(key), 0, parsed);
   }
-  check_keys(root, source, "", {"name", "time", "slaves", "connections", "algorithm", "reference", "evaluation"});
+  check_keys(root, source, "", {"name", "time", "slaves", "connections", "algorithm", "groups", "reference", "evaluation", "clock"});
 
   Scenario scenario;
   scenario.source = source;
@@ -218,7 +258,9 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
     }
   }
 
+  if (const YAML::Node groups = root["groups"]; groups && !groups.IsNull()) scenario.groups = parse_groups(groups, scenario.slaves, source);
   scenario.algorithm = root["algorithm"];
+  scenario.clock = root["clock"];
   if (!scenario.algorithm) throw ConfigurationError(source + ": missing 'algorithm' (algorithm.type, algorithm.step)");
 
   if (const YAML::Node reference = root["reference"]) {

@@ -4,9 +4,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "host_tools/link_spec.hpp"
 #include "models/ode_slave.hpp"
 
 namespace couplet::tools {
@@ -17,6 +19,7 @@ struct SlaveSpec {
   std::map<std::string, double, std::less<>> parameters;  ///< overrides of the defaults
   models::SolverSettings solver;
   models::CapabilityLimits capabilities;  ///< declared limits (device emulation)
+  std::optional<LinkSpec> link;           ///< set: the slave sits behind a link (docs/links.md)
   std::string where;  ///< "file:line: slaves.left" for messages
 };
 
@@ -24,6 +27,16 @@ struct ConnectionSpec {
   std::string from;  ///< "slave.output"
   std::string to;    ///< "slave.input"
   std::string where; ///< "connections[2] (line 14)" for messages
+};
+
+/// A group of slaves solved by an iterative algorithm inside, seen by the outer
+/// algorithm as one composite slave named `name` (docs/iterative.md). Members are
+/// declared under `slaves` as usual and listed here.
+struct GroupSpec {
+  std::string name;
+  std::vector<std::string> members;  ///< slave names, in the group's order
+  YAML::Node algorithm;              ///< interpreted by make_ifosmondi
+  std::string where;                 ///< "file:line: groups.g" for messages
 };
 
 struct Scenario {
@@ -34,6 +47,8 @@ struct Scenario {
   std::vector<SlaveSpec> slaves;  ///< in file order (the Gauss–Seidel order)
   std::vector<ConnectionSpec> connections;
   YAML::Node algorithm;  ///< interpreted by make_algorithm
+  YAML::Node clock;      ///< interpreted by parse_clock (host_tools/clock_spec.hpp); absent: virtual time
+  std::vector<GroupSpec> groups;  ///< composite slaves (docs/iterative.md)
   bool monolithic_reference = false;
   double evaluation_grid = 0.01;
   std::vector<std::string> evaluation_signals;  ///< empty: every output

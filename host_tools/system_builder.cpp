@@ -1,5 +1,7 @@
 #include "host_tools/system_builder.hpp"
 
+#include "host_tools/group_builder.hpp"
+#include "host_tools/remote_slave_factory.hpp"
 #include "runtime/errors.hpp"
 
 namespace couplet::tools {
@@ -20,7 +22,15 @@ System build_system(const Scenario& scenario, const models::ModelCatalog& catalo
   System system;
   for (const SlaveSpec& spec : scenario.slaves) {
     try {
-      system.add_slave(spec.name, models::make_ode_slave(spec.name, create_model(spec, catalog), spec.solver, spec.capabilities));
+      // A group member lives inside its composite slave, which takes the place of
+      // the group's first member (docs/iterative.md).
+      if (const GroupSpec* group = group_of(scenario, spec.name)) {
+        if (!system.find_slave(group->name)) system.add_slave(group->name, make_group_slave(scenario, *group, catalog));
+        continue;
+      }
+      system.add_slave(spec.name, spec.link ? make_remote_slave(spec, catalog)
+                                            : models::make_ode_slave(spec.name, create_model(spec, catalog),
+                                                                     spec.solver, spec.capabilities));
     } catch (const ConfigurationError& error) {
       const std::string message = error.what();
       if (message.rfind(scenario.source, 0) == 0) throw;
@@ -28,8 +38,9 @@ System build_system(const Scenario& scenario, const models::ModelCatalog& catalo
     }
   }
   for (const ConnectionSpec& connection : scenario.connections) {
+    if (is_inside_group(scenario, connection)) continue;  // inside its composite slave
     try {
-      system.connect(connection.from, connection.to);
+      system.connect(outer_name(scenario, connection.from), outer_name(scenario, connection.to));
     } catch (const ConfigurationError& error) {
       throw ConfigurationError(connection.where + ": " + error.what());
     }
@@ -45,7 +56,8 @@ std::vector<PortReference> resolve_signals(const Scenario& scenario, const Syste
     }
     return signals;
   }
-  for (const std::string& name : scenario.evaluation_signals) {
+  for (const std::string& written : scenario.evaluation_signals) {
+    const std::string name = outer_name(scenario, written);  // a group member's: "group.member.output"
     const std::size_t dot = name.find('.');
     const auto slave = dot == std::string::npos ? std::nullopt : system.find_slave(name.substr(0, dot));
     bool found = false;
@@ -75,6 +87,7 @@ std::vector<Time> evaluation_grid(const Scenario& scenario) {
 
 models::MonolithicSolution solve_reference(const Scenario& scenario, const models::ModelCatalog& catalog,
                                            const System& system, const std::vector<Time>& grid) {
+  if (!scenario.groups.empty()) return solve_grouped_reference(scenario, catalog, system, grid);
   std::vector<std::unique_ptr<models::Model>> owned;
   std::vector<models::MonolithicSubsystem> subsystems;
   for (const SlaveSpec& spec : scenario.slaves) {

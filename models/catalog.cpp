@@ -40,6 +40,8 @@ ModelCatalog ModelCatalog::builtin() {
   add_rotational_models(entries);
   add_translational_models(entries);
   add_missiles_models(entries);
+  add_car_models(entries);
+  add_damper_models(entries);
   return ModelCatalog(std::move(entries));
 }
 

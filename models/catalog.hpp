@@ -66,5 +66,7 @@ ModelEntry make_entry(const ModelDescription& description,
 void add_rotational_models(std::vector<ModelEntry>& entries);     // rotational.cpp
 void add_translational_models(std::vector<ModelEntry>& entries);  // translational.cpp
 void add_missiles_models(std::vector<ModelEntry>& entries);       // missiles.cpp
+void add_car_models(std::vector<ModelEntry>& entries);            // car.cpp
+void add_damper_models(std::vector<ModelEntry>& entries);         // damper.cpp
 
 }  // namespace couplet::models

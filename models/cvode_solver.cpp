@@ -74,7 +74,7 @@ class CvodeSolver final : public Solver {
     matrix_.reset();
     vector_.reset();
     context_.reset();
-    inputs_.assign(model_.input_count(), 0.0);
+    inputs_.assign(input_jet_size(model_), 0.0);
     state_count_ = state.size();
     const auto length = static_cast<sunindextype>(state.size());
 
@@ -205,7 +205,7 @@ class CvodeSolver final : public Solver {
     }
     try {
       const Segment& segment = *self.segment_;
-      evaluate_inputs(segment.inputs, time, self.inputs_);
+      evaluate_input_jet(segment.inputs, time, self.model_.input_derivative_order(), self.inputs_);
       const std::span<double> slope{N_VGetArrayPointer(derivatives), self.state_count_};
       self.model_.derivatives(model_time_in_segment(time, segment),
                               {N_VGetArrayPointer(state), self.state_count_}, self.inputs_, slope);
@@ -247,7 +247,7 @@ class CvodeSolver final : public Solver {
   MatrixOwner matrix_;
   LinearSolverOwner linear_solver_;
   MemoryOwner memory_;
-  std::vector<double> inputs_;  ///< u(t), sized in setup
+  std::vector<double> inputs_;  ///< u(t) (the input jet), sized in setup
 
   // Per-segment, for the callbacks.
   const Segment* segment_ = nullptr;

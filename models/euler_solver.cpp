@@ -19,7 +19,7 @@ class EulerSolver final : public Solver {
   void setup(double, std::span<const double> state) override {
     slope_.assign(state.size(), 0.0);
     sample_state_.assign(state.size(), 0.0);
-    inputs_.assign(model_.input_count(), 0.0);
+    inputs_.assign(input_jet_size(model_), 0.0);
   }
 
   /// x_{j+1} = x_j + h f(t_j, x_j, u(t_j)) (Glumac eq. 45: u taken at the substep
@@ -37,7 +37,7 @@ class EulerSolver final : public Solver {
       const double substep_start = segment.start + static_cast<double>(j) * substep;
       const double substep_end =
           j + 1 == count ? segment.end : segment.start + static_cast<double>(j + 1) * substep;
-      evaluate_inputs(segment.inputs, substep_start, inputs_);
+      evaluate_input_jet(segment.inputs, substep_start, model_.input_derivative_order(), inputs_);
       model_.derivatives(model_time_in_segment(substep_start, segment), state, inputs_, slope_);
       check_finite(substep_start);
       for (; next_sample < segment.sample_times.size(); ++next_sample) {

@@ -48,10 +48,20 @@ class Model {
   std::size_t output_count() const { return description().outputs.size(); }
 
   virtual void initial_state(std::span<double> x) const = 0;
+  /// `u` is the input jet (input_derivative_order() + 1 rows of input_count()
+  /// values: u, u̇, ...); for most models that is just u.
   virtual void derivatives(double t, std::span<const double> x, std::span<const double> u,
                            std::span<double> dxdt) const = 0;
   virtual void outputs(double t, std::span<const double> x, std::span<const double> u,
                        std::span<double> y) const = 0;
+
+  /// Highest time derivative of its inputs the equations read (0 = values only).
+  /// A model with r > 0 receives in derivatives() and outputs() the input jet of
+  /// r + 1 rows u, u̇, ..., u⁽ʳ⁾ (from the input polynomials in a co-simulation,
+  /// from the sources' analytic output derivatives in the monolithic reference),
+  /// and an output reading u̇ must be declared direct feedthrough. Example: a
+  /// controller that differentiates a position input (DESIGN §5, car).
+  virtual int input_derivative_order() const { return 0; }
 
   /// Times (seconds, increasing) at which the equations switch. For t >= an event
   /// time the new equations hold; solvers stop and restart exactly there.
@@ -61,8 +71,9 @@ class Model {
   virtual int output_derivative_order() const { return 0; }
 
   /// Analytic output time derivatives d^k y/dt^k for k = 1..order (order <=
-  /// output_derivative_order()). `input_jet` holds order+1 rows of input_count()
-  /// values: u, u̇, ü, ...; `derivatives` receives `order` rows of output_count().
+  /// output_derivative_order()). `input_jet` holds order + input_derivative_order()
+  /// + 1 rows of input_count() values: u, u̇, ü, ...; `derivatives` receives
+  /// `order` rows of output_count().
   virtual void output_derivatives(double t, std::span<const double> x,
                                   std::span<const double> input_jet, int order,
                                   std::span<double> derivatives) const;

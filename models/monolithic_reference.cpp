@@ -127,6 +127,7 @@ class AssembledSystem {
       : subsystems_(subsystems.begin(), subsystems.end()) {
     compute_offsets();
     connect(connections);
+    set_up_input_jets();
     plan_evaluation();
   }
 
@@ -175,7 +176,7 @@ class AssembledSystem {
   void derivatives(double t, std::span<const double> x, std::span<double> dxdt) {
     solve_connections(t, x);
     for (std::size_t s = 0; s < subsystems_.size(); ++s) {
-      subsystems_[s].model->derivatives(t, state_slice(s, x), input_slice(s), state_slice(s, dxdt));
+      subsystems_[s].model->derivatives(t, state_slice(s, x), equation_inputs(t, x, s), state_slice(s, dxdt));
     }
   }
 
@@ -194,6 +195,76 @@ class AssembledSystem {
   std::span<const double> input_slice(std::size_t subsystem) const {
     return std::span<const double>(input_values_)
         .subspan(input_offset_[subsystem], input_offset_[subsystem + 1] - input_offset_[subsystem]);
+  }
+
+  // A model may read the time derivative of its inputs (Model::input_derivative_order).
+  // Here u̇ = ẏ of the source output, from the source's analytic output derivatives
+  // with its current inputs; supported for order 1 and sources whose output has no
+  // feedthrough (then ẏ depends on the source's inputs, not on their derivatives).
+  void set_up_input_jets() {
+    input_jets_.assign(subsystems_.size(), {});
+    derivative_readers_.assign(subsystems_.size(), {});
+    std::size_t widest_inputs = 0;
+    std::size_t widest_outputs = 0;
+    for (std::size_t s = 0; s < subsystems_.size(); ++s) {
+      const Model& model = *subsystems_[s].model;
+      widest_inputs = std::max(widest_inputs, model.input_count());
+      widest_outputs = std::max(widest_outputs, model.output_count());
+      const int order = model.input_derivative_order();
+      if (order == 0) continue;
+      if (order != 1) {
+        throw ConfigurationError("monolithic reference: subsystem '" + subsystems_[s].name +
+                                 "' reads input derivatives of order " + std::to_string(order) +
+                                 "; only order 1 is supported");
+      }
+      input_jets_[s].assign(2 * model.input_count(), 0.0);
+      for (std::size_t i = 0; i < model.input_count(); ++i) check_derivative_source(s, i);
+    }
+    source_jet_scratch_.assign(2 * widest_inputs, 0.0);
+    derivative_scratch_.assign(widest_outputs, 0.0);
+  }
+
+  void check_derivative_source(std::size_t reader, std::size_t input) {
+    const std::size_t node = source_of_input_[input_offset_[reader] + input];
+    const std::size_t source = subsystem_of_node_[node];
+    const Model& model = *subsystems_[source].model;
+    const OutputDescription& output = model.description().outputs[node - output_offset_[source]];
+    const std::string where = "monolithic reference: '" + input_name(reader, input) + "' reads the time derivative of '" +
+                              subsystems_[source].name + "." + output.name + "'";
+    if (output.direct_feedthrough || model.input_derivative_order() != 0) {
+      throw ConfigurationError(where + ", which has direct feedthrough or reads input derivatives itself; not supported");
+    }
+    if (model.output_derivative_order() < 1) {
+      throw ConfigurationError(where + ", but its model gives no analytic output derivatives");
+    }
+    auto& readers = derivative_readers_[source];
+    if (std::find(readers.begin(), readers.end(), reader) == readers.end()) readers.push_back(reader);
+  }
+
+  /// What the model's equations take as `u`: the input values, or the jet (u, u̇).
+  std::span<const double> equation_inputs(double t, std::span<const double> x, std::size_t subsystem) {
+    if (input_jets_[subsystem].empty()) return input_slice(subsystem);
+    const std::span<const double> values = input_slice(subsystem);
+    std::vector<double>& jet = input_jets_[subsystem];
+    std::copy(values.begin(), values.end(), jet.begin());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      jet[values.size() + i] = source_output_derivative(t, x, source_of_input_[input_offset_[subsystem] + i]);
+    }
+    return jet;
+  }
+
+  /// ẏ of one output node at (t, x) with its subsystem's current inputs; the
+  /// input-derivative rows are zero, which a non-feedthrough output does not read.
+  double source_output_derivative(double t, std::span<const double> x, std::size_t node) {
+    const std::size_t source = subsystem_of_node_[node];
+    const std::span<const double> values = input_slice(source);
+    std::fill(source_jet_scratch_.begin(), source_jet_scratch_.end(), 0.0);
+    std::copy(values.begin(), values.end(), source_jet_scratch_.begin());
+    const std::span<double> derivatives = std::span<double>(derivative_scratch_).first(output_count(source));
+    subsystems_[source].model->output_derivatives(
+        t, state_slice(source, x), std::span<const double>(source_jet_scratch_).first(2 * values.size()), 1,
+        derivatives);
+    return derivatives[node - output_offset_[source]];
   }
 
   void compute_offsets() {
@@ -283,6 +354,12 @@ class AssembledSystem {
         if (!outputs[o].direct_feedthrough) continue;
         for (std::size_t i = input_offset_[s]; i < input_offset_[s + 1]; ++i) {
           dependencies[output_offset_[s] + o].push_back(source_of_input_[i]);
+          // Reading u̇ = ẏ_source, which may depend on the source's own inputs.
+          if (subsystems_[s].model->input_derivative_order() == 0) continue;
+          const std::size_t source = subsystem_of_node_[source_of_input_[i]];
+          for (std::size_t j = input_offset_[source]; j < input_offset_[source + 1]; ++j) {
+            dependencies[output_offset_[s] + o].push_back(source_of_input_[j]);
+          }
         }
       }
     }
@@ -296,7 +373,7 @@ class AssembledSystem {
     if (!outputs_stale_[subsystem]) return;
     const auto scratch = std::span<double>(output_scratch_)
                              .subspan(output_offset_[subsystem], output_count(subsystem));
-    subsystems_[subsystem].model->outputs(t, state_slice(subsystem, x), input_slice(subsystem),
+    subsystems_[subsystem].model->outputs(t, state_slice(subsystem, x), equation_inputs(t, x, subsystem),
                                           scratch);
     outputs_stale_[subsystem] = false;
   }
@@ -307,6 +384,8 @@ class AssembledSystem {
     for (const std::size_t input : targets_of_node_[node]) {
       input_values_[input] = value;
       outputs_stale_[subsystem_of_input_[input]] = true;
+      // ẏ of that subsystem may depend on this input: its derivative readers too.
+      for (const std::size_t reader : derivative_readers_[subsystem_of_input_[input]]) outputs_stale_[reader] = true;
     }
   }
 
@@ -393,6 +472,10 @@ class AssembledSystem {
   std::vector<std::vector<std::size_t>> targets_of_node_;
   std::vector<double> input_values_, node_values_, output_scratch_;
   std::vector<bool> outputs_stale_;
+  // Models reading input derivatives (Model::input_derivative_order() = 1).
+  std::vector<std::vector<double>> input_jets_;               ///< per subsystem: u, u̇ (empty if unused)
+  std::vector<std::vector<std::size_t>> derivative_readers_;  ///< per subsystem: who reads its ẏ
+  std::vector<double> source_jet_scratch_, derivative_scratch_;
   std::vector<EvaluationStep> steps_;
   std::vector<LoopWorkspace> loops_;
 };

@@ -126,10 +126,11 @@ class OdeSlave final : public Slave, private SampleSink {
     const std::size_t states = model_->state_count();
     const std::size_t inputs = model_->input_count();
     const auto order = static_cast<std::size_t>(derivative_order());
+    const auto read_order = static_cast<std::size_t>(model_->input_derivative_order());
     state_.assign(states, 0.0);
     saved_state_.assign(states, 0.0);
-    inputs_now_.assign(inputs, 0.0);
-    input_jet_.assign((order + 1) * inputs, 0.0);
+    inputs_now_.assign((read_order + 1) * inputs, 0.0);
+    input_jet_.assign((order + read_order + 1) * inputs, 0.0);
     model_->initial_state(state_);
     current_time_ = start;
     has_saved_state_ = false;
@@ -254,7 +255,7 @@ class OdeSlave final : public Slave, private SampleSink {
   /// SampleSink: outputs at a sample time inside the step, from the solver's state.
   void sample(std::size_t index, double time, std::span<const double> state) override {
     const std::size_t outputs = model_->output_count();
-    evaluate_inputs(step_inputs_, time, inputs_now_);
+    evaluate_input_jet(step_inputs_, time, model_->input_derivative_order(), inputs_now_);
     model_->outputs(time, state, inputs_now_,
                     step_samples_.subspan((sample_offset_ + index) * outputs, outputs));
   }
@@ -265,10 +266,11 @@ class OdeSlave final : public Slave, private SampleSink {
     const std::size_t outputs = model_->output_count();
     const std::size_t input_count = model_->input_count();
     const int order = derivative_order();
-    evaluate_inputs(inputs, time, inputs_now_);
+    const int read_order = model_->input_derivative_order();
+    evaluate_input_jet(inputs, time, read_order, inputs_now_);
     model_->outputs(time, state_, inputs_now_, end_outputs.first(outputs));
     if (order == 0) return;
-    for (int d = 0; d <= order; ++d) {
+    for (int d = 0; d <= order + read_order; ++d) {
       for (std::size_t i = 0; i < input_count; ++i) {
         input_jet_[static_cast<std::size_t>(d) * input_count + i] = inputs[i].derivative(time, d);
       }
@@ -286,8 +288,8 @@ class OdeSlave final : public Slave, private SampleSink {
   // All sized in setup, so that step() and evaluate_outputs() do not allocate.
   std::vector<double> state_;
   std::vector<double> saved_state_;
-  std::vector<double> inputs_now_;
-  std::vector<double> input_jet_;  ///< (order + 1) rows of input_count: u, u̇, ü, ...
+  std::vector<double> inputs_now_;  ///< the input jet the equations read (Model::input_derivative_order)
+  std::vector<double> input_jet_;  ///< (order + input derivative order + 1) rows of input_count: u, u̇, ü, ...
   Time current_time_ = 0;
   Time saved_time_ = 0;
   bool has_saved_state_ = false;

@@ -65,6 +65,24 @@ inline void evaluate_inputs(std::span<const Polynomial> inputs, double time, std
   for (std::size_t i = 0; i < inputs.size(); ++i) u[i] = inputs[i].value(time);
 }
 
+/// The input jet at `time` (Model::input_derivative_order): `order` + 1 rows of
+/// inputs.size() values, u, u̇, ..., from the input polynomials. Row 0 is
+/// evaluate_inputs itself, so that order 0 changes nothing.
+inline void evaluate_input_jet(std::span<const Polynomial> inputs, double time, int order,
+                               std::span<double> jet) {
+  evaluate_inputs(inputs, time, jet);
+  for (int d = 1; d <= order; ++d) {
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      jet[static_cast<std::size_t>(d) * inputs.size() + i] = inputs[i].derivative(time, d);
+    }
+  }
+}
+
+/// Size of the input jet a model's equations take.
+inline std::size_t input_jet_size(const Model& model) {
+  return static_cast<std::size_t>(model.input_derivative_order() + 1) * model.input_count();
+}
+
 /// The time handed to the model's equations inside a segment. For t >= an event
 /// time the new equations hold (Model::time_events), so an evaluation exactly at
 /// the segment end would already use the next segment's equations; the last

@@ -41,6 +41,7 @@ void SequentialExecutor::initialize() {
     trace_.values[s].assign(trace_.times.size() * slot.output_count, 0.0);
     trace_.interpolated_slaves[s] = !desc.capabilities.intermediate_samples;
     scratch_[s].previous_values.assign(slot.output_count, 0.0);
+    scratch_[s].saved_outputs.assign(slot.outputs.size(), 0.0);
     system_.slave(s).setup(start_);
   }
   compute_initial_outputs();
@@ -86,6 +87,7 @@ void SequentialExecutor::compute_initial_outputs() {
 bool SequentialExecutor::advance() {
   plan_.clear();
   if (!algorithm_.plan_next(slots_, plan_)) return false;
+  announce_steps();
   for (const PlannedAction& action : plan_.actions()) {
     hash_.add(static_cast<std::uint64_t>(action.slave));
     hash_.add(static_cast<std::uint64_t>(action.action));
@@ -100,10 +102,17 @@ bool SequentialExecutor::advance() {
       case SlaveAction::save_state:
         system_.slave(action.slave).save_state();
         saved_time_[action.slave] = slave_time_[action.slave];
+        // The slot's outputs are the slave's outputs at that time: a rollback brings
+        // them back with the state (the next step interpolates from them).
+        std::copy(slots_[action.slave].outputs.begin(), slots_[action.slave].outputs.end(),
+                  scratch_[action.slave].saved_outputs.begin());
         break;
       case SlaveAction::restore_state:
         system_.slave(action.slave).restore_state();
         slave_time_[action.slave] = saved_time_[action.slave];
+        std::copy(scratch_[action.slave].saved_outputs.begin(), scratch_[action.slave].saved_outputs.end(),
+                  slots_[action.slave].outputs.begin());
+        slots_[action.slave].output_time = saved_time_[action.slave];
         ++counters_.rollbacks;
         break;
     }
@@ -120,13 +129,46 @@ void SequentialExecutor::hash_request(std::size_t slave, const StepSlot& slot) {
   for (const Time sample : slot.sample_times) hash_.add(sample);
 }
 
-void SequentialExecutor::step_slave(std::size_t slave) {
-  StepSlot& slot = slots_[slave];
-  Scratch& scratch = scratch_[slave];
-  hash_request(slave, slot);
-  const bool dense = !trace_.interpolated_slaves[slave];
+// Split phase: every step of the batch is announced before any is carried out,
+// so that slaves behind links compute at the same time (Slave::announce_step).
+// Local slaves ignore it; the requests are the ones step_slave then passes. A
+// batch of one step has nothing to overlap.
+void SequentialExecutor::announce_steps() {
+  const auto steps = std::count_if(plan_.actions().begin(), plan_.actions().end(),
+                                   [](const PlannedAction& action) { return action.action == SlaveAction::step; });
+  if (steps < 2) return;
+  for (const PlannedAction& action : plan_.actions()) {
+    if (action.action != SlaveAction::step) continue;
+    merge_sample_times(action.slave);
+    const StepSlot& slot = slots_[action.slave];
+    const StepRequest request{slot.start, slot.end, slot.inputs, scratch_[action.slave].sample_times};
+    check_step_request(system_.slave_name(action.slave), system_.description(action.slave),
+                       time_when_stepped(action), request);
+    system_.slave(action.slave).announce_step(request);
+  }
+}
 
-  // Merge the algorithm's sample times with the grid times inside (start, end].
+// Where `action`'s slave will stand when `action` runs: a plan may restore a slave
+// before stepping it (algorithm.hpp), and the actions run in order.
+Time SequentialExecutor::time_when_stepped(const PlannedAction& action) const {
+  Time time = slave_time_[action.slave];
+  Time saved = saved_time_[action.slave];
+  for (const PlannedAction& earlier : plan_.actions()) {
+    if (&earlier == &action) break;
+    if (earlier.slave != action.slave) continue;
+    if (earlier.action == SlaveAction::save_state) saved = time;
+    if (earlier.action == SlaveAction::restore_state) time = saved;
+  }
+  return time;
+}
+
+// The algorithm's sample times merged with the grid times inside (start, end]
+// into the slave's scratch (a pure function of the slot: calling it again for
+// the same step gives the same request).
+void SequentialExecutor::merge_sample_times(std::size_t slave) {
+  const StepSlot& slot = slots_[slave];
+  Scratch& scratch = scratch_[slave];
+  const bool dense = !trace_.interpolated_slaves[slave];
   const auto grid_begin = std::upper_bound(trace_.times.begin(), trace_.times.end(), slot.start);
   const auto grid_end = std::upper_bound(grid_begin, trace_.times.end(), slot.end);
   const std::size_t grid_count = dense ? static_cast<std::size_t>(grid_end - grid_begin) : 0;
@@ -143,6 +185,15 @@ void SequentialExecutor::step_slave(std::size_t slave) {
   }
   while (dense && grid_it != grid_end) scratch.sample_times.push_back(*grid_it++);
   scratch.samples.resize(scratch.sample_times.size() * slot.output_count);
+}
+
+void SequentialExecutor::step_slave(std::size_t slave) {
+  StepSlot& slot = slots_[slave];
+  Scratch& scratch = scratch_[slave];
+  hash_request(slave, slot);
+  const bool dense = !trace_.interpolated_slaves[slave];
+
+  merge_sample_times(slave);
 
   std::copy_n(slot.outputs.begin(), slot.output_count, scratch.previous_values.begin());
   const StepRequest request{slot.start, slot.end, slot.inputs, scratch.sample_times};

@@ -54,6 +54,9 @@ class SequentialExecutor {
 
  private:
   void compute_initial_outputs();
+  void announce_steps();
+  Time time_when_stepped(const PlannedAction& action) const;
+  void merge_sample_times(std::size_t slave);
   void step_slave(std::size_t slave);
   void hash_request(std::size_t slave, const StepSlot& slot);
   void record_grid_samples(std::size_t slave, Time from, Time to, std::span<const double> samples,
@@ -80,6 +83,7 @@ class SequentialExecutor {
     std::vector<double> samples;
     std::vector<std::size_t> algorithm_sample_positions;
     std::vector<double> previous_values;
+    std::vector<double> saved_outputs;  ///< slot.outputs at save_state, put back by restore_state
   };
   std::vector<Scratch> scratch_;
 };

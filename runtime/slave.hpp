@@ -76,6 +76,13 @@ class Slave {
   /// request outside the capabilities.
   virtual void step(const StepRequest& request, const OutputBuffers& result) = 0;
 
+  /// Split-phase stepping for slaves behind links (DESIGN §3 "Executor: ...
+  /// concurrently over links"): before carrying out a batch, the executor
+  /// announces each of its steps, in plan order, with the very request step()
+  /// will then receive; a remote slave sends it at once, so that all targets of
+  /// the batch compute at the same time. Default: nothing.
+  virtual void announce_step(const StepRequest&) {}
+
   /// Saves the state at the current communication time (rollback-capable slaves).
   virtual void save_state() { throw ProtocolViolation("save_state on a slave that cannot roll back"); }
   /// Returns to the last saved state, bit for bit.

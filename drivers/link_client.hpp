@@ -1,0 +1,95 @@
+#pragma once
+// The master's side of a session (DESIGN §8): every request carries the session
+// id and a fresh sequence number; the answer is the frame of the same session
+// and sequence. Lost requests or answers are recovered by sending the very same
+// request again (the target answers repeats from its cache, so a step is
+// executed once); answers to earlier requests, frames of other sessions and
+// damaged frames are counted and ignored. No answer within the peer timeout:
+// SlaveError naming the slave.
+//
+// One request at a time. Buffers are allocated in the constructor: a request
+// cycle does not allocate (DESIGN §3 real-time rules), except to build the
+// message of an error.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "drivers/link_policy.hpp"
+#include "drivers/transport.hpp"
+#include "protocol/codec.hpp"
+#include "protocol/sequence.hpp"
+
+namespace couplet::drivers {
+
+class LinkClient {
+ public:
+  LinkClient(std::string slave_name, std::unique_ptr<Transport> transport, const LinkPolicy& policy);
+
+  /// The request to fill before send(): its body only (session and sequence are set here).
+  protocol::Envelope& request() { return *request_; }
+
+  /// Sends request() under a new sequence number.
+  void send();
+  /// Waits for the answer to the last send(), retransmitting on timeout. Throws
+  /// SlaveError on a dead peer (naming `activity`, e.g. "step to t = 1.5 s") or
+  /// when the target answers with an Error.
+  const protocol::Envelope& await_answer(const char* activity, double model_time);
+  /// send() then await_answer().
+  const protocol::Envelope& exchange(const char* activity, double model_time);
+  /// send() then wait for the answer at most `patience`, retransmitting;
+  /// nullptr when none came (for courtesies such as Stop). Never throws on silence.
+  const protocol::Envelope* exchange_within(std::chrono::microseconds patience);
+
+  /// As await_answer, but gives up at `deadline` and returns nullptr then (the
+  /// caller applies its policy for late results). Throws on an Error answer.
+  const protocol::Envelope* await_answer_until(Deadline deadline, const char* activity, double model_time);
+
+  /// Real-time targets push one StepResult per communication time (sequence 0).
+  /// Waits until `deadline` for the push of model time `time`; earlier pushes
+  /// are counted late and dropped; nullptr at the deadline.
+  const protocol::Envelope* await_push(std::int64_t time, Deadline deadline);
+
+  /// An unsequenced Heartbeat; its echo is consumed where it arrives.
+  void send_heartbeat();
+
+  /// Throws the dead-peer SlaveError when nothing valid arrived for the peer timeout.
+  void check_alive(const char* activity, double model_time) const;
+
+  /// When a valid frame of this session last arrived (liveness in wall-clock mode).
+  Deadline last_heard() const { return last_heard_; }
+
+  const LinkCounters& counters() const { return counters_; }
+  LinkCounters& counters() { return counters_; }
+  const std::string& slave_name() const { return slave_name_; }
+  std::string link_name() const { return transport_->describe(); }
+  std::uint64_t session() const { return session_; }
+  const LinkPolicy& policy() const { return policy_; }
+
+ private:
+  /// The answer to the last send(), retransmitting, or nullptr at `give_up`.
+  const protocol::Envelope* await_until(Deadline give_up, int& attempts);
+  /// A valid frame of this session, or nullptr at the deadline. Heartbeat echoes
+  /// are consumed; pushes are returned when `accept_push`, else kept for later.
+  const protocol::Envelope* receive_until(Deadline deadline, bool accept_push = false);
+  [[noreturn]] void fail_dead(const char* activity, double model_time, int attempts) const;
+  [[noreturn]] void fail_error(const protocol::Envelope& answer, const char* activity, double model_time) const;
+
+  std::string slave_name_;
+  std::unique_ptr<Transport> transport_;
+  LinkPolicy policy_;
+  std::uint64_t session_ = 0;
+  protocol::Sequence sequence_ = 0;
+  std::unique_ptr<protocol::Envelope> request_;
+  std::unique_ptr<protocol::Envelope> answer_;
+  std::vector<std::uint8_t> sent_frame_;
+  std::size_t sent_size_ = 0;
+  std::vector<std::uint8_t> received_frame_;
+  std::vector<std::uint8_t> pushed_frame_;  ///< a push that arrived while awaiting an answer
+  std::size_t pushed_size_ = 0;
+  std::unique_ptr<protocol::Envelope> heartbeat_;
+  std::vector<std::uint8_t> heartbeat_frame_;
+  Deadline last_heard_{};
+  LinkCounters counters_;
+};
+
+}  // namespace couplet::drivers

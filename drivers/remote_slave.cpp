@@ -1,0 +1,271 @@
+#include "drivers/remote_slave.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "drivers/wire_conversions.hpp"
+#include "runtime/errors.hpp"
+
+namespace couplet::drivers {
+
+namespace {
+
+// Stop is a courtesy: the run is over either way, so do not wait for long.
+constexpr auto kStopPatience = std::chrono::microseconds(300'000);
+
+std::string seconds_text(Time time) {
+  std::ostringstream text;
+  text.precision(9);
+  text << to_seconds(time);
+  return text.str();
+}
+
+}  // namespace
+
+RemoteSlave::RemoteSlave(std::string name, std::unique_ptr<Transport> transport, const couplet_wire_Configure* configure,
+                         const LinkPolicy& policy, std::shared_ptr<void> companion)
+    : name_(std::move(name)), client_(name_, std::move(transport), policy), companion_(std::move(companion)) {
+  open_session(configure);
+}
+
+RemoteSlave::~RemoteSlave() {
+  try {
+    client_.request().which_body = couplet_wire_Envelope_stop_tag;
+    client_.exchange_within(kStopPatience);
+  } catch (...) {
+    // Never throw from a destructor; the target ends an abandoned session itself.
+  }
+}
+
+void RemoteSlave::open_session(const couplet_wire_Configure* configure) {
+  protocol::Envelope& hello = client_.request();
+  hello.which_body = couplet_wire_Envelope_hello_tag;
+  hello.body.hello.version = couplet_wire_Version_VERSION_CURRENT;
+  const protocol::Envelope* answer = &client_.exchange("hello", 0.0);
+  if (configure != nullptr) {
+    protocol::Envelope& request = client_.request();
+    request.which_body = couplet_wire_Envelope_configure_tag;
+    request.body.configure = *configure;
+    answer = &client_.exchange("configure", 0.0);
+  }
+  if (answer->which_body != couplet_wire_Envelope_describe_tag) inconsistent("expected a description of the slave");
+  description_ = from_wire(answer->body.describe, name_);
+  realtime_target_ = answer->body.describe.capabilities.realtime;
+  const std::size_t outputs = std::max<std::size_t>(description_.outputs.size(), 1);
+  max_sample_times_ = std::min<std::size_t>(answer->body.describe.capabilities.max_sample_times,
+                                            std::min(protocol::kMaxSampleTimes, protocol::kMaxSampleValues / outputs));
+  if (description_.outputs.size() > protocol::kMaxPorts) inconsistent("more outputs than the protocol carries");
+}
+
+void RemoteSlave::bind_wall_clock(const WallClock& clock, const WallClockPolicy& policy,
+                                  LatenessStatistics* input_lateness) {
+  clock_ = &clock;
+  wall_policy_ = policy;
+  input_lateness_ = input_lateness;
+}
+
+void RemoteSlave::send_start(double realtime_factor) {
+  protocol::Envelope& request = client_.request();
+  request.which_body = couplet_wire_Envelope_start_tag;
+  request.body.start.realtime_factor = realtime_factor;
+  client_.send();
+}
+
+void RemoteSlave::await_start() {
+  const protocol::Envelope& answer = client_.await_answer("start", to_seconds(current_time_));
+  if (answer.which_body != couplet_wire_Envelope_ack_tag) inconsistent("expected an acknowledgement of start");
+}
+
+void RemoteSlave::setup(Time start) {
+  protocol::Envelope& request = client_.request();
+  request.which_body = couplet_wire_Envelope_initialize_tag;
+  request.body.initialize.start_ns = start;
+  const protocol::Envelope& answer = client_.exchange("initialize", to_seconds(start));
+  if (answer.which_body != couplet_wire_Envelope_ack_tag) inconsistent("expected an acknowledgement of initialize");
+  current_time_ = start;
+  set_up_ = true;
+  remembered_ = 0;
+}
+
+void RemoteSlave::evaluate_outputs(std::span<const Polynomial> inputs, std::span<double> end_outputs) {
+  if (!set_up_) throw ProtocolViolation("slave '" + name_ + "': evaluate_outputs before setup");
+  if (inputs.size() != description_.inputs.size()) {
+    throw ProtocolViolation("slave '" + name_ + "': evaluate_outputs with the wrong number of input polynomials");
+  }
+  settle_missed_step();
+  protocol::Envelope& request = client_.request();
+  request.which_body = couplet_wire_Envelope_evaluate_outputs_tag;
+  couplet_wire_EvaluateOutputs& body = request.body.evaluate_outputs;
+  body.inputs_count = static_cast<pb_size_t>(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) to_wire(inputs[i], body.inputs[i]);
+  const protocol::Envelope& answer = client_.exchange("evaluate_outputs", to_seconds(current_time_));
+  if (answer.which_body != couplet_wire_Envelope_outputs_tag) inconsistent("expected outputs");
+  const Time answered = answer.body.outputs.time_ns;
+  // A real-time target answers with the outputs at its own current time, which
+  // may be a communication time ahead or behind when one side runs late: the
+  // newest there are (counted late).
+  if (answered != current_time_ && !realtime_target_) {
+    inconsistent("expected the outputs at the current time");
+  }
+  if (answered != current_time_) ++client_.counters().late_results;
+  copy_outputs({answer.body.outputs.values, answer.body.outputs.values_count}, end_outputs, "outputs");
+  remember_values(current_time_, end_outputs);
+}
+
+void RemoteSlave::fill_step_request(const StepRequest& request) {
+  check_step_request(name_, description_, current_time_, request);
+  if (request.sample_times.size() > max_sample_times_) {
+    throw ProtocolViolation("slave '" + name_ + "': a step of " + seconds_text(request.end - request.start) +
+                            " s asks for " + std::to_string(request.sample_times.size()) +
+                            " output samples; the link carries at most " + std::to_string(max_sample_times_) +
+                            " per step (use a coarser evaluation.grid or smaller steps)");
+  }
+  protocol::Envelope& envelope = client_.request();
+  envelope.which_body = couplet_wire_Envelope_step_request_tag;
+  couplet_wire_StepRequest& body = envelope.body.step_request;
+  body.start_ns = request.start;
+  body.end_ns = request.end;
+  body.inputs_count = static_cast<pb_size_t>(request.inputs.size());
+  for (std::size_t i = 0; i < request.inputs.size(); ++i) to_wire(request.inputs[i], body.inputs[i]);
+  body.sample_times_ns_count = static_cast<pb_size_t>(request.sample_times.size());
+  std::copy(request.sample_times.begin(), request.sample_times.end(), body.sample_times_ns);
+}
+
+void RemoteSlave::send_step(const StepRequest& request) {
+  settle_missed_step();
+  fill_step_request(request);
+  client_.send();
+}
+
+void RemoteSlave::announce_step(const StepRequest& request) {
+  if (!set_up_) throw ProtocolViolation("slave '" + name_ + "': step before setup");
+  if (announced_) throw ProtocolViolation("slave '" + name_ + "': a step is already on its way");
+  send_step(request);
+  announced_ = true;
+  announced_end_ = request.end;
+}
+
+Deadline RemoteSlave::result_deadline(Time time) const {
+  const std::int64_t deadline = clock_->deadline_ns(time) + wall_policy_.tolerance.count();
+  return Deadline(std::chrono::nanoseconds(deadline));
+}
+
+void RemoteSlave::step(const StepRequest& request, const OutputBuffers& result) {
+  if (!set_up_) throw ProtocolViolation("slave '" + name_ + "': step before setup");
+  if (realtime_target_ && clock_ == nullptr) {
+    throw ConfigurationError("slave '" + name_ + "' runs in real time on its target: the scenario needs clock: {type: wall}");
+  }
+  if (announced_) {
+    if (request.end != announced_end_ || request.start != current_time_) {
+      throw ProtocolViolation("slave '" + name_ + "': step differs from the announced one");
+    }
+    announced_ = false;
+  } else {
+    send_step(request);
+  }
+  if (clock_ == nullptr) {
+    const protocol::Envelope& answer = client_.await_answer("step", to_seconds(request.end));
+    accept_result(answer.body.step_result, request, result);
+  } else {
+    const Deadline deadline = result_deadline(request.end);
+    const protocol::Envelope* answer =
+        realtime_target_ ? client_.await_push(request.end, deadline)
+                         : client_.await_answer_until(deadline, "step", to_seconds(request.end));
+    if (answer != nullptr) {
+      if (answer->which_body != couplet_wire_Envelope_step_result_tag) inconsistent("expected a step result");
+      accept_result(answer->body.step_result, request, result);
+      consecutive_misses_ = 0;
+    } else {
+      if (realtime_target_) client_.check_alive("step", to_seconds(request.end));
+      missed_step_pending_ = !realtime_target_;
+      substitute_missed_result(request, result);
+    }
+  }
+  current_time_ = request.end;
+}
+
+void RemoteSlave::accept_result(const couplet_wire_StepResult& body, const StepRequest& request,
+                                const OutputBuffers& result) {
+  if (body.time_ns != request.end) {
+    inconsistent("expected the result of the step to t = " + seconds_text(request.end) + " s");
+  }
+  const std::size_t samples = request.sample_times.size() * description_.outputs.size();
+  if (body.samples_count != samples || result.samples.size() < samples) inconsistent("wrong number of output samples");
+  std::copy_n(body.samples, samples, result.samples.begin());
+  copy_outputs({body.end_outputs, body.end_outputs_count}, result.end_outputs, "step outputs");
+  remember_values(request.end, result.end_outputs);
+  if (realtime_target_ && body.status == couplet_wire_Status_STATUS_LATE) {
+    ++client_.counters().stale_inputs;
+  } else if (realtime_target_ && input_lateness_ != nullptr && body.has_timing) {
+    input_lateness_->add(body.timing.input_lateness_ns, false);
+  }
+}
+
+void RemoteSlave::settle_missed_step() {
+  if (!missed_step_pending_) return;
+  // The target executes every request exactly once and in order: the step whose
+  // result came too late must be answered before the next request may follow.
+  const protocol::Envelope& answer = client_.await_answer("late step", to_seconds(current_time_));
+  if (answer.which_body == couplet_wire_Envelope_step_result_tag) {
+    ++client_.counters().late_results;
+  }
+  missed_step_pending_ = false;
+}
+
+void RemoteSlave::remember_values(Time time, std::span<const double> end_outputs) {
+  const std::size_t outputs = description_.outputs.size();
+  if (remembered_ > 0 && remembered_time_[0] == time) {
+    std::copy_n(end_outputs.begin(), outputs, remembered_values_[0].begin());  // re-evaluated at the same time
+    return;
+  }
+  remembered_values_[1] = remembered_values_[0];
+  remembered_time_[1] = remembered_time_[0];
+  std::copy_n(end_outputs.begin(), outputs, remembered_values_[0].begin());
+  remembered_time_[0] = time;
+  remembered_ = std::min<std::size_t>(remembered_ + 1, 2);
+}
+
+// DESIGN §8: in wall time a late step is recorded as late and the run goes on
+// under the declared policy.
+void RemoteSlave::substitute_missed_result(const StepRequest& request, const OutputBuffers& result) {
+  ++client_.counters().missed_results;
+  ++consecutive_misses_;
+  if (wall_policy_.on_late == LatePolicy::abort || consecutive_misses_ > wall_policy_.max_consecutive_misses) {
+    throw SlaveError("slave '" + name_ + "' (" + client_.link_name() + "): no result for t = " +
+                     seconds_text(request.end) + " s within its deadline (" + std::to_string(consecutive_misses_) +
+                     " consecutive misses; the policy allows " +
+                     std::to_string(wall_policy_.on_late == LatePolicy::abort ? 0 : wall_policy_.max_consecutive_misses) +
+                     ")");
+  }
+  const std::size_t outputs = description_.outputs.size();
+  const bool extrapolate = wall_policy_.on_late == LatePolicy::extrapolate && remembered_ == 2 &&
+                           remembered_time_[0] != remembered_time_[1];
+  const auto value_at = [&](std::size_t j, Time t) {
+    const double newest = remembered_values_[0][j];
+    if (!extrapolate) return newest;
+    const double slope = (newest - remembered_values_[1][j]) / to_seconds(remembered_time_[0] - remembered_time_[1]);
+    return newest + slope * to_seconds(t - remembered_time_[0]);
+  };
+  std::fill(result.end_outputs.begin(), result.end_outputs.end(), 0.0);  // derivatives unknown: 0
+  for (std::size_t j = 0; j < outputs; ++j) result.end_outputs[j] = value_at(j, request.end);
+  for (std::size_t k = 0; k < request.sample_times.size(); ++k) {
+    for (std::size_t j = 0; j < outputs; ++j) result.samples[k * outputs + j] = value_at(j, request.sample_times[k]);
+  }
+  remember_values(request.end, result.end_outputs);
+}
+
+void RemoteSlave::copy_outputs(std::span<const double> values, std::span<double> target, const char* what) const {
+  const std::size_t expected =
+      static_cast<std::size_t>(description_.capabilities.output_derivative_order + 1) * description_.outputs.size();
+  if (values.size() != expected || target.size() < expected) {
+    inconsistent(std::string(what) + ": " + std::to_string(values.size()) + " values, expected " +
+                 std::to_string(expected));
+  }
+  std::copy(values.begin(), values.end(), target.begin());
+}
+
+void RemoteSlave::inconsistent(const std::string& why) const {
+  throw SlaveError("slave '" + name_ + "' (" + client_.link_name() + "): the target's answer is inconsistent: " + why);
+}
+
+}  // namespace couplet::drivers

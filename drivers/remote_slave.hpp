@@ -1,0 +1,115 @@
+#pragma once
+// The remote slave: a proxy implementing the Slave interface over a link
+// (DESIGN §2 "drivers/", §3 "Slave kinds", §8). Rollback-less, as hardware is:
+// save_state/restore_state stay protocol violations.
+//
+// Start-up (constructor): Hello, then Configure when the scenario gives one; the
+// description is the target's answer. setup → Initialize, evaluate_outputs →
+// EvaluateOutputs, step → StepRequest with the inputs' polynomials and the
+// requested sample times (so that a target reporting intermediate samples gives
+// the executor the same evaluation grid as a local slave). Step requests are
+// checked against the description before they leave. announce_step() sends a
+// step request at once; step() then collects its answer (split phase), so the
+// executor keeps several targets busy at the same time.
+//
+// Virtual time (default): every answer is awaited, with retransmission, until
+// the link's peer timeout; results are exactly those of a local slave.
+//
+// Wall-clock mode (bind_wall_clock, DESIGN §8): a result is awaited until the
+// deadline of its communication time plus a tolerance. A result that misses it
+// is recorded as missed and replaced under the declared policy — hold the last
+// values, or extrapolate them linearly — and the run aborts after more than
+// max_consecutive_misses misses in a row (at the first with policy abort). With
+// a target in real-time mode (its model runs on its own wall clock), step
+// requests are input updates sent without acknowledgement, and the target
+// pushes one result per communication time.
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "drivers/link_client.hpp"
+#include "drivers/wall_clock.hpp"
+#include "protocol/limits.hpp"
+#include "runtime/slave.hpp"
+
+namespace couplet::drivers {
+
+enum class LatePolicy : std::uint8_t { hold, extrapolate, abort };
+
+struct WallClockPolicy {
+  LatePolicy on_late = LatePolicy::hold;
+  int max_consecutive_misses = 10;
+  std::chrono::nanoseconds tolerance{500'000};  ///< a result may come this long after its deadline
+};
+
+class RemoteSlave final : public Slave {
+ public:
+  /// `configure` may be null (a device used as it is). `companion` is kept alive
+  /// as long as the proxy (e.g. the couplet-target process it talks to) and
+  /// destroyed after the session has been stopped.
+  RemoteSlave(std::string name, std::unique_ptr<Transport> transport, const couplet_wire_Configure* configure,
+              const LinkPolicy& policy, std::shared_ptr<void> companion = {});
+  ~RemoteSlave() override;
+
+  const SlaveDescription& description() const override { return description_; }
+  void setup(Time start) override;
+  void evaluate_outputs(std::span<const Polynomial> inputs, std::span<double> end_outputs) override;
+  void announce_step(const StepRequest& request) override;
+  void step(const StepRequest& request, const OutputBuffers& result) override;
+
+  /// Wall-clock mode: deadlines from `clock` (which must outlive the proxy).
+  /// `input_lateness` (optional) collects how late the target saw each input.
+  void bind_wall_clock(const WallClock& clock, const WallClockPolicy& policy,
+                       LatenessStatistics* input_lateness = nullptr);
+  /// True when the target runs its model on its own wall clock.
+  bool runs_in_real_time() const { return realtime_target_; }
+  /// Real-time targets: sends Start (the target's clock origin); then await_start().
+  void send_start(double realtime_factor);
+  void await_start();
+  /// An unacknowledged liveness message (wall-clock mode, between cycles).
+  void heartbeat() { client_.send_heartbeat(); }
+
+  const LinkCounters& counters() const { return client_.counters(); }
+  std::string link_name() const { return client_.link_name(); }
+  /// Most sample times one step request can carry over this link.
+  std::size_t max_sample_times() const { return max_sample_times_; }
+
+ private:
+  void open_session(const couplet_wire_Configure* configure);
+  void fill_step_request(const StepRequest& request);
+  void send_step(const StepRequest& request);
+  /// Wall-clock mode: waits (up to the peer timeout) for the answer to a step
+  /// whose result missed its deadline, before anything else is sent.
+  void settle_missed_step();
+  void accept_result(const couplet_wire_StepResult& body, const StepRequest& request, const OutputBuffers& result);
+  void substitute_missed_result(const StepRequest& request, const OutputBuffers& result);
+  void remember_values(Time time, std::span<const double> end_outputs);
+  void copy_outputs(std::span<const double> values, std::span<double> target, const char* what) const;
+  [[noreturn]] void inconsistent(const std::string& why) const;
+  Deadline result_deadline(Time time) const;
+
+  std::string name_;
+  LinkClient client_;
+  SlaveDescription description_;
+  std::size_t max_sample_times_ = 0;
+  bool realtime_target_ = false;
+  Time current_time_ = 0;
+  bool set_up_ = false;
+  bool announced_ = false;  ///< a step request is on its way
+  Time announced_end_ = 0;
+
+  // Wall-clock mode.
+  const WallClock* clock_ = nullptr;
+  WallClockPolicy wall_policy_;
+  LatenessStatistics* input_lateness_ = nullptr;
+  bool missed_step_pending_ = false;
+  int consecutive_misses_ = 0;
+  std::size_t remembered_ = 0;  ///< values remembered so far (0, 1 or 2)
+  std::array<Time, 2> remembered_time_{};  ///< [0] newest
+  std::array<std::array<double, protocol::kMaxPorts>, 2> remembered_values_{};
+
+  std::shared_ptr<void> companion_;
+};
+
+}  // namespace couplet::drivers

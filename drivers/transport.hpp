@@ -1,0 +1,38 @@
+#pragma once
+// A link's transport: moves whole frames (protocol/codec.hpp) between the master
+// and a target, unreliably — frames may be lost, duplicated, reordered or
+// corrupted; the session layer (drivers/link_client.hpp, targets/) makes steps
+// exactly-once on top (DESIGN §8).
+//
+// Real-time rules (DESIGN §3 "Executor"): after construction, send and receive
+// neither allocate nor block beyond the given deadline. Nothing here uses
+// SO_RCVTIMEO (DESIGN §9): waits are poll()s on non-blocking descriptors or
+// condition variables with absolute steady-clock deadlines.
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace couplet::drivers {
+
+using SteadyClock = std::chrono::steady_clock;  // CLOCK_MONOTONIC on Linux
+using Deadline = SteadyClock::time_point;
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+
+  /// Sends one frame, or drops it silently when the link cannot take it now (a
+  /// full socket buffer, an unreachable peer): links are lossy by nature.
+  virtual void send(std::span<const std::uint8_t> frame) = 0;
+
+  /// Waits until one frame has arrived or `deadline` has passed. Returns the
+  /// frame's size (written to the front of `buffer`), or 0 at the deadline.
+  virtual std::size_t receive(std::span<std::uint8_t> buffer, Deadline deadline) = 0;
+
+  /// "udp 127.0.0.1:4000", "serial /dev/ttyUSB0": for messages.
+  virtual std::string describe() const = 0;
+};
+
+}  // namespace couplet::drivers

@@ -1,0 +1,107 @@
+#include "drivers/udp_transport.hpp"
+
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/udp.hpp>
+
+#include "drivers/endpoint.hpp"
+#include "drivers/poll_wait.hpp"
+#include "runtime/errors.hpp"
+
+namespace couplet::drivers {
+
+namespace asio = boost::asio;
+using asio::ip::udp;
+
+namespace {
+
+udp::endpoint resolve(asio::io_context& io, const std::string& text, const std::string& what) {
+  const HostPort parsed = parse_host_port(text, what);
+  boost::system::error_code error;
+  const asio::ip::address address = asio::ip::make_address(parsed.host, error);
+  if (!error) return {address, parsed.port};
+  udp::resolver resolver(io);
+  const auto results = resolver.resolve(udp::v4(), parsed.host, std::to_string(parsed.port), error);
+  if (error || results.empty()) {
+    throw ConfigurationError(what + ": cannot resolve host '" + parsed.host + "': " + error.message());
+  }
+  return *results.begin();
+}
+
+}  // namespace
+
+UdpTransport::UdpTransport() : socket_(io_) {}
+
+std::unique_ptr<UdpTransport> UdpTransport::connect(const std::string& host_port) {
+  std::unique_ptr<UdpTransport> transport(new UdpTransport());
+  const udp::endpoint peer = resolve(transport->io_, host_port, "udp peer");
+  boost::system::error_code error;
+  transport->socket_.open(peer.protocol(), error);
+  if (!error) transport->socket_.connect(peer, error);
+  if (!error) transport->socket_.non_blocking(true, error);
+  if (error) throw ConfigurationError("udp: cannot connect a socket to " + host_port + ": " + error.message());
+  transport->peer_ = peer;
+  transport->connected_ = true;
+  return transport;
+}
+
+std::unique_ptr<UdpTransport> UdpTransport::bind(const std::string& host_port) {
+  std::unique_ptr<UdpTransport> transport(new UdpTransport());
+  const udp::endpoint local = resolve(transport->io_, host_port, "udp address");
+  boost::system::error_code error;
+  transport->socket_.open(local.protocol(), error);
+  if (!error) transport->socket_.bind(local, error);
+  if (!error) transport->socket_.non_blocking(true, error);
+  if (error) throw ConfigurationError("udp: cannot bind " + host_port + ": " + error.message());
+  return transport;
+}
+
+void UdpTransport::send(std::span<const std::uint8_t> frame) {
+  boost::system::error_code error;
+  if (connected_) {
+    socket_.send(asio::buffer(frame.data(), frame.size()), 0, error);
+  } else if (has_peer_) {
+    socket_.send_to(asio::buffer(frame.data(), frame.size()), peer_, 0, error);
+  } else {
+    ++send_failures_;  // nobody has spoken to this target yet
+    return;
+  }
+  if (error) ++send_failures_;
+}
+
+std::size_t UdpTransport::receive(std::span<std::uint8_t> buffer, Deadline deadline) {
+  for (;;) {
+    boost::system::error_code error;
+    udp::endpoint sender;
+    const std::size_t size = socket_.receive_from(asio::buffer(buffer.data(), buffer.size()), sender, 0, error);
+    if (!error) {
+      if (size == 0) continue;  // an empty datagram carries no frame
+      if (!connected_) {
+        peer_ = sender;
+        has_peer_ = true;
+      }
+      return size;
+    }
+    // Would block: wait. A pending ICMP error (connection refused) has just been
+    // consumed by the call: wait as well; the session layer's timeout decides.
+    if (SteadyClock::now() >= deadline) return 0;
+    if (wait_for_descriptor(socket_.native_handle(), deadline) == PollOutcome::timeout) return 0;
+  }
+}
+
+std::string UdpTransport::describe() const {
+  if (connected_) return "udp " + peer_.address().to_string() + ":" + std::to_string(peer_.port());
+  return "udp " + local_endpoint();
+}
+
+std::uint16_t UdpTransport::local_port() const {
+  boost::system::error_code error;
+  return socket_.local_endpoint(error).port();
+}
+
+std::string UdpTransport::local_endpoint() const {
+  boost::system::error_code error;
+  const udp::endpoint local = socket_.local_endpoint(error);
+  return local.address().to_string() + ":" + std::to_string(local.port());
+}
+
+}  // namespace couplet::drivers

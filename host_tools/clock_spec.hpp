@@ -1,0 +1,34 @@
+#pragma once
+// The `clock:` key of a scenario (DESIGN §3 "a clock paces the run", §8;
+// docs/links.md):
+//   clock: {type: virtual}                       as fast as possible (default)
+//   clock: {type: wall, realtime_factor: 1.0,    model seconds per wall second
+//           tolerance: 0.0005,                   s a result or wake-up may be late
+//           on_late: hold,                       hold | extrapolate | abort
+//           max_misses: 10,                      consecutive missed results per slave
+//           heartbeat: 0.5,                      s between heartbeats when idle
+//           priority: 70}                        SCHED_FIFO for the master when permitted
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+
+#include "drivers/remote_slave.hpp"
+
+namespace couplet::tools {
+
+struct ClockSpec {
+  bool wall = false;
+  double realtime_factor = 1.0;
+  double tolerance = 0.0005;
+  drivers::LatePolicy on_late = drivers::LatePolicy::hold;
+  int max_misses = 10;
+  double heartbeat = 0.5;
+  int priority = 0;  ///< > 0: run the master under SCHED_FIFO at this priority (a warning when refused)
+};
+
+/// An absent node gives the virtual clock. Errors name the key and line.
+ClockSpec parse_clock(const YAML::Node& node, const std::string& source);
+
+const char* late_policy_name(drivers::LatePolicy policy);
+
+}  // namespace couplet::tools

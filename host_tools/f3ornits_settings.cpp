@@ -1,0 +1,99 @@
+#include "host_tools/f3ornits_settings.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "runtime/errors.hpp"
+
+namespace couplet::tools {
+namespace {
+
+// A key given as `null` (`--set algorithm.max_step=null`) counts as absent.
+bool present(const YAML::Node& node, const char* key) { return node[key] && !node[key].IsNull(); }
+
+std::string path(const char* key) { return std::string("algorithm.") + key; }
+
+double number(const YAML::Node& node, const std::string& source, const char* key) {
+  return require_number(node[key], source, path(key));
+}
+
+[[noreturn]] void bad_value(const YAML::Node& node, const std::string& source, const char* key,
+                            const std::string& why) {
+  throw ConfigurationError(locate(source, node[key], path(key)) + ": " + why);
+}
+
+/// One of `choices`, as its index.
+std::size_t choice(const YAML::Node& node, const std::string& source, const char* key,
+                   const std::vector<std::string>& choices) {
+  const std::string value = require_string(node[key], source, path(key));
+  std::string listed;
+  for (std::size_t k = 0; k < choices.size(); ++k) {
+    if (value == choices[k]) return k;
+    listed += (k ? ", " : "") + choices[k];
+  }
+  bad_value(node, source, key, "unknown value '" + value + "' (" + listed + ")");
+}
+
+bool flag(const YAML::Node& node, const std::string& source, const char* key) {
+  try {
+    return node[key].as<bool>();
+  } catch (const YAML::Exception&) {
+    bad_value(node, source, key, "expected true or false");
+  }
+}
+
+}  // namespace
+
+F3ornitsSettings parse_f3ornits(const YAML::Node& node, const std::string& source) {
+  // The keys of the other algorithms are accepted and ignored, so that
+  // `--set algorithm.type=f3ornits` runs any scenario; anything else is a typo.
+  check_keys(node, source, "algorithm",
+             {"type", "max_degree", "calibration", "smoothing", "normalization", "damping", "tol_rel", "tol_abs",
+              "rho_min", "rho_max", "initial_step", "min_step", "max_step", "scheduler",
+              // jacobi, gauss_seidel, defect_control:
+              "step", "input_order", "output_order", "defect", "tol", "k_p", "k_i", "theta_max"});
+  F3ornitsSettings settings;
+  TimeStepperSettings& stepper = settings.time_stepper;
+  if (present(node, "max_degree")) {
+    const double degree = number(node, source, "max_degree");
+    if (std::floor(degree) != degree || degree < 0 || degree > Polynomial::kMaxDegree) {
+      bad_value(node, source, "max_degree",
+                "must be a whole number from 0 to " + std::to_string(Polynomial::kMaxDegree));
+    }
+    settings.max_degree = static_cast<int>(degree);
+  }
+  if (present(node, "calibration")) {
+    settings.calibration = choice(node, source, "calibration", {"extrapolation", "cls"}) == 0
+                               ? Calibration::extrapolation
+                               : Calibration::constrained_least_squares;
+  }
+  if (present(node, "smoothing")) settings.smoothing = flag(node, source, "smoothing");
+  if (present(node, "normalization")) {
+    stepper.normalization = static_cast<Normalization>(
+        choice(node, source, "normalization", {"magnitude", "amplitude", "damped_amplitude"}));
+  }
+  if (present(node, "scheduler")) {
+    settings.synchronous = choice(node, source, "scheduler", {"asynchronous", "synchronous"}) == 1;
+  }
+  if (present(node, "damping")) stepper.damping = number(node, source, "damping");
+  if (present(node, "tol_rel")) stepper.tol_rel = number(node, source, "tol_rel");
+  if (present(node, "tol_abs")) stepper.tol_abs = number(node, source, "tol_abs");
+  if (present(node, "rho_min")) stepper.rho_min = number(node, source, "rho_min");
+  if (present(node, "rho_max")) stepper.rho_max = number(node, source, "rho_max");
+  if (present(node, "initial_step")) settings.initial_step = number(node, source, "initial_step");
+  if (present(node, "min_step")) stepper.min_step = number(node, source, "min_step");
+  if (present(node, "max_step")) stepper.max_step = number(node, source, "max_step");
+  return settings;
+}
+
+std::unique_ptr<Algorithm> make_f3ornits(const YAML::Node& node, const std::string& source) {
+  const F3ornitsSettings settings = parse_f3ornits(node, source);
+  try {
+    return std::make_unique<F3ornits>(settings);
+  } catch (const ConfigurationError& error) {
+    // The message starts with the key ("algorithm.tol_rel: ..."); add file and line.
+    throw ConfigurationError(locate(source, node, "") + error.what());
+  }
+}
+
+}  // namespace couplet::tools

@@ -1,0 +1,130 @@
+#include "host_tools/ifosmondi_settings.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "runtime/algorithms/ifosmondi.hpp"
+#include "runtime/algorithms/ifosmondi_jfm.hpp"
+#include "runtime/errors.hpp"
+
+namespace couplet::tools {
+namespace {
+
+constexpr double kDefaultMinStep = 1e-6;  // s
+
+// A key given as `null` (`--set algorithm.min_step=null`) counts as absent.
+bool present(const YAML::Node& node, const char* key) { return node[key] && !node[key].IsNull(); }
+
+class Reader {
+ public:
+  Reader(const YAML::Node& node, const std::string& source, const std::string& path)
+      : node_(node), source_(source), path_(path) {}
+
+  std::string key_path(const char* key) const { return path_ + "." + key; }
+
+  [[noreturn]] void bad(const char* key, const std::string& why) const {
+    throw ConfigurationError(locate(source_, node_[key], key_path(key)) + ": " + why);
+  }
+
+  double positive(const char* key) const {
+    const double value = require_number(node_[key], source_, key_path(key));
+    if (!(value > 0.0) || !std::isfinite(value)) bad(key, "must be a positive number");
+    return value;
+  }
+
+  /// In (0, 1): tolerances and relative errors.
+  double fraction(const char* key) const {
+    const double value = positive(key);
+    if (!(value < 1.0)) bad(key, "must be between 0 and 1 (exclusive)");
+    return value;
+  }
+
+  int whole(const char* key, int minimum) const {
+    const double value = require_number(node_[key], source_, key_path(key));
+    if (std::floor(value) != value || value < minimum || value > 1e6) {
+      bad(key, "must be a whole number >= " + std::to_string(minimum));
+    }
+    return static_cast<int>(value);
+  }
+
+  std::string text(const char* key) const { return require_string(node_[key], source_, key_path(key)); }
+
+ private:
+  const YAML::Node& node_;
+  const std::string& source_;
+  const std::string& path_;
+};
+
+IfosmondiSettings parse_coupling(const YAML::Node& node, const Reader& read, const std::string& source,
+                                 const std::string& path) {
+  IfosmondiSettings settings;
+  if (!present(node, "step")) {
+    throw ConfigurationError(locate(source, node, path + ".step") +
+                             ": missing (δt_ref in seconds: the first and largest macro step, eq. 28)");
+  }
+  const double step = read.positive("step");
+  settings.reference_step = step_to_ticks(step);
+  settings.min_step = step_to_ticks(std::min(kDefaultMinStep, step));
+  if (present(node, "min_step")) {
+    const double min_step = read.positive("min_step");
+    if (min_step > step) read.bad("min_step", "must not exceed step (δt_ref)");
+    settings.min_step = step_to_ticks(min_step);
+  }
+  if (present(node, "eps")) settings.absolute_tolerance = settings.relative_tolerance = read.fraction("eps");
+  if (present(node, "eps_abs")) settings.absolute_tolerance = read.fraction("eps_abs");
+  if (present(node, "eps_rel")) settings.relative_tolerance = read.fraction("eps_rel");
+  if (present(node, "max_iterations")) settings.max_iterations = read.whole("max_iterations", 1);
+  return settings;
+}
+
+KinsolSettings parse_kinsol(const YAML::Node& node, const Reader& read) {
+  KinsolSettings settings;
+  if (present(node, "solver")) {
+    const std::string solver = read.text("solver");
+    if (solver == "newton") settings.method = KinsolMethod::newton;
+    else if (solver == "anderson") settings.method = KinsolMethod::anderson;
+    else if (solver == "fixed_point") settings.method = KinsolMethod::fixed_point;
+    else read.bad("solver", "unknown solver '" + solver + "' (newton, anderson, fixed_point)");
+  }
+  if (present(node, "krylov_tolerance")) settings.krylov_tolerance = read.fraction("krylov_tolerance");
+  if (present(node, "krylov_dimension")) settings.krylov_dimension = read.whole("krylov_dimension", 1);
+  if (present(node, "anderson_depth")) settings.anderson_depth = read.whole("anderson_depth", 1);
+  if (present(node, "residual_relative_error")) {
+    settings.residual_relative_error = read.fraction("residual_relative_error");
+  }
+  return settings;
+}
+
+}  // namespace
+
+bool is_ifosmondi_type(const std::string& type) { return type == "ifosmondi" || type == "ifosmondi_jfm"; }
+
+std::unique_ptr<IfosmondiAlgorithm> make_ifosmondi(const YAML::Node& node, const std::string& source,
+                                                   const std::string& path) {
+  const std::string type = require_string(node["type"], source, path + ".type");
+  const std::vector<std::string> common = {"type", "step", "min_step", "eps", "eps_abs", "eps_rel", "max_iterations"};
+  const std::vector<std::string> kinsol = {"solver", "krylov_tolerance", "krylov_dimension", "anderson_depth",
+                                           "residual_relative_error"};
+  std::vector<std::string> allowed = common;
+  allowed.insert(allowed.end(), kinsol.begin(), kinsol.end());
+  // A KINSOL key with type ifosmondi is a mistake, unless given as null (switching a
+  // scenario with --set algorithm.type=ifosmondi --set algorithm.solver=null).
+  for (const std::string& key : kinsol) {
+    if (type == "ifosmondi" && present(node, key.c_str())) {
+      throw ConfigurationError(locate(source, node[key], path + "." + key) +
+                               ": only for type ifosmondi_jfm (ifosmondi is the plain fixed point; set it to null)");
+    }
+  }
+  check_keys(node, source, path, allowed);
+  const Reader read(node, source, path);
+  const IfosmondiSettings coupling = parse_coupling(node, read, source, path);
+  try {
+    if (type == "ifosmondi") return std::make_unique<Ifosmondi>(coupling);
+    return std::make_unique<IfosmondiJfm>(IfosmondiJfmSettings{coupling, parse_kinsol(node, read)});
+  } catch (const ConfigurationError& error) {
+    throw ConfigurationError(locate(source, node, path) + ": " + error.what());
+  }
+}
+
+}  // namespace couplet::tools

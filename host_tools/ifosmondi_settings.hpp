@@ -1,0 +1,24 @@
+#pragma once
+// The `algorithm` section of a scenario (or of a group, docs/iterative.md) with
+// `type: ifosmondi` or `type: ifosmondi_jfm` (DESIGN §4.4).
+#include <memory>
+#include <string>
+
+#include "host_tools/scenario.hpp"
+#include "runtime/algorithms/ifosmondi_algorithm.hpp"
+
+namespace couplet::tools {
+
+/// Keys: step (δt_ref, s, required), min_step (default min(1e-6 s, step)), eps (sets
+/// eps_abs and eps_rel), eps_abs, eps_rel (default 1e-4), max_iterations (50); for
+/// ifosmondi_jfm also solver (newton | anderson | fixed_point), krylov_tolerance,
+/// krylov_dimension, anderson_depth, residual_relative_error. `path` names the
+/// section in messages ("algorithm", "groups.g.algorithm"). Throws
+/// ConfigurationError naming file, line and key.
+std::unique_ptr<IfosmondiAlgorithm> make_ifosmondi(const YAML::Node& node, const std::string& source,
+                                                   const std::string& path);
+
+/// True for the types make_ifosmondi builds.
+bool is_ifosmondi_type(const std::string& type);
+
+}  // namespace couplet::tools

@@ -1,0 +1,31 @@
+#pragma once
+// The `link:` key of a slave in a scenario (DESIGN §7, §8; docs/links.md):
+//   link: {udp: "HOST:PORT"}                        a target that is already running
+//   link: {serial: {device: PATH, baud: N}}         a device on a serial line
+//   link: {spawn: true, udp: "127.0.0.1:0"}         start a local couplet-target
+//   link: {spawn: true, serial: {device: pty}}      ... over a pseudo-terminal
+// Optional: timeout (s, dead peer), retransmit_timeout (s), realtime (spawned
+// target advances on the wall clock).
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+
+namespace couplet::tools {
+
+struct LinkSpec {
+  std::string udp;            ///< "HOST:PORT"; with spawn, where the target binds (port 0: any)
+  std::string serial_device;  ///< a device path; with spawn, "pty"
+  unsigned baud = 115200;
+  bool spawn = false;
+  bool realtime = false;
+  double timeout = 2.0;               ///< seconds without an answer: the peer is dead
+  double retransmit_timeout = 0.05;   ///< seconds before the first retransmission
+  std::string where;                  ///< "file:line: slaves.right.link" for messages
+
+  bool is_udp() const { return !udp.empty(); }
+};
+
+/// Parses and checks a link node; errors name `path` and the line.
+LinkSpec parse_link(const YAML::Node& node, const std::string& source, const std::string& path);
+
+}  // namespace couplet::tools

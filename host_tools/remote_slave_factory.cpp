@@ -1,0 +1,76 @@
+#include "host_tools/remote_slave_factory.hpp"
+
+#include <cstdio>
+
+#include "drivers/remote_slave.hpp"
+#include "drivers/serial_transport.hpp"
+#include "drivers/udp_transport.hpp"
+#include "host_tools/target_process.hpp"
+#include "runtime/errors.hpp"
+#include "targets/configuration.hpp"
+
+namespace couplet::tools {
+
+namespace {
+
+// A spawned target needs a moment to load; a few seconds is generous.
+constexpr auto kSpawnTimeout = std::chrono::seconds(10);
+
+std::string exact_text(double value) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  return buffer;
+}
+
+std::vector<std::string> target_arguments(const SlaveSpec& spec) {
+  const LinkSpec& link = *spec.link;
+  std::vector<std::string> arguments = {"--model", spec.model};
+  for (const auto& [name, value] : spec.parameters) arguments.push_back("--param=" + name + "=" + exact_text(value));
+  if (link.is_udp()) {
+    arguments.insert(arguments.end(), {"--udp", link.udp});
+  } else {
+    arguments.insert(arguments.end(), {"--serial", link.serial_device});
+  }
+  if (link.realtime) arguments.push_back("--realtime");
+  arguments.push_back("--once");
+  return arguments;
+}
+
+drivers::LinkPolicy policy_of(const LinkSpec& link) {
+  drivers::LinkPolicy policy;
+  policy.retransmit_timeout = std::chrono::microseconds(static_cast<long>(link.retransmit_timeout * 1e6));
+  policy.max_retransmit_interval = std::max(policy.max_retransmit_interval, policy.retransmit_timeout);
+  policy.peer_timeout = std::chrono::microseconds(static_cast<long>(link.timeout * 1e6));
+  return policy;
+}
+
+}  // namespace
+
+std::unique_ptr<Slave> make_remote_slave(const SlaveSpec& spec, const models::ModelCatalog& catalog) {
+  const LinkSpec& link = *spec.link;
+  // The host checks model and parameters itself: its messages name the scenario
+  // element, and the monolithic reference needs the model anyway.
+  catalog.create(spec.model, spec.parameters);
+
+  targets::SlaveConfiguration configuration{spec.name, spec.model, spec.parameters, spec.solver, spec.capabilities};
+  auto configure = std::make_unique<couplet_wire_Configure>();
+  targets::to_wire(configuration, *configure);
+
+  std::shared_ptr<TargetProcess> process;
+  std::string udp = link.udp;
+  std::string device = link.serial_device;
+  if (link.spawn) {
+    process = TargetProcess::spawn(target_arguments(spec), spec.name, kSpawnTimeout);
+    (link.is_udp() ? udp : device) = process->address();
+  }
+  std::unique_ptr<drivers::Transport> transport;
+  if (link.is_udp()) {
+    transport = drivers::UdpTransport::connect(udp);
+  } else {
+    transport = drivers::SerialTransport::open(device, link.baud);
+  }
+  return std::make_unique<drivers::RemoteSlave>(spec.name, std::move(transport), configure.get(), policy_of(link),
+                                                std::move(process));
+}
+
+}  // namespace couplet::tools

@@ -1,0 +1,17 @@
+#pragma once
+// A slave behind a link, from its scenario spec (DESIGN §8; docs/links.md):
+// spawns couplet-target when asked, opens the transport, and hands the
+// scenario's parameters, solver settings and capability limits to the target in
+// a Configure, so that the target wraps the model exactly as the host would.
+#include <memory>
+
+#include "host_tools/scenario.hpp"
+#include "models/catalog.hpp"
+#include "runtime/slave.hpp"
+
+namespace couplet::tools {
+
+/// `spec.link` must be set. Errors name the slave and its scenario element.
+std::unique_ptr<Slave> make_remote_slave(const SlaveSpec& spec, const models::ModelCatalog& catalog);
+
+}  // namespace couplet::tools

@@ -1,0 +1,138 @@
+#include "host_tools/target_process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <thread>
+
+#include "runtime/errors.hpp"
+
+namespace couplet::tools {
+
+namespace {
+
+constexpr auto kExitPatience = std::chrono::seconds(2);
+
+bool is_executable(const std::filesystem::path& path) { return ::access(path.c_str(), X_OK) == 0; }
+
+/// Reads one line from `descriptor` within `timeout`; empty on EOF or timeout.
+std::string read_line(int descriptor, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::string line;
+  for (;;) {
+    const auto remaining =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (remaining <= 0) return {};
+    pollfd descriptor_poll{descriptor, POLLIN, 0};
+    if (::poll(&descriptor_poll, 1, static_cast<int>(remaining)) <= 0) continue;
+    char byte = 0;
+    const ssize_t read = ::read(descriptor, &byte, 1);
+    if (read <= 0) return {};
+    if (byte == '\n') return line;
+    line.push_back(byte);
+  }
+}
+
+bool wait_for_exit(pid_t pid, std::chrono::milliseconds patience) {
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  for (;;) {
+    int status = 0;
+    const pid_t result = ::waitpid(pid, &status, WNOHANG);
+    if (result == pid || result < 0) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+std::string exit_description(pid_t pid) {
+  int status = 0;
+  if (::waitpid(pid, &status, WNOHANG) != pid) return "it did not report within the time allowed";
+  if (WIFEXITED(status)) return "it exited with status " + std::to_string(WEXITSTATUS(status)) + " (see its message above)";
+  if (WIFSIGNALED(status)) return "it was killed by signal " + std::to_string(WTERMSIG(status));
+  return "it stopped";
+}
+
+}  // namespace
+
+std::string TargetProcess::locate_executable() {
+  if (const char* configured = std::getenv("COUPLET_TARGET"); configured != nullptr && *configured != '\0') {
+    if (is_executable(configured)) return configured;
+    throw ConfigurationError(std::string("COUPLET_TARGET='") + configured + "' is not an executable");
+  }
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    for (const auto& candidate : {self.parent_path() / "couplet-target", self.parent_path().parent_path() / "couplet-target"}) {
+      if (is_executable(candidate)) return candidate.string();
+    }
+  }
+  throw ConfigurationError("cannot find couplet-target beside " + self.parent_path().string() +
+                           " (install it next to couplet, or set COUPLET_TARGET)");
+}
+
+std::unique_ptr<TargetProcess> TargetProcess::spawn(const std::vector<std::string>& arguments,
+                                                    const std::string& slave_name, std::chrono::milliseconds timeout) {
+  const std::string executable = locate_executable();
+  std::vector<std::string> words = {executable};
+  words.insert(words.end(), arguments.begin(), arguments.end());
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+
+  int pipe_ends[2];
+  if (::pipe2(pipe_ends, O_CLOEXEC) != 0) throw ConfigurationError("slave '" + slave_name + "': cannot create a pipe");
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(pipe_ends[0]);
+    ::close(pipe_ends[1]);
+    throw ConfigurationError("slave '" + slave_name + "': cannot fork couplet-target");
+  }
+  if (pid == 0) {
+    // Child: only async-signal-safe calls until exec.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(127);
+    ::dup2(pipe_ends[1], STDOUT_FILENO);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::close(pipe_ends[1]);
+  std::unique_ptr<TargetProcess> process(new TargetProcess(pid, pipe_ends[0]));
+
+  const std::string line = read_line(pipe_ends[0], timeout);
+  std::istringstream words_in(line);
+  std::string program;
+  std::string ready;
+  words_in >> program >> ready >> process->kind_ >> process->address_;
+  if (program != "couplet-target" || ready != "ready" || process->address_.empty()) {
+    const std::string why = exit_description(pid);
+    throw ConfigurationError("slave '" + slave_name + "': the spawned couplet-target did not start: " + why);
+  }
+  return process;
+}
+
+void TargetProcess::terminate() {
+  if (pid_ <= 0) return;
+  if (!wait_for_exit(pid_, std::chrono::milliseconds(0))) {
+    ::kill(pid_, SIGTERM);
+    if (!wait_for_exit(pid_, kExitPatience)) {
+      ::kill(pid_, SIGKILL);
+      wait_for_exit(pid_, kExitPatience);
+    }
+  }
+  pid_ = -1;
+}
+
+TargetProcess::~TargetProcess() {
+  terminate();
+  if (output_ >= 0) ::close(output_);
+}
+
+}  // namespace couplet::tools

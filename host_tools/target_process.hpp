@@ -1,0 +1,45 @@
+#pragma once
+// A couplet-target started by the master for `link: {spawn: true}` (host test
+// benches, DESIGN §8). The executable is looked up in $COUPLET_TARGET, then
+// beside the running executable (/proc/self/exe), then one directory up. The
+// child reports where it listens on its first stdout line ("couplet-target
+// ready udp 127.0.0.1:45678"); it receives SIGTERM if the master dies
+// (PR_SET_PDEATHSIG) and when this object is destroyed.
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace couplet::tools {
+
+class TargetProcess {
+ public:
+  /// Starts couplet-target with `arguments` and waits up to `timeout` for its
+  /// ready line. Throws ConfigurationError naming `slave_name` on failure.
+  static std::unique_ptr<TargetProcess> spawn(const std::vector<std::string>& arguments,
+                                              const std::string& slave_name, std::chrono::milliseconds timeout);
+  ~TargetProcess();
+  TargetProcess(const TargetProcess&) = delete;
+  TargetProcess& operator=(const TargetProcess&) = delete;
+
+  /// "udp" or "serial", and "127.0.0.1:45678" or "/dev/pts/7".
+  const std::string& kind() const { return kind_; }
+  const std::string& address() const { return address_; }
+  pid_t pid() const { return pid_; }
+
+  /// Path of the couplet-target executable (throws ConfigurationError if none).
+  static std::string locate_executable();
+
+ private:
+  TargetProcess(pid_t pid, int output) : pid_(pid), output_(output) {}
+  void terminate();
+
+  pid_t pid_;
+  int output_;
+  std::string kind_;
+  std::string address_;
+};
+
+}  // namespace couplet::tools

@@ -1,0 +1,38 @@
+#pragma once
+// Capacities of the wire messages (DESIGN §8: fixed-size fields so the target
+// side never allocates). The numbers live in couplet.options, where nanopb reads
+// them; they are repeated here as constants for C++ code and checked against the
+// generated structs at compile time, so the two cannot drift apart.
+#include <cstddef>
+
+#include "protocol/couplet.pb.h"
+
+namespace couplet::protocol {
+
+inline constexpr std::size_t kMaxCoefficients = 8;   ///< Polynomial::kMaxDegree + 1
+inline constexpr std::size_t kMaxPorts = 16;         ///< inputs, and outputs, per slave
+inline constexpr std::size_t kMaxEndOutputs = 64;    ///< (derivative order + 1) × outputs
+inline constexpr std::size_t kMaxParameters = 32;
+inline constexpr std::size_t kMaxSampleTimes = 1024; ///< intermediate samples per step
+inline constexpr std::size_t kMaxSampleValues = 6144;  ///< sample times × outputs per step
+inline constexpr std::size_t kMaxNameBytes = 63;     ///< names, without the terminating NUL
+
+template <typename Struct, typename Element, std::size_t Count>
+constexpr std::size_t capacity(Element (Struct::*)[Count]) {
+  return Count;
+}
+
+static_assert(capacity(&couplet_wire_Polynomial::coefficients) == kMaxCoefficients);
+static_assert(capacity(&couplet_wire_Describe::inputs) == kMaxPorts);
+static_assert(capacity(&couplet_wire_Describe::outputs) == kMaxPorts);
+static_assert(capacity(&couplet_wire_EvaluateOutputs::inputs) == kMaxPorts);
+static_assert(capacity(&couplet_wire_StepRequest::inputs) == kMaxPorts);
+static_assert(capacity(&couplet_wire_Outputs::values) == kMaxEndOutputs);
+static_assert(capacity(&couplet_wire_StepResult::end_outputs) == kMaxEndOutputs);
+static_assert(capacity(&couplet_wire_Configure::parameters) == kMaxParameters);
+static_assert(capacity(&couplet_wire_StepRequest::sample_times_ns) == kMaxSampleTimes);
+static_assert(capacity(&couplet_wire_StepResult::samples) == kMaxSampleValues);
+static_assert(capacity(&couplet_wire_Port::name) == kMaxNameBytes + 1);
+static_assert(capacity(&couplet_wire_Configure::model) == kMaxNameBytes + 1);
+
+}  // namespace couplet::protocol

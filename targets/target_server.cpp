@@ -1,0 +1,344 @@
+#include "targets/target_server.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "drivers/wire_conversions.hpp"
+#include "runtime/errors.hpp"
+
+namespace couplet::targets {
+
+namespace {
+
+std::uint64_t monotonic_ns(drivers::Deadline time) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count());
+}
+
+}  // namespace
+
+TargetServer::TargetServer(const models::ModelCatalog& catalog, TargetOptions options)
+    : catalog_(catalog),
+      options_(std::move(options)),
+      request_(std::make_unique<protocol::Envelope>()),
+      reply_(std::make_unique<protocol::Envelope>()),
+      cache_(protocol::kMaxFrameBytes) {
+  SlaveConfiguration initial;
+  initial.slave_name = options_.model;
+  initial.model = options_.model;
+  rebuild(initial);
+}
+
+void TargetServer::rebuild(const SlaveConfiguration& configuration) {
+  ParameterOverrides parameters = options_.parameters;
+  for (const auto& [name, value] : configuration.parameters) parameters[name] = value;
+  std::unique_ptr<models::Model> model = catalog_.create(options_.model, parameters);
+  std::unique_ptr<Slave> slave =
+      models::make_ode_slave(configuration.slave_name, std::move(model), configuration.solver, configuration.limits);
+  const SlaveDescription& description = slave->description();
+  const std::size_t rows = static_cast<std::size_t>(description.capabilities.output_derivative_order) + 1;
+  if (description.inputs.size() > protocol::kMaxPorts || description.outputs.size() > protocol::kMaxPorts ||
+      rows * description.outputs.size() > protocol::kMaxEndOutputs) {
+    throw ConfigurationError("model '" + options_.model + "' has more ports or derivatives than the wire protocol carries");
+  }
+  slave_ = std::move(slave);
+  slave_name_ = configuration.slave_name;
+  initialized_ = false;
+}
+
+bool TargetServer::may_open_session(drivers::Deadline now) const {
+  return session_ == 0 || stopped_ || now - last_heard_ > options_.session_timeout;
+}
+
+void TargetServer::open_session(std::uint64_t session, protocol::Sequence sequence) {
+  session_ = session;
+  last_sequence_ = sequence;
+  stopped_ = false;
+  SlaveConfiguration initial;
+  initial.slave_name = options_.model;
+  initial.model = options_.model;
+  rebuild(initial);  // a new session starts from the command line's configuration
+}
+
+std::size_t TargetServer::handle(std::span<const std::uint8_t> frame, std::span<std::uint8_t> answer,
+                                 drivers::Deadline now) {
+  ++counters_.frames;
+  protocol::Envelope& request = *request_;
+  if (!protocol::decode_frame(frame, request)) {
+    ++counters_.rejected;
+    return 0;
+  }
+  reply_->session = request.session;
+  reply_->sequence = request.sequence;
+
+  if (request.session != session_) {
+    if (request.which_body != couplet_wire_Envelope_hello_tag || request.session == 0) {
+      ++counters_.foreign;
+      return 0;
+    }
+    if (!may_open_session(now)) {
+      ++counters_.busy;
+      answer_error(couplet_wire_ErrorCode_ERROR_BUSY, "the target serves another session");
+      return encode_answer(answer);
+    }
+    open_session(request.session, request.sequence);
+    last_heard_ = now;
+    ++counters_.executed;
+    describe();
+    cache_size_ = encode_answer(answer);
+    std::copy_n(answer.begin(), cache_size_, cache_.begin());
+    return cache_size_;
+  }
+
+  last_heard_ = now;
+  if (request.which_body == couplet_wire_Envelope_heartbeat_tag) {
+    reply_->which_body = couplet_wire_Envelope_heartbeat_tag;
+    reply_->body.heartbeat.sender_time_ns = monotonic_ns(now);
+    return encode_answer(answer);
+  }
+  if (request.sequence == last_sequence_) {
+    ++counters_.repeats;
+    std::copy_n(cache_.begin(), cache_size_, answer.begin());
+    return cache_size_;
+  }
+  if (!protocol::is_newer(request.sequence, last_sequence_)) {
+    ++counters_.stale;
+    return 0;
+  }
+  last_sequence_ = request.sequence;
+  ++counters_.executed;
+  reply_->which_body = 0;
+  execute(now);
+  if (reply_->which_body == 0) {  // real-time input update: its answer is the next push
+    cache_size_ = 0;
+    return 0;
+  }
+  cache_size_ = encode_answer(answer);
+  std::copy_n(answer.begin(), cache_size_, cache_.begin());
+  return cache_size_;
+}
+
+std::size_t TargetServer::encode_answer(std::span<std::uint8_t> answer) {
+  const protocol::EncodeResult encoded = protocol::encode_frame(*reply_, answer);
+  if (encoded) return encoded.size;
+  // Cannot happen with answers built within the limits; say so rather than be silent.
+  answer_error(couplet_wire_ErrorCode_ERROR_UNSPECIFIED, std::string("answer does not encode: ") + encoded.reason);
+  return protocol::encode_frame(*reply_, answer).size;
+}
+
+void TargetServer::execute(drivers::Deadline now) {
+  const protocol::Envelope& request = *request_;
+  try {
+    switch (request.which_body) {
+      case couplet_wire_Envelope_hello_tag: describe(); return;
+      case couplet_wire_Envelope_configure_tag: configure(request.body.configure); return;
+      case couplet_wire_Envelope_initialize_tag: initialize(request.body.initialize); return;
+      case couplet_wire_Envelope_evaluate_outputs_tag: evaluate(request.body.evaluate_outputs); return;
+      case couplet_wire_Envelope_step_request_tag:
+        if (options_.realtime) {
+          accept_input(request.body.step_request, now);
+        } else {
+          step(request.body.step_request, now);
+        }
+        return;
+      case couplet_wire_Envelope_start_tag: start(request.body.start, now); return;
+      case couplet_wire_Envelope_stop_tag:
+        stopped_ = true;
+        reply_->which_body = couplet_wire_Envelope_ack_tag;
+        return;
+      default: answer_error(couplet_wire_ErrorCode_ERROR_BAD_REQUEST, "unexpected message for a target"); return;
+    }
+  } catch (const ConfigurationError& error) {
+    answer_error(couplet_wire_ErrorCode_ERROR_REFUSED, error.what());
+  } catch (const ProtocolViolation& error) {
+    answer_error(couplet_wire_ErrorCode_ERROR_BAD_REQUEST, error.what());
+  } catch (const std::invalid_argument& error) {
+    answer_error(couplet_wire_ErrorCode_ERROR_BAD_REQUEST, error.what());
+  } catch (const std::exception& error) {
+    answer_error(couplet_wire_ErrorCode_ERROR_SLAVE_FAILED, error.what());
+  }
+}
+
+void TargetServer::describe() {
+  reply_->which_body = couplet_wire_Envelope_describe_tag;
+  drivers::to_wire(slave_->description(), options_.model, reply_->body.describe);
+  reply_->body.describe.accepts_configure = options_.accepts_configure;
+  if (options_.realtime) {
+    // Outputs at communication times only: the model runs ahead of no one.
+    reply_->body.describe.capabilities.realtime = true;
+    reply_->body.describe.capabilities.intermediate_samples = false;
+  }
+}
+
+void TargetServer::configure(const couplet_wire_Configure& request) {
+  if (!options_.accepts_configure) throw ConfigurationError("this target does not accept configuration");
+  const SlaveConfiguration configuration = from_wire(request);
+  if (!configuration.model.empty() && configuration.model != options_.model) {
+    throw ConfigurationError("this target serves model '" + options_.model + "', not '" + configuration.model + "'");
+  }
+  rebuild(configuration);
+  describe();
+}
+
+void TargetServer::initialize(const couplet_wire_Initialize& request) {
+  slave_->setup(request.start_ns);
+  current_time_ = request.start_ns;
+  initialized_ = true;
+  running_ = false;
+  requested_end_ = current_time_;
+  period_ = 0;
+  has_fresh_input_ = false;
+  for (std::size_t i = 0; i < input_count(); ++i) inputs_[i] = Polynomial::constant(to_seconds(current_time_), 0.0);
+  reply_->which_body = couplet_wire_Envelope_ack_tag;
+}
+
+std::size_t TargetServer::end_output_count() const {
+  return static_cast<std::size_t>(slave_->description().capabilities.output_derivative_order + 1) * output_count();
+}
+
+void TargetServer::evaluate(const couplet_wire_EvaluateOutputs& request) {
+  if (!initialized_) throw ProtocolViolation("evaluate_outputs before initialize");
+  if (request.inputs_count != input_count()) throw ProtocolViolation("evaluate_outputs with the wrong number of inputs");
+  for (std::size_t i = 0; i < request.inputs_count; ++i) inputs_[i] = drivers::from_wire(request.inputs[i]);
+  // Real-time mode: the master's inputs at a communication time are also the
+  // best input to hold until its next step request arrives.
+  reply_->which_body = couplet_wire_Envelope_outputs_tag;
+  couplet_wire_Outputs& outputs = reply_->body.outputs;
+  outputs.time_ns = current_time_;
+  outputs.derivative_order = static_cast<std::uint32_t>(slave_->description().capabilities.output_derivative_order);
+  outputs.values_count = static_cast<pb_size_t>(end_output_count());
+  slave_->evaluate_outputs(std::span<const Polynomial>(inputs_.data(), input_count()),
+                           std::span<double>(outputs.values, outputs.values_count));
+}
+
+void TargetServer::step(const couplet_wire_StepRequest& request, drivers::Deadline received) {
+  if (!initialized_) throw ProtocolViolation("step before initialize");
+  if (request.inputs_count != input_count()) throw ProtocolViolation("step with the wrong number of inputs");
+  const std::size_t sample_values = request.sample_times_ns_count * output_count();
+  if (sample_values > protocol::kMaxSampleValues) throw ProtocolViolation("more output samples than one answer carries");
+  for (std::size_t i = 0; i < request.inputs_count; ++i) inputs_[i] = drivers::from_wire(request.inputs[i]);
+  reply_->which_body = couplet_wire_Envelope_step_result_tag;
+  couplet_wire_StepResult& result = reply_->body.step_result;
+  result.status = couplet_wire_Status_STATUS_OK;
+  result.time_ns = request.end_ns;
+  result.derivative_order = static_cast<std::uint32_t>(slave_->description().capabilities.output_derivative_order);
+  result.end_outputs_count = static_cast<pb_size_t>(end_output_count());
+  result.samples_count = static_cast<pb_size_t>(sample_values);
+  const StepRequest step_request{request.start_ns, request.end_ns,
+                                 std::span<const Polynomial>(inputs_.data(), input_count()),
+                                 std::span<const Time>(request.sample_times_ns, request.sample_times_ns_count)};
+  slave_->step(step_request, OutputBuffers{std::span<double>(result.end_outputs, result.end_outputs_count),
+                                           std::span<double>(result.samples, result.samples_count)});
+  current_time_ = request.end_ns;
+  ++counters_.steps;
+  result.has_timing = true;
+  result.timing.received_ns = monotonic_ns(received);
+  result.timing.finished_ns = monotonic_ns(drivers::SteadyClock::now());
+  result.timing.input_lateness_ns = 0;
+}
+
+// ---- real-time mode (DESIGN §8): the model advances on the wall clock ----
+
+std::int64_t TargetServer::wall_ns(Time model_time) const {
+  return anchor_ns_ + static_cast<std::int64_t>(
+                          std::llround(static_cast<double>(model_time - start_time_) / realtime_factor_));
+}
+
+Time TargetServer::model_time_at(drivers::Deadline wall) const {
+  const auto since = std::chrono::duration_cast<std::chrono::nanoseconds>(wall.time_since_epoch()).count() - anchor_ns_;
+  return start_time_ + static_cast<Time>(std::llround(static_cast<double>(since) * realtime_factor_));
+}
+
+void TargetServer::start(const couplet_wire_Start& request, drivers::Deadline received) {
+  if (!options_.realtime) throw ProtocolViolation("start: this target runs in virtual time (no --realtime)");
+  if (!initialized_) throw ProtocolViolation("start before initialize");
+  if (!(request.realtime_factor > 0.0)) throw ProtocolViolation("start: the real-time factor must be > 0");
+  realtime_factor_ = request.realtime_factor;
+  start_time_ = current_time_;
+  anchor_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(received.time_since_epoch()).count();
+  running_ = true;
+  reply_->which_body = couplet_wire_Envelope_ack_tag;
+}
+
+// The newest input wins and applies from its arrival; how late it came (after
+// the start of its step, on the target's clock) is recorded.
+void TargetServer::accept_input(const couplet_wire_StepRequest& request, drivers::Deadline received) {
+  if (!running_) throw ProtocolViolation("step request before start in real-time mode");
+  if (request.inputs_count != input_count()) throw ProtocolViolation("step with the wrong number of inputs");
+  if (request.sample_times_ns_count != 0) throw ProtocolViolation("a real-time target reports no intermediate samples");
+  if (request.end_ns <= request.start_ns) throw ProtocolViolation("empty or negative step");
+  for (std::size_t i = 0; i < request.inputs_count; ++i) fresh_inputs_[i] = drivers::from_wire(request.inputs[i]);
+  has_fresh_input_ = true;
+  fresh_input_time_ = std::max(current_time_, model_time_at(received));
+  const std::int64_t received_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(received.time_since_epoch()).count();
+  fresh_input_lateness_ = received_ns - wall_ns(request.start_ns);
+  input_lateness_.add(fresh_input_lateness_, false);
+  if (request.end_ns > requested_end_) requested_end_ = request.end_ns;
+  period_ = request.end_ns - request.start_ns;
+}
+
+std::optional<drivers::Deadline> TargetServer::next_boundary() const {
+  if (!running_ || stopped_ || period_ == 0) return std::nullopt;
+  const Time boundary = requested_end_ > current_time_ ? requested_end_ : current_time_ + period_;
+  return drivers::Deadline(std::chrono::nanoseconds(wall_ns(boundary)));
+}
+
+void TargetServer::step_segment(Time from, Time to, std::span<double> end_outputs) {
+  if (to <= from) return;
+  const StepRequest request{from, to, std::span<const Polynomial>(inputs_.data(), input_count()), {}};
+  slave_->step(request, OutputBuffers{end_outputs, {}});
+}
+
+std::size_t TargetServer::advance_realtime(std::span<std::uint8_t> push, drivers::Deadline now) {
+  const Time boundary = requested_end_ > current_time_ ? requested_end_ : current_time_ + period_;
+  reply_->session = session_;
+  reply_->sequence = 0;  // a push
+  reply_->which_body = couplet_wire_Envelope_step_result_tag;
+  couplet_wire_StepResult& result = reply_->body.step_result;
+  result.time_ns = boundary;
+  result.derivative_order = static_cast<std::uint32_t>(slave_->description().capabilities.output_derivative_order);
+  result.end_outputs_count = static_cast<pb_size_t>(end_output_count());
+  result.samples_count = 0;
+  const std::span<double> end_outputs(result.end_outputs, result.end_outputs_count);
+  const bool fresh = has_fresh_input_;
+  try {
+    if (fresh) {
+      // Until the new input arrived the old one held (extrapolated); from then on the new one.
+      const Time switch_time = std::min(fresh_input_time_, boundary);
+      step_segment(current_time_, switch_time, end_outputs);
+      std::copy_n(fresh_inputs_.begin(), input_count(), inputs_.begin());
+      step_segment(switch_time, boundary, end_outputs);
+    } else {
+      step_segment(current_time_, boundary, end_outputs);
+      ++counters_.starved_periods;
+    }
+  } catch (const std::exception& error) {
+    answer_error(couplet_wire_ErrorCode_ERROR_SLAVE_FAILED, error.what());
+    running_ = false;
+    return encode_answer(push);
+  }
+  if (current_time_ == boundary) {  // nothing integrated: outputs at the current time
+    slave_->evaluate_outputs(std::span<const Polynomial>(inputs_.data(), input_count()), end_outputs);
+  }
+  current_time_ = boundary;
+  has_fresh_input_ = false;
+  ++counters_.periods;
+  result.status = fresh ? couplet_wire_Status_STATUS_OK : couplet_wire_Status_STATUS_LATE;
+  result.has_timing = true;
+  result.timing.received_ns = monotonic_ns(now);
+  result.timing.finished_ns = monotonic_ns(drivers::SteadyClock::now());
+  result.timing.input_lateness_ns = fresh ? fresh_input_lateness_ : 0;
+  return encode_answer(push);
+}
+
+void TargetServer::answer_error(couplet_wire_ErrorCode code, const std::string& text) {
+  reply_->which_body = couplet_wire_Envelope_error_tag;
+  reply_->body.error.code = code;
+  const std::size_t capacity = sizeof reply_->body.error.text - 1;
+  const std::size_t length = std::min(text.size(), capacity);
+  std::memcpy(reply_->body.error.text, text.data(), length);
+  reply_->body.error.text[length] = '\0';
+}
+
+}  // namespace couplet::targets

@@ -1,0 +1,142 @@
+#pragma once
+// The target's side of the wire protocol (DESIGN §8), independent of the
+// transport: one frame in, at most one frame out.
+//
+// Exactly-once: a session begins with a Hello carrying the master's session id.
+// Every request of that session carries a sequence number; the server executes
+// a request whose number is newer than the last one (serial-number arithmetic,
+// protocol/sequence.hpp), answers a repeat of the last one from its cache (the
+// master retransmitted because an answer was lost), and ignores older ones
+// (duplicates, reordered stragglers) and frames of other sessions. A Hello from
+// another session is refused as busy while the current session is alive (it
+// spoke within the session timeout and has not stopped).
+//
+// The served slave is the model of the command line wrapped exactly as the host
+// wraps it (models::make_ode_slave), with the settings of a Configure. After
+// Initialize, handling a request does not allocate (DESIGN §3 real-time rules)
+// except to describe an error.
+#include <array>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "drivers/transport.hpp"
+#include "drivers/wall_clock.hpp"
+#include "models/catalog.hpp"
+#include "protocol/codec.hpp"
+#include "protocol/limits.hpp"
+#include "protocol/sequence.hpp"
+#include "runtime/slave.hpp"
+#include "targets/configuration.hpp"
+
+namespace couplet::targets {
+
+struct TargetOptions {
+  std::string model;                ///< the catalog model served
+  ParameterOverrides parameters;    ///< from the command line; a Configure's win
+  std::chrono::milliseconds session_timeout{3000};
+  bool accepts_configure = true;    ///< false: behave like a device that refuses
+  /// Real-time mode (DESIGN §8): after Start the model advances on the wall
+  /// clock; a step request only updates the inputs, applied from its arrival;
+  /// at each communication time the server pushes the outputs.
+  bool realtime = false;
+};
+
+struct TargetCounters {
+  std::uint64_t periods = 0;        ///< real-time mode: communication times reached
+  std::uint64_t starved_periods = 0;  ///< real-time mode: periods without a fresh input
+  std::uint64_t frames = 0;     ///< frames received
+  std::uint64_t rejected = 0;   ///< undecodable (truncated, corrupted, malformed)
+  std::uint64_t foreign = 0;    ///< of another session
+  std::uint64_t stale = 0;      ///< sequence older than the last executed
+  std::uint64_t repeats = 0;    ///< answered from the cache
+  std::uint64_t executed = 0;   ///< requests carried out
+  std::uint64_t steps = 0;      ///< of which steps
+  std::uint64_t busy = 0;       ///< Hellos refused while another session was alive
+};
+
+class TargetServer {
+ public:
+  /// Throws ConfigurationError on an unknown model or parameter.
+  TargetServer(const models::ModelCatalog& catalog, TargetOptions options);
+
+  /// Handles one received frame; writes the answer into `answer` and returns its
+  /// size, or 0 when there is nothing to answer.
+  std::size_t handle(std::span<const std::uint8_t> frame, std::span<std::uint8_t> answer, drivers::Deadline now);
+
+  /// Real-time mode: when (steady clock) the model reaches its next
+  /// communication time; nullopt while it does not run (before Start, or before
+  /// the first step request has told the period).
+  std::optional<drivers::Deadline> next_boundary() const;
+  /// Real-time mode: advances the model to the next communication time with the
+  /// inputs in force (switching to a newer input at its arrival) and writes the
+  /// pushed StepResult into `push`; returns its size.
+  std::size_t advance_realtime(std::span<std::uint8_t> push, drivers::Deadline now);
+  /// Real-time mode: how late (ns) each input arrived after the start of its step.
+  const drivers::LatenessStatistics& input_lateness() const { return input_lateness_; }
+
+  /// True once the current session has executed a Stop.
+  bool session_stopped() const { return stopped_; }
+  bool has_session() const { return session_ != 0; }
+  const TargetCounters& counters() const { return counters_; }
+  const std::string& model() const { return options_.model; }
+  std::chrono::milliseconds session_timeout() const { return options_.session_timeout; }
+  const SlaveDescription& description() const { return slave_->description(); }
+
+ private:
+  bool may_open_session(drivers::Deadline now) const;
+  void open_session(std::uint64_t session, protocol::Sequence sequence);
+  void execute(drivers::Deadline now);
+  void configure(const couplet_wire_Configure& request);
+  void initialize(const couplet_wire_Initialize& request);
+  void evaluate(const couplet_wire_EvaluateOutputs& request);
+  void step(const couplet_wire_StepRequest& request, drivers::Deadline received);
+  void start(const couplet_wire_Start& request, drivers::Deadline received);
+  void accept_input(const couplet_wire_StepRequest& request, drivers::Deadline received);
+  void step_segment(Time from, Time to, std::span<double> end_outputs);
+  std::int64_t wall_ns(Time model_time) const;
+  Time model_time_at(drivers::Deadline wall) const;
+  void describe();
+  void answer_error(couplet_wire_ErrorCode code, const std::string& text);
+  void rebuild(const SlaveConfiguration& configuration);
+  std::size_t input_count() const { return slave_->description().inputs.size(); }
+  std::size_t output_count() const { return slave_->description().outputs.size(); }
+  std::size_t end_output_count() const;
+  std::size_t encode_answer(std::span<std::uint8_t> answer);
+
+  models::ModelCatalog catalog_;
+  TargetOptions options_;
+  std::string slave_name_;
+  std::unique_ptr<Slave> slave_;
+
+  std::uint64_t session_ = 0;
+  protocol::Sequence last_sequence_ = 0;
+  drivers::Deadline last_heard_{};
+  bool stopped_ = false;
+  bool initialized_ = false;
+  Time current_time_ = 0;
+
+  std::unique_ptr<protocol::Envelope> request_;
+  std::unique_ptr<protocol::Envelope> reply_;
+  std::vector<std::uint8_t> cache_;  ///< the encoded answer to last_sequence_
+  std::size_t cache_size_ = 0;
+  std::array<Polynomial, protocol::kMaxPorts> inputs_{};
+  TargetCounters counters_;
+
+  // Real-time mode.
+  bool running_ = false;          ///< Start received
+  std::int64_t anchor_ns_ = 0;    ///< steady-clock ns of the model time start_time_
+  Time start_time_ = 0;
+  double realtime_factor_ = 1.0;
+  Time requested_end_ = 0;        ///< end of the newest step request
+  Time period_ = 0;               ///< length of the newest step request
+  bool has_fresh_input_ = false;  ///< an input arrived during the current period
+  Time fresh_input_time_ = 0;     ///< model time of its arrival
+  std::int64_t fresh_input_lateness_ = 0;
+  std::array<Polynomial, protocol::kMaxPorts> fresh_inputs_{};
+  drivers::LatenessStatistics input_lateness_{1 << 20};
+};
+
+}  // namespace couplet::targets

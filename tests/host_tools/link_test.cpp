@@ -1,0 +1,180 @@
+// Slaves behind links (issue 5, DESIGN §8): in virtual time a remote slave gives
+// exactly the results of the same slave run locally — signals.csv byte for byte
+// and the decision hash — over UDP loopback, through couplet-netem with loss,
+// duplication and reordering, and over a pseudo-terminal; a killed target ends
+// the run within the link timeout, naming the slave.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "process_support.hpp"
+#include "test_support.hpp"
+
+namespace couplet::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+struct Outcome {
+  nlohmann::json summary;
+  std::string signals;
+};
+
+Outcome run_case(std::vector<std::string> assignments, const std::string& name) {
+  const nlohmann::json summary = run("two_mass_switch.yaml", assignments, name);
+  return {summary, read_file(std::filesystem::temp_directory_path() / ("couplet-test-" + name) / "signals.csv")};
+}
+
+void expect_identical(const Outcome& local, const Outcome& remote) {
+  EXPECT_EQ(remote.summary.at("decision_hash"), local.summary.at("decision_hash"));
+  EXPECT_EQ(remote.summary.at("macro_steps"), local.summary.at("macro_steps"));
+  EXPECT_FALSE(local.signals.empty());
+  EXPECT_TRUE(remote.signals == local.signals) << "signals.csv differs";
+  EXPECT_EQ(remote.summary.at("evaluation").at("interpolated_slaves"), nlohmann::json::array())
+      << "the target reports grid samples, as a local slave does";
+}
+
+const std::string kEarlySwitch = "slaves.right.parameters.switch_time=6";
+
+struct AlgorithmCase {
+  const char* label;
+  std::vector<std::string> settings;
+};
+
+// Each algorithm that has landed. The switch of the right mass is moved to
+// t = 6 s so that a short horizon covers it (the same in both runs).
+std::vector<AlgorithmCase> algorithms() {
+  return {
+      {"jacobi_zoh", {"algorithm={type: jacobi, step: 0.01, input_order: 0}", "time.end=12", kEarlySwitch}},
+      {"jacobi_taylor", {"algorithm={type: jacobi, step: 0.02, input_order: 1}", "time.end=12", kEarlySwitch}},
+      {"defect_control", {"algorithm={type: defect_control, tol: 1.0e-4, step: 0.01, input_order: 1}", "time.end=12", kEarlySwitch}},
+      {"f3ornits", {"algorithm={type: f3ornits}", "time.end=12", kEarlySwitch}},
+  };
+}
+
+class RemoteOverUdp : public ::testing::TestWithParam<AlgorithmCase> {};
+
+TEST_P(RemoteOverUdp, SpawnedTargetGivesIdenticalResults) {
+  const AlgorithmCase& algorithm = GetParam();
+  Outcome local;
+  try {
+    local = run_case(algorithm.settings, std::string("udp-local-") + algorithm.label);
+  } catch (const ConfigurationError& error) {
+    GTEST_SKIP() << algorithm.label << " is not available yet: " << error.what();
+  }
+  std::vector<std::string> remote_settings = algorithm.settings;
+  remote_settings.push_back("slaves.right.link={spawn: true, udp: \"127.0.0.1:0\"}");
+  const Outcome remote = run_case(remote_settings, std::string("udp-remote-") + algorithm.label);
+  expect_identical(local, remote);
+  const auto& counters = remote.summary.at("links").at("right");
+  EXPECT_GT(counters.at("requests").get<int>(), 0);
+  EXPECT_EQ(counters.at("drops").get<int>(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Algorithms, RemoteOverUdp, ::testing::ValuesIn(algorithms()),
+                         [](const auto& test) { return std::string(test.param.label); });
+
+// Both slaves remote at once: the left one (no feedthrough) too.
+TEST(RemoteOverUdpBoth, TwoSpawnedTargetsGiveIdenticalResults) {
+  const std::vector<std::string> settings = {"time.end=30", "algorithm.step=0.01"};
+  const Outcome local = run_case(settings, "both-local");
+  std::vector<std::string> remote_settings = settings;
+  remote_settings.push_back("slaves.left.link={spawn: true, udp: \"127.0.0.1:0\"}");
+  remote_settings.push_back("slaves.right.link={spawn: true, udp: \"127.0.0.1:0\"}");
+  expect_identical(local, run_case(remote_settings, "both-remote"));
+}
+
+std::string binary_beside_couplet(const std::string& name) {
+  return std::filesystem::path(COUPLET_BINARY).parent_path() / name;
+}
+
+// 20 % loss, 5 % duplication and 5 % reordering in each direction; the
+// reorder gap exceeds the retransmission timeout, so held-back requests arrive
+// after their retransmission: stale ones the target must ignore.
+TEST(RemoteThroughNetem, LossDuplicationAndReorderingChangeNothing) {
+  ChildProcess target({binary_beside_couplet("couplet-target"), "--model", "translational.coupled_mass", "--udp",
+                       "127.0.0.1:0"});
+  const std::string target_address = target.ready_address();
+  ChildProcess netem({binary_beside_couplet("couplet-netem"), "--listen", "127.0.0.1:0", "--forward", target_address,
+                      "--loss", "0.2", "--duplicate", "0.05", "--reorder", "0.05", "--reorder-gap", "3", "--seed",
+                      "11"});
+  const std::string netem_address = netem.ready_address();
+
+  for (const AlgorithmCase& algorithm : {AlgorithmCase{"jacobi", {"algorithm.step=0.01", "time.end=8"}},
+                                         AlgorithmCase{"defect_control",
+                                                       {"algorithm={type: defect_control, tol: 1.0e-4, step: 0.01, input_order: 1}",
+                                                        "time.end=8"}},
+                                         AlgorithmCase{"f3ornits", {"algorithm={type: f3ornits}", "time.end=8"}}}) {
+    const Outcome local = run_case(algorithm.settings, std::string("netem-local-") + algorithm.label);
+    std::vector<std::string> remote_settings = algorithm.settings;
+    remote_settings.push_back("slaves.right.link={udp: \"" + netem_address +
+                              "\", retransmit_timeout: 0.001, timeout: 5}");
+    const Outcome remote = run_case(remote_settings, std::string("netem-remote-") + algorithm.label);
+    expect_identical(local, remote);
+    const auto& counters = remote.summary.at("links").at("right");
+    EXPECT_GT(counters.at("retransmissions").get<int>(), 50) << counters.dump();
+    EXPECT_GT(counters.at("duplicates").get<int>(), 5) << counters.dump();
+  }
+}
+
+TEST(RemoteOverSerial, PseudoTerminalGivesIdenticalResults) {
+  const std::vector<std::string> settings = {"time.end=12", "algorithm.step=0.01", kEarlySwitch};
+  const Outcome local = run_case(settings, "pty-local");
+  std::vector<std::string> remote_settings = settings;
+  remote_settings.push_back("slaves.right.link={spawn: true, serial: {device: pty, baud: 115200}}");
+  const Outcome remote = run_case(remote_settings, "pty-remote");
+  expect_identical(local, remote);
+  EXPECT_NE(remote.summary.at("links").at("right").at("link").get<std::string>().find("serial /dev/pts/"),
+            std::string::npos);
+}
+
+// DESIGN §3 "Errors": a dead peer ends the run with a non-zero exit code and a
+// one-line message naming the slave, within the configured timeout.
+TEST(RemoteTargetKilled, RunEndsWithinTheTimeoutNamingTheSlave) {
+  ChildProcess target({binary_beside_couplet("couplet-target"), "--model", "translational.coupled_mass", "--udp",
+                       "127.0.0.1:0"});
+  const std::string address = target.ready_address();
+  const auto directory = fresh_directory("killed-target");
+  const std::string errors = (std::filesystem::temp_directory_path() / "couplet-test-killed-target.err").string();
+  ChildProcess couplet({COUPLET_BINARY, "run", scenario_path("two_mass_switch.yaml"), "-o", directory.string(),
+                        "--set", "algorithm.step=0.005", "--set",
+                        "slaves.right.link={udp: \"" + address + "\", timeout: 0.5, retransmit_timeout: 0.01}"},
+                       errors);
+  std::this_thread::sleep_for(400ms);
+  ASSERT_TRUE(couplet.running()) << "the run ended before the target was killed";
+  target.signal(SIGKILL);
+  const auto killed = std::chrono::steady_clock::now();
+  const std::optional<int> exit_code = couplet.wait_exit(5s);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
+  ASSERT_TRUE(exit_code.has_value()) << "couplet still running 5 s after the target died";
+  EXPECT_EQ(*exit_code, 1);
+  EXPECT_LT(seconds, 0.5 + 0.5) << "detected within the 0.5 s timeout (plus scheduling)";
+  const std::string message = read_file(errors);
+  EXPECT_NE(message.find("slave 'right'"), std::string::npos) << message;
+  EXPECT_NE(message.find("no answer"), std::string::npos) << message;
+  EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << "one line: " << message;
+}
+
+TEST(LinkScenario, RejectsInconsistentLinks) {
+  const auto load = [](const std::string& link) {
+    return tools::load_scenario(scenario_path("two_mass_switch.yaml"), {{"slaves.right.link", link}});
+  };
+  EXPECT_THROW(load("{udp: \"127.0.0.1:0\"}"), ConfigurationError) << "port 0 needs spawn";
+  EXPECT_THROW(load("{udp: \"127.0.0.1:5000\", serial: {device: /dev/ttyS0}}"), ConfigurationError);
+  EXPECT_THROW(load("{spawn: true, serial: {device: /dev/ttyS0}}"), ConfigurationError);
+  EXPECT_THROW(load("{udp: \"nonsense\"}"), ConfigurationError);
+  EXPECT_THROW(load("{udp: \"127.0.0.1:5000\", timeout: -1}"), ConfigurationError);
+  EXPECT_THROW(load("{udp: \"127.0.0.1:5000\", colour: blue}"), ConfigurationError);
+  EXPECT_NO_THROW(load("{serial: {device: /dev/ttyUSB0, baud: 921600}, timeout: 1}"));
+}
+
+}  // namespace
+}  // namespace couplet::testing

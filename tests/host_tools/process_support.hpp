@@ -1,0 +1,109 @@
+#pragma once
+// Child processes for the link tests: couplet-target, couplet-netem and couplet
+// itself, each started with fork/exec. The first stdout line of the two link
+// programs says where they listen ("... ready 127.0.0.1:PORT").
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace couplet::testing {
+
+class ChildProcess {
+ public:
+  /// Starts `argv`; stdout is a pipe read by ready_line(); stderr goes to
+  /// `stderr_path` when given, else to /dev/null.
+  explicit ChildProcess(std::vector<std::string> argv, const std::string& stderr_path = {}) {
+    int pipe_ends[2];
+    if (::pipe2(pipe_ends, O_CLOEXEC) != 0) throw std::runtime_error("pipe2");
+    std::vector<char*> words;
+    for (std::string& word : argv) words.push_back(word.data());
+    words.push_back(nullptr);
+    const pid_t parent = ::getpid();
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      // Die with the test: an aborted test must not leave children holding the
+      // test runner's pipes open (ctest would wait for them).
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);
+      ::dup2(pipe_ends[1], STDOUT_FILENO);
+      const int file = ::open(stderr_path.empty() ? "/dev/null" : stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(file, STDERR_FILENO);
+      ::execv(words[0], words.data());
+      ::_exit(127);
+    }
+    ::close(pipe_ends[1]);
+    output_ = pipe_ends[0];
+  }
+  ~ChildProcess() {
+    if (running()) {
+      ::kill(pid_, SIGKILL);
+      wait_exit(std::chrono::seconds(5));
+    }
+    ::close(output_);
+  }
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  /// The first stdout line, waiting up to `timeout`.
+  std::string ready_line(std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::string line;
+    while (std::chrono::steady_clock::now() < deadline) {
+      pollfd descriptor{output_, POLLIN, 0};
+      if (::poll(&descriptor, 1, 20) <= 0) continue;
+      char byte = 0;
+      if (::read(output_, &byte, 1) != 1) break;
+      if (byte == '\n') return line;
+      line.push_back(byte);
+    }
+    throw std::runtime_error("no ready line from the child process");
+  }
+
+  /// The last word of the ready line: "127.0.0.1:PORT" or a device path.
+  std::string ready_address() {
+    std::istringstream words(ready_line());
+    std::string word;
+    std::string last;
+    while (words >> word) last = word;
+    return last;
+  }
+
+  void signal(int number) const { ::kill(pid_, number); }
+  pid_t pid() const { return pid_; }
+  bool running() { return !exit_status_ && !reap(); }
+
+  /// Waits for the exit; the exit code (or 128 + signal), nullopt on timeout.
+  std::optional<int> wait_exit(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!exit_status_ && !reap()) {
+      if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return exit_status_;
+  }
+
+ private:
+  bool reap() {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) != pid_) return false;
+    exit_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return true;
+  }
+
+  pid_t pid_ = -1;
+  int output_ = -1;
+  std::optional<int> exit_status_;
+};
+
+}  // namespace couplet::testing
