@@ -161,7 +161,7 @@ ModelDescription plate_description() {
       .outputs = {{.name = "v_c"}, {.name = "x_c"}},  // feedthrough flags: set from D
       .states = {"x_D"},
       .parameters = {
-          {"D_D", 4.0, "damper rating of the plate [N s/m] (table 1: 0.01 to 4)"},
+          {"D_D", 4.0, "damper rating of the plate, 0.01 to 4 in table 1 [N s/m]"},
       }};
 }
 
