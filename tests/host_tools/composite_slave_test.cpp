@@ -91,7 +91,7 @@ TEST(CompositeSlave, GivesTheSameResultAsTheGroupRunAlone) {
   const auto alone = run(kDamper, {}, "composite-alone");
   const auto grouped = run_text(kClosedGroup, {}, "composite-grouped");
   const auto csv = [](const std::string& name) {
-    return read_csv(std::filesystem::temp_directory_path() / ("couplet-test-" + name) / "signals.csv");
+    return read_csv(run_directory(name) / "signals.csv");
   };
   const auto a = csv("composite-alone");
   const auto b = csv("composite-grouped");

@@ -227,7 +227,7 @@ TEST(F3ornits, TwoMassSwitchBeatsNiJacobiAtTheSameStepCount) {
 
 // signals.csv columns by name.
 std::vector<std::vector<double>> read_signals(const std::string& directory, const std::vector<std::string>& names) {
-  std::ifstream file((std::filesystem::temp_directory_path() / ("couplet-test-" + directory) / "signals.csv").string());
+  std::ifstream file((run_directory(directory) / "signals.csv").string());
   std::string line;
   std::getline(file, line);
   std::vector<std::string> header;

@@ -30,7 +30,7 @@ struct Outcome {
 
 Outcome run_case(std::vector<std::string> assignments, const std::string& name) {
   const nlohmann::json summary = run("two_mass_switch.yaml", assignments, name);
-  return {summary, read_file(std::filesystem::temp_directory_path() / ("couplet-test-" + name) / "signals.csv")};
+  return {summary, read_file(run_directory(name) / "signals.csv")};
 }
 
 void expect_identical(const Outcome& local, const Outcome& remote) {

@@ -23,7 +23,7 @@ std::string read_file(const std::filesystem::path& path) {
 }
 
 std::string signals_of(const std::string& name) {
-  return read_file(std::filesystem::temp_directory_path() / ("couplet-test-" + name) / "signals.csv");
+  return read_file(run_directory(name) / "signals.csv");
 }
 
 TEST(WallClockRun, PacingLocalSlavesChangesNoDecision) {

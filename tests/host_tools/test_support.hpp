@@ -1,6 +1,8 @@
 #pragma once
 // Helpers for the integration tests: run a scenario file with overrides into a
 // fresh temporary directory and read back summary.json.
+#include <unistd.h>
+
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -14,8 +16,15 @@ inline std::string scenario_path(const std::string& name) {
   return std::string(COUPLET_SOURCE_DIR) + "/scenarios/" + name;
 }
 
+/// Output directory of the run `name` in this test process. ctest runs tests in
+/// parallel, and several tests run the same case: the process id keeps them
+/// from removing each other's files.
+inline std::filesystem::path run_directory(const std::string& name) {
+  return std::filesystem::temp_directory_path() / ("couplet-test-" + std::to_string(::getpid()) + "-" + name);
+}
+
 inline std::filesystem::path fresh_directory(const std::string& name) {
-  const auto directory = std::filesystem::temp_directory_path() / ("couplet-test-" + name);
+  const auto directory = run_directory(name);
   std::filesystem::remove_all(directory);
   return directory;
 }
