@@ -5,6 +5,7 @@
 // (KINSOL); iterations, integrations and NRMSE against the monolithic reference, for
 // δt_ref = 0.01 (the paper's figure) and 0.1.
 //   build/bench/ifosmondi_harness [scenario.yaml]
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -66,6 +67,13 @@ Outcome run_case(const std::string& path, const Method& method, double damping, 
   return outcome;
 }
 
+/// The failure message without its '|' (markdown cell separators) and its tail.
+std::string table_cell(const std::string& message) {
+  std::string cell = message.substr(0, message.find(": residual"));
+  std::replace(cell.begin(), cell.end(), '|', '/');
+  return cell;
+}
+
 void sweep(const std::string& path, double step) {
   std::printf("\n### δt_ref = %g s, ε = 1e-4 (D_D sweep; radius = √(1/D_D))\n\n", step);
   std::printf("| D_D | radius | method | iterations | integrations | rejected | max NRMSE %% | wall s |\n");
@@ -81,8 +89,8 @@ void sweep(const std::string& path, double step) {
                     kMethods[m].label, outcome.iterations, outcome.integrations, outcome.rejected, outcome.nrmse,
                     outcome.wall);
       } else {
-        std::printf("| %g | %.3g | %s | — | — | — | failed: %.90s… | %.2f |\n", damping, std::sqrt(1.0 / damping),
-                    kMethods[m].label, outcome.failure.c_str(), outcome.wall);
+        std::printf("| %g | %.3g | %s | — | — | — | failed: %s | %.2f |\n", damping, std::sqrt(1.0 / damping),
+                    kMethods[m].label, table_cell(outcome.failure).c_str(), outcome.wall);
       }
     }
     if (outcomes[0].converged) {  // the cases where the fixed point converges

@@ -9,16 +9,15 @@ namespace {
 /// x⁽ᵐ⁺¹⁾ = Ψ(x⁽ᵐ⁾) = x⁽ᵐ⁾ − γ(x⁽ᵐ⁾) (eq. 26).
 class FixedPointSolver final : public CouplingSolver {
  public:
-  explicit FixedPointSolver(int max_iterations) : max_iterations_(max_iterations) {}
+  explicit FixedPointSolver(int max_iterations)
+      : max_iterations_(max_iterations),
+        failure_(std::to_string(max_iterations) + " fixed-point iterations without convergence") {}
 
   void begin(std::span<const double>) override { evaluations_ = 0; }
 
   Verdict next(std::span<const double> x, std::span<const double> gamma, std::span<double> next_x) override {
     ++evaluations_;
-    if (evaluations_ >= max_iterations_) {
-      failure_ = std::to_string(max_iterations_) + " fixed-point iterations without convergence";
-      return Verdict::failed;
-    }
+    if (evaluations_ >= max_iterations_) return Verdict::failed;
     for (std::size_t k = 0; k < x.size(); ++k) next_x[k] = x[k] - gamma[k];
     return Verdict::evaluate;
   }

@@ -18,7 +18,8 @@ class Ifosmondi final : public IfosmondiAlgorithm {
 
  protected:
   std::unique_ptr<CouplingSolver> make_solver(std::size_t unknowns) override;
-  int max_evaluations(std::size_t) const override { return settings().max_iterations; }
+  // The solver stops at max_iterations first, with its own message.
+  int max_evaluations(std::size_t) const override { return settings().max_iterations + 1; }
 };
 
 }  // namespace couplet

@@ -218,7 +218,7 @@ void IfosmondiAlgorithm::evaluated(std::span<const StepSlot> slots) {
     return;
   }
   if (attempt_evaluations_ >= max_evaluations_) {
-    reject(std::to_string(attempt_evaluations_) + " evaluations of the residual without convergence");
+    reject("the most evaluations of the residual an attempt may take, without convergence");
     return;
   }
   if (solver_->next(x_, gamma_, next_) == CouplingSolver::Verdict::failed) {
@@ -242,7 +242,8 @@ void IfosmondiAlgorithm::finish_step() {
   phase_ = Phase::idle;
 }
 
-void IfosmondiAlgorithm::reject(const std::string& reason) {
+// No allocation unless the run ends: a composite slave may iterate inside a paced run.
+void IfosmondiAlgorithm::reject(std::string_view reason) {
   notify(false);
   ++totals_.rejected_steps;
   if (!control_.halve(step_end_ - step_start_)) fail(reason);
@@ -257,9 +258,9 @@ void IfosmondiAlgorithm::notify(bool converged) {
   if (observer_) observer_->step_finished(record_);
 }
 
-void IfosmondiAlgorithm::fail(const std::string& reason) const {
+void IfosmondiAlgorithm::fail(std::string_view reason) const {
   throw CouplingFailure(std::string(name()) + ": no convergence on the step [" + seconds_text(step_start_) + ", " +
-                        seconds_text(step_end_) + "] s (" + reason + "): residual |gamma| = " +
+                        seconds_text(step_end_) + "] s (" + std::string(reason) + "): residual |gamma| = " +
                         number_text(residual_) + ", eq. 27 needs < " + number_text(threshold_) +
                         "; halving the step would go below min_step = " + seconds_text(control_.min_step()) + " s");
 }

@@ -33,6 +33,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/algorithm.hpp"
@@ -175,9 +176,9 @@ class IfosmondiAlgorithm : public Algorithm {
   void plan_evaluation(std::span<StepSlot> slots, Plan& plan);
   void evaluated(std::span<const StepSlot> slots);
   void finish_step();
-  void reject(const std::string& reason);
+  void reject(std::string_view reason);
   void notify(bool converged);
-  [[noreturn]] void fail(const std::string& reason) const;
+  [[noreturn]] void fail(std::string_view reason) const;
 
   IfosmondiSettings settings_;
   std::optional<GivenInputs> given_;
