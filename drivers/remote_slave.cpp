@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "drivers/wire_conversions.hpp"
+#include "runtime/wire_conversions.hpp"
 #include "runtime/errors.hpp"
 
 namespace couplet::drivers {
@@ -12,13 +12,6 @@ namespace {
 
 // Stop is a courtesy: the run is over either way, so do not wait for long.
 constexpr auto kStopPatience = std::chrono::microseconds(300'000);
-
-std::string seconds_text(Time time) {
-  std::ostringstream text;
-  text.precision(9);
-  text << to_seconds(time);
-  return text.str();
-}
 
 }  // namespace
 
@@ -49,7 +42,8 @@ void RemoteSlave::open_session(const couplet_wire_Configure* configure) {
     answer = &client_.exchange("configure", 0.0);
   }
   if (answer->which_body != couplet_wire_Envelope_describe_tag) inconsistent("expected a description of the slave");
-  description_ = from_wire(answer->body.describe, name_);
+  description_ = wire::from_wire(answer->body.describe, name_);
+  description_.capabilities.can_rollback = false;  // no save/restore over the wire
   realtime_target_ = answer->body.describe.capabilities.realtime;
   const std::size_t outputs = std::max<std::size_t>(description_.outputs.size(), 1);
   max_sample_times_ = std::min<std::size_t>(answer->body.describe.capabilities.max_sample_times,
@@ -97,7 +91,7 @@ void RemoteSlave::evaluate_outputs(std::span<const Polynomial> inputs, std::span
   request.which_body = couplet_wire_Envelope_evaluate_outputs_tag;
   couplet_wire_EvaluateOutputs& body = request.body.evaluate_outputs;
   body.inputs_count = static_cast<pb_size_t>(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) to_wire(inputs[i], body.inputs[i]);
+  for (std::size_t i = 0; i < inputs.size(); ++i) wire::to_wire(inputs[i], body.inputs[i]);
   const protocol::Envelope& answer = client_.exchange("evaluate_outputs", to_seconds(current_time_));
   if (answer.which_body != couplet_wire_Envelope_outputs_tag) inconsistent("expected outputs");
   const Time answered = answer.body.outputs.time_ns;
@@ -126,7 +120,7 @@ void RemoteSlave::fill_step_request(const StepRequest& request) {
   body.start_ns = request.start;
   body.end_ns = request.end;
   body.inputs_count = static_cast<pb_size_t>(request.inputs.size());
-  for (std::size_t i = 0; i < request.inputs.size(); ++i) to_wire(request.inputs[i], body.inputs[i]);
+  for (std::size_t i = 0; i < request.inputs.size(); ++i) wire::to_wire(request.inputs[i], body.inputs[i]);
   body.sample_times_ns_count = static_cast<pb_size_t>(request.sample_times.size());
   std::copy(request.sample_times.begin(), request.sample_times.end(), body.sample_times_ns);
 }
@@ -134,6 +128,7 @@ void RemoteSlave::fill_step_request(const StepRequest& request) {
 void RemoteSlave::send_step(const StepRequest& request) {
   settle_missed_step();
   fill_step_request(request);
+  retransmissions_at_send_ = client_.counters().retransmissions;
   client_.send();
 }
 
@@ -163,6 +158,7 @@ void RemoteSlave::step(const StepRequest& request, const OutputBuffers& result) 
   } else {
     send_step(request);
   }
+  link_report_ = LinkStepReport{};
   if (clock_ == nullptr) {
     const protocol::Envelope& answer = client_.await_answer("step", to_seconds(request.end));
     accept_result(answer.body.step_result, request, result);
@@ -178,9 +174,12 @@ void RemoteSlave::step(const StepRequest& request, const OutputBuffers& result) 
     } else {
       if (realtime_target_) client_.check_alive("step", to_seconds(request.end));
       missed_step_pending_ = !realtime_target_;
+      link_report_.missed = true;
       substitute_missed_result(request, result);
     }
   }
+  link_report_.retransmissions =
+      static_cast<std::uint32_t>(client_.counters().retransmissions - retransmissions_at_send_);
   current_time_ = request.end;
 }
 
@@ -196,8 +195,9 @@ void RemoteSlave::accept_result(const couplet_wire_StepResult& body, const StepR
   remember_values(request.end, result.end_outputs);
   if (realtime_target_ && body.status == couplet_wire_Status_STATUS_LATE) {
     ++client_.counters().stale_inputs;
-  } else if (realtime_target_ && input_lateness_ != nullptr && body.has_timing) {
-    input_lateness_->add(body.timing.input_lateness_ns, false);
+  } else if (realtime_target_ && body.has_timing) {
+    link_report_.input_lateness_ns = body.timing.input_lateness_ns;
+    if (input_lateness_ != nullptr) input_lateness_->add(body.timing.input_lateness_ns, false);
   }
 }
 

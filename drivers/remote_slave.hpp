@@ -57,6 +57,7 @@ class RemoteSlave final : public Slave {
   void evaluate_outputs(std::span<const Polynomial> inputs, std::span<double> end_outputs) override;
   void announce_step(const StepRequest& request) override;
   void step(const StepRequest& request, const OutputBuffers& result) override;
+  LinkStepReport last_link_report() const override { return link_report_; }
 
   /// Wall-clock mode: deadlines from `clock` (which must outlive the proxy).
   /// `input_lateness` (optional) collects how late the target saw each input.
@@ -98,6 +99,8 @@ class RemoteSlave final : public Slave {
   bool set_up_ = false;
   bool announced_ = false;  ///< a step request is on its way
   Time announced_end_ = 0;
+  std::uint64_t retransmissions_at_send_ = 0;  ///< counter when the latest step request left
+  LinkStepReport link_report_;
 
   // Wall-clock mode.
   const WallClock* clock_ = nullptr;

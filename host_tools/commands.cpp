@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 
 #include "host_tools/algorithm_factory.hpp"
@@ -14,6 +15,7 @@
 #include "host_tools/system_builder.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/metrics.hpp"
+#include "runtime/recorder.hpp"
 #include "runtime/sequential_executor.hpp"
 
 namespace couplet::tools {
@@ -94,6 +96,17 @@ class ProgressLine {
   bool shown_ = false;
 };
 
+/// The run log's header: the scenario as run and where each slave's link goes.
+RunLogHeader log_header(const Scenario& scenario, const System& system, const Algorithm& algorithm) {
+  RunLogHeader header{scenario.source, scenario.text, to_ticks(scenario.start), to_ticks(scenario.end),
+                      std::string(algorithm.name()), {}};
+  for (std::size_t s = 0; s < system.slave_count(); ++s) {
+    const auto* remote = dynamic_cast<const drivers::RemoteSlave*>(&system.slave(s));
+    header.slave_links.push_back(remote != nullptr ? remote->link_name() : "");
+  }
+  return header;
+}
+
 std::string hex(std::uint64_t value) {
   std::ostringstream text;
   text << "0x" << std::hex << std::setw(16) << std::setfill('0') << value;
@@ -112,16 +125,34 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
 
   SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end), grid);
   RunPacer pacer(parse_clock(scenario.clock, scenario.source), system, to_ticks(scenario.start), to_ticks(scenario.end));
-  executor.initialize();
-  pacer.start();
+  std::optional<Recorder> recorder;
+  if (options.record_log) {
+    recorder.emplace((directory / "run.log").string());
+    executor.set_observer(&*recorder);
+  }
   const auto began = Clock::now();
-  {
+  try {
+    if (recorder) recorder->begin(log_header(scenario, system, *algorithm), system);
+    executor.initialize();
+    if (recorder) recorder->algorithm_started(*algorithm);
+    pacer.start();
     ProgressLine progress(options.show_progress, scenario.start, scenario.end);
     while (executor.advance()) {
-      pacer.after_advance(executor.frontier());
+      const std::int64_t lateness = pacer.after_advance(executor.frontier());
+      if (recorder) recorder->plan_finished(executor, *algorithm, lateness);
       progress.update(to_seconds(executor.frontier()));
     }
+  } catch (const std::exception& error) {
+    // The log ends with the failure and stays readable (DESIGN §3 "Errors").
+    if (recorder) {
+      try {
+        recorder->finish({false, error.what(), executor.decision_hash(), executor.counters()});
+      } catch (const std::exception&) {  // the run's own error is the one to report
+      }
+    }
+    throw;
   }
+  if (recorder) recorder->finish({true, "", executor.decision_hash(), executor.counters()});
   const double wall_time = std::chrono::duration<double>(Clock::now() - began).count();
 
   nlohmann::json summary;
@@ -133,6 +164,10 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
   summary["end_time"] = to_seconds(executor.frontier());
   summary["wall_time_s"] = wall_time;
   summary["decision_hash"] = hex(executor.decision_hash());
+  if (recorder) {
+    summary["run_log"] = {{"path", recorder->path()}, {"bytes", recorder->bytes_written()},
+                          {"records_waited", recorder->records_waited()}};
+  }
   summary["evaluation"]["grid_s"] = scenario.evaluation_grid;
   nlohmann::json interpolated = nlohmann::json::array();
   for (std::size_t s = 0; s < system.slave_count(); ++s) {

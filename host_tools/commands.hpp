@@ -11,9 +11,11 @@ namespace couplet::tools {
 struct RunOptions {
   std::string output_directory = "out";
   bool show_progress = false;  ///< a progress line on stderr for runs longer than a second
+  bool record_log = true;      ///< write run.log (docs/run-log.md)
 };
 
-/// `couplet run`: co-simulates, writes summary.json and signals.csv, returns the summary.
+/// `couplet run`: co-simulates, writes summary.json, signals.csv and run.log,
+/// returns the summary. When the run fails, run.log ends with the failure.
 nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options);
 
 /// `couplet reference`: the monolithic solution alone, written as signals.csv.

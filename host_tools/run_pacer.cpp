@@ -104,12 +104,13 @@ void RunPacer::sleep_with_heartbeats(Time frontier) {
   }
 }
 
-void RunPacer::after_advance(Time frontier) {
-  if (!spec_.wall || frontier <= frontier_) return;
+std::int64_t RunPacer::after_advance(Time frontier) {
+  if (!spec_.wall || frontier <= frontier_) return 0;
   frontier_ = frontier;
   sleep_with_heartbeats(frontier);
   const std::int64_t lateness = clock_.sleep_until(frontier);
   lateness_.add(lateness, lateness > tolerance_ns_);
+  return lateness;
 }
 
 nlohmann::json RunPacer::report() const {

@@ -32,7 +32,8 @@ class RunPacer {
   /// Anchors the clock at now and starts real-time targets; after initialize.
   void start();
   /// After each executor advance: waits for the deadline of a new frontier.
-  void after_advance(Time frontier);
+  /// Returns the cycle's lateness in ns (0 when nothing was waited for).
+  std::int64_t after_advance(Time frontier);
   /// The summary.json `realtime` section.
   nlohmann::json report() const;
 

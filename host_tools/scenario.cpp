@@ -232,6 +232,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
 
   Scenario scenario;
   scenario.source = source;
+  scenario.text = YAML::Dump(root);
   scenario.name = root["name"] ? require_string(root["name"], source, "name") : source;
   const YAML::Node time = root["time"];
   if (!time) throw ConfigurationError(source + ": missing 'time' (time.start, time.end)");

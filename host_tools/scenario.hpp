@@ -41,6 +41,7 @@ struct GroupSpec {
 
 struct Scenario {
   std::string source;  ///< file name, for messages
+  std::string text;    ///< the YAML as run, overrides applied (the run log keeps it for replay)
   std::string name;
   double start = 0.0;
   double end = 0.0;

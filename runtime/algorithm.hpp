@@ -14,6 +14,8 @@
 //   plan_next(slots, plan)         fills requests; false when the run is complete; no allocation
 //   accept(slots, plan)            the actions of `plan` were carried out; no allocation
 //   report(summary)                after the run
+//   internal_quantities()          after start(); may allocate
+//   internal_values(values)        after each accept(); no allocation
 #include <cstdint>
 #include <map>
 #include <span>
@@ -100,6 +102,14 @@ class Algorithm {
   virtual bool plan_next(std::span<StepSlot> slots, Plan& plan) = 0;
   virtual void accept(std::span<const StepSlot> slots, const Plan& plan) = 0;
   virtual void report(AlgorithmReport&) const {}
+
+  /// Names of the internal quantities the run log records after every accept()
+  /// — orders, errors, defects, controller state, iterations (docs/run-log.md
+  /// lists them). Replay compares them bit for bit, so they must depend only on
+  /// what the slaves returned.
+  virtual std::vector<std::string> internal_quantities() const { return {}; }
+  /// Their values now, in internal_quantities() order (`values` has that size).
+  virtual void internal_values(std::span<double> /*values*/) const {}
 };
 
 }  // namespace couplet

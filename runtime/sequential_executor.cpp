@@ -43,6 +43,7 @@ void SequentialExecutor::initialize() {
     scratch_[s].previous_values.assign(slot.output_count, 0.0);
     scratch_[s].saved_outputs.assign(slot.outputs.size(), 0.0);
     system_.slave(s).setup(start_);
+    if (observer_ != nullptr) observer_->slave_set_up(s, start_);
   }
   compute_initial_outputs();
   algorithm_.start(RunSetup{system_, start_, end_}, slots_);
@@ -76,18 +77,23 @@ void SequentialExecutor::compute_initial_outputs() {
   const std::size_t passes = static_cast<std::size_t>(highest_order + 1) * output_count;
   for (std::size_t pass = 0; pass < passes; ++pass) {
     for (std::size_t s = 0; s < slots_.size(); ++s) {
-      StepSlot& slot = slots_[s];
       const int degree = system_.description(s).capabilities.max_input_degree;
       assign_taylor_inputs(s, sources, slots_, degree, 1.0);
-      system_.slave(s).evaluate_outputs(slot.inputs, slot.outputs);
+      evaluate_outputs(s);
     }
   }
+}
+
+void SequentialExecutor::evaluate_outputs(std::size_t slave) {
+  StepSlot& slot = slots_[slave];
+  system_.slave(slave).evaluate_outputs(slot.inputs, slot.outputs);
+  if (observer_ != nullptr) observer_->outputs_evaluated(slave, slot.inputs, slot.outputs);
 }
 
 bool SequentialExecutor::advance() {
   plan_.clear();
   if (!algorithm_.plan_next(slots_, plan_)) return false;
-  announce_steps();
+  batch_announced_ = announce_steps();
   for (const PlannedAction& action : plan_.actions()) {
     hash_.add(static_cast<std::uint64_t>(action.slave));
     hash_.add(static_cast<std::uint64_t>(action.action));
@@ -97,7 +103,7 @@ bool SequentialExecutor::advance() {
         break;
       case SlaveAction::evaluate_outputs:
         for (const Polynomial& input : slots_[action.slave].inputs) hash_.add(input);
-        system_.slave(action.slave).evaluate_outputs(slots_[action.slave].inputs, slots_[action.slave].outputs);
+        evaluate_outputs(action.slave);
         break;
       case SlaveAction::save_state:
         system_.slave(action.slave).save_state();
@@ -106,6 +112,7 @@ bool SequentialExecutor::advance() {
         // them back with the state (the next step interpolates from them).
         std::copy(slots_[action.slave].outputs.begin(), slots_[action.slave].outputs.end(),
                   scratch_[action.slave].saved_outputs.begin());
+        if (observer_ != nullptr) observer_->state_saved(action.slave);
         break;
       case SlaveAction::restore_state:
         system_.slave(action.slave).restore_state();
@@ -114,6 +121,7 @@ bool SequentialExecutor::advance() {
                   slots_[action.slave].outputs.begin());
         slots_[action.slave].output_time = saved_time_[action.slave];
         ++counters_.rollbacks;
+        if (observer_ != nullptr) observer_->state_restored(action.slave);
         break;
     }
   }
@@ -132,11 +140,11 @@ void SequentialExecutor::hash_request(std::size_t slave, const StepSlot& slot) {
 // Split phase: every step of the batch is announced before any is carried out,
 // so that slaves behind links compute at the same time (Slave::announce_step).
 // Local slaves ignore it; the requests are the ones step_slave then passes. A
-// batch of one step has nothing to overlap.
-void SequentialExecutor::announce_steps() {
+// batch of one step has nothing to overlap. True when the steps were announced.
+bool SequentialExecutor::announce_steps() {
   const auto steps = std::count_if(plan_.actions().begin(), plan_.actions().end(),
                                    [](const PlannedAction& action) { return action.action == SlaveAction::step; });
-  if (steps < 2) return;
+  if (steps < 2) return false;
   for (const PlannedAction& action : plan_.actions()) {
     if (action.action != SlaveAction::step) continue;
     merge_sample_times(action.slave);
@@ -144,8 +152,10 @@ void SequentialExecutor::announce_steps() {
     const StepRequest request{slot.start, slot.end, slot.inputs, scratch_[action.slave].sample_times};
     check_step_request(system_.slave_name(action.slave), system_.description(action.slave),
                        time_when_stepped(action), request);
+    if (observer_ != nullptr) observer_->step_began(action.slave);
     system_.slave(action.slave).announce_step(request);
   }
+  return true;
 }
 
 // Where `action`'s slave will stand when `action` runs: a plan may restore a slave
@@ -198,7 +208,9 @@ void SequentialExecutor::step_slave(std::size_t slave) {
   std::copy_n(slot.outputs.begin(), slot.output_count, scratch.previous_values.begin());
   const StepRequest request{slot.start, slot.end, slot.inputs, scratch.sample_times};
   check_step_request(system_.slave_name(slave), system_.description(slave), slave_time_[slave], request);
+  if (observer_ != nullptr && !batch_announced_) observer_->step_began(slave);
   system_.slave(slave).step(request, OutputBuffers{slot.outputs, scratch.samples});
+  if (observer_ != nullptr) observer_->slave_stepped(slave, request, OutputBuffers{slot.outputs, scratch.samples});
   ++counters_.slave_steps;
   slave_time_[slave] = slot.end;
   slot.output_time = slot.end;

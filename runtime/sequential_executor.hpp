@@ -32,11 +32,33 @@ struct GridTrace {
   std::vector<bool> interpolated_slaves;    ///< true where communication points were interpolated
 };
 
+/// Sees every call the executor makes on a slave, on the stepping thread, after
+/// it returned (the run log's recorder, runtime/recorder.hpp). Must neither
+/// allocate nor block.
+class ExecutorObserver {
+ public:
+  virtual ~ExecutorObserver() = default;
+  virtual void slave_set_up(std::size_t slave, Time start) = 0;
+  /// A step's request is about to leave: at its announcement, or when the step
+  /// is carried out if it was not announced.
+  virtual void step_began(std::size_t slave) = 0;
+  /// `request` as the slave received it (evaluation-grid sample times merged in)
+  /// and everything it returned.
+  virtual void slave_stepped(std::size_t slave, const StepRequest& request, const OutputBuffers& result) = 0;
+  virtual void outputs_evaluated(std::size_t slave, std::span<const Polynomial> inputs,
+                                 std::span<const double> outputs) = 0;
+  virtual void state_saved(std::size_t slave) = 0;
+  virtual void state_restored(std::size_t slave) = 0;
+};
+
 class SequentialExecutor {
  public:
   /// `grid` (may be empty) lists the evaluation times, increasing, within [start, end].
   SequentialExecutor(System& system, Algorithm& algorithm, Time start, Time end,
                      std::vector<Time> grid);
+
+  /// Every slave call from initialize() on goes to `observer` (may be null).
+  void set_observer(ExecutorObserver* observer) { observer_ = observer; }
 
   /// Validates the system for the algorithm, sets up slaves, computes consistent
   /// initial outputs and starts the algorithm.
@@ -54,7 +76,8 @@ class SequentialExecutor {
 
  private:
   void compute_initial_outputs();
-  void announce_steps();
+  void evaluate_outputs(std::size_t slave);
+  bool announce_steps();
   Time time_when_stepped(const PlannedAction& action) const;
   void merge_sample_times(std::size_t slave);
   void step_slave(std::size_t slave);
@@ -66,6 +89,8 @@ class SequentialExecutor {
 
   System& system_;
   Algorithm& algorithm_;
+  ExecutorObserver* observer_ = nullptr;
+  bool batch_announced_ = false;
   Time start_;
   Time end_;
   std::vector<StepSlot> slots_;

@@ -8,6 +8,7 @@
 //   save_state() / restore_state()  only if capabilities().can_rollback
 // After setup, evaluate_outputs and step must not allocate on the heap when the
 // slave claims a real-time path (ODE slaves with Euler or CVODE do).
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -51,6 +52,13 @@ struct OutputBuffers {
   std::span<double> samples;
 };
 
+/// What a link saw during a slave's latest step (the run log's timing).
+struct LinkStepReport {
+  std::uint32_t retransmissions = 0;   ///< requests sent again during the step
+  bool missed = false;                 ///< wall clock: the result was replaced under the late policy
+  std::int64_t input_lateness_ns = 0;  ///< real-time target: how late its input arrived
+};
+
 struct StepRequest {
   Time start = 0;
   Time end = 0;
@@ -82,6 +90,10 @@ class Slave {
   /// will then receive; a remote slave sends it at once, so that all targets of
   /// the batch compute at the same time. Default: nothing.
   virtual void announce_step(const StepRequest&) {}
+
+  /// After step(): what the link saw during it (slaves behind links; local
+  /// slaves: nothing). No allocation.
+  virtual LinkStepReport last_link_report() const { return {}; }
 
   /// Saves the state at the current communication time (rollback-capable slaves).
   virtual void save_state() { throw ProtocolViolation("save_state on a slave that cannot roll back"); }

@@ -3,6 +3,8 @@
 // are reproducible bit for bit (DESIGN §3); arithmetic inside a step uses seconds.
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 
 namespace couplet {
 
@@ -23,6 +25,13 @@ inline double to_seconds(Time ticks) {
 inline Time step_to_ticks(double seconds) {
   const Time ticks = to_ticks(seconds);
   return ticks < 1 ? 1 : ticks;
+}
+
+/// "1.25" for messages: up to nine significant digits.
+inline std::string seconds_text(Time time) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", to_seconds(time));
+  return text;
 }
 
 }  // namespace couplet

@@ -1,6 +1,6 @@
 #include "targets/configuration.hpp"
 
-#include "drivers/wire_conversions.hpp"
+#include "runtime/wire_conversions.hpp"
 #include "protocol/limits.hpp"
 #include "runtime/errors.hpp"
 
@@ -30,8 +30,8 @@ models::SolverKind from_wire(couplet_wire_SolverKind kind) {
 
 void to_wire(const SlaveConfiguration& configuration, couplet_wire_Configure& wire) {
   wire = couplet_wire_Configure{};
-  drivers::copy_name(wire.slave_name, configuration.slave_name, "slave name");
-  drivers::copy_name(wire.model, configuration.model, "model name");
+  wire::copy_name(wire.slave_name, configuration.slave_name, "slave name");
+  wire::copy_name(wire.model, configuration.model, "model name");
   if (configuration.parameters.size() > protocol::kMaxParameters) {
     throw ConfigurationError("slave '" + configuration.slave_name + "': more than " +
                              std::to_string(protocol::kMaxParameters) + " parameters for a remote slave");
@@ -39,7 +39,7 @@ void to_wire(const SlaveConfiguration& configuration, couplet_wire_Configure& wi
   wire.parameters_count = static_cast<pb_size_t>(configuration.parameters.size());
   std::size_t k = 0;
   for (const auto& [name, value] : configuration.parameters) {
-    drivers::copy_name(wire.parameters[k].name, name, "parameter name");
+    wire::copy_name(wire.parameters[k].name, name, "parameter name");
     wire.parameters[k].value = value;
     ++k;
   }

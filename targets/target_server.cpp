@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "drivers/wire_conversions.hpp"
+#include "runtime/wire_conversions.hpp"
 #include "runtime/errors.hpp"
 
 namespace couplet::targets {
@@ -162,7 +162,8 @@ void TargetServer::execute(drivers::Deadline now) {
 
 void TargetServer::describe() {
   reply_->which_body = couplet_wire_Envelope_describe_tag;
-  drivers::to_wire(slave_->description(), options_.model, reply_->body.describe);
+  wire::to_wire(slave_->description(), options_.model, reply_->body.describe);
+  reply_->body.describe.capabilities.can_rollback = false;  // no save/restore over the wire
   reply_->body.describe.accepts_configure = options_.accepts_configure;
   if (options_.realtime) {
     // Outputs at communication times only: the model runs ahead of no one.
@@ -200,7 +201,7 @@ std::size_t TargetServer::end_output_count() const {
 void TargetServer::evaluate(const couplet_wire_EvaluateOutputs& request) {
   if (!initialized_) throw ProtocolViolation("evaluate_outputs before initialize");
   if (request.inputs_count != input_count()) throw ProtocolViolation("evaluate_outputs with the wrong number of inputs");
-  for (std::size_t i = 0; i < request.inputs_count; ++i) inputs_[i] = drivers::from_wire(request.inputs[i]);
+  for (std::size_t i = 0; i < request.inputs_count; ++i) inputs_[i] = wire::from_wire(request.inputs[i]);
   // Real-time mode: the master's inputs at a communication time are also the
   // best input to hold until its next step request arrives.
   reply_->which_body = couplet_wire_Envelope_outputs_tag;
@@ -217,7 +218,7 @@ void TargetServer::step(const couplet_wire_StepRequest& request, drivers::Deadli
   if (request.inputs_count != input_count()) throw ProtocolViolation("step with the wrong number of inputs");
   const std::size_t sample_values = request.sample_times_ns_count * output_count();
   if (sample_values > protocol::kMaxSampleValues) throw ProtocolViolation("more output samples than one answer carries");
-  for (std::size_t i = 0; i < request.inputs_count; ++i) inputs_[i] = drivers::from_wire(request.inputs[i]);
+  for (std::size_t i = 0; i < request.inputs_count; ++i) inputs_[i] = wire::from_wire(request.inputs[i]);
   reply_->which_body = couplet_wire_Envelope_step_result_tag;
   couplet_wire_StepResult& result = reply_->body.step_result;
   result.status = couplet_wire_Status_STATUS_OK;
@@ -268,7 +269,7 @@ void TargetServer::accept_input(const couplet_wire_StepRequest& request, drivers
   if (request.inputs_count != input_count()) throw ProtocolViolation("step with the wrong number of inputs");
   if (request.sample_times_ns_count != 0) throw ProtocolViolation("a real-time target reports no intermediate samples");
   if (request.end_ns <= request.start_ns) throw ProtocolViolation("empty or negative step");
-  for (std::size_t i = 0; i < request.inputs_count; ++i) fresh_inputs_[i] = drivers::from_wire(request.inputs[i]);
+  for (std::size_t i = 0; i < request.inputs_count; ++i) fresh_inputs_[i] = wire::from_wire(request.inputs[i]);
   has_fresh_input_ = true;
   fresh_input_time_ = std::max(current_time_, model_time_at(received));
   const std::int64_t received_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(received.time_since_epoch()).count();

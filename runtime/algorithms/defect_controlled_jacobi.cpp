@@ -274,4 +274,26 @@ void DefectControlledJacobi::report(AlgorithmReport& report) const {
   if (settings_.fixed_step == 0) report.counters["limited_steps"] = static_cast<double>(limited_steps_);
 }
 
+// The run log's view of last_step_record(): ε_k against tol, the controller
+// state of eq. 39 and the per-step RMS defects.
+std::vector<std::string> DefectControlledJacobi::internal_quantities() const {
+  std::vector<std::string> names = {"step_s", "defect", "tolerance", "error_log", "integral", "next_step_s"};
+  for (const std::string& name : connection_names_) names.push_back("connection_defect_rms:" + name);
+  for (const std::string& name : output_names_) names.push_back("output_defect_rms:" + name);
+  return names;
+}
+
+void DefectControlledJacobi::internal_values(std::span<double> values) const {
+  const DefectControlStepRecord& record = record_;
+  std::size_t k = 0;
+  values[k++] = to_seconds(record.end - record.start);
+  values[k++] = record.defect;
+  values[k++] = record.controlled ? settings_.controller.tolerance : 0.0;
+  values[k++] = record.controller.error_log;
+  values[k++] = record.controller.integral;
+  values[k++] = to_seconds(record.next_step);
+  for (const double rms : record.connection_defect_rms) values[k++] = rms;
+  for (const double rms : record.output_defect_rms) values[k++] = rms;
+}
+
 }  // namespace couplet

@@ -69,6 +69,8 @@ class DefectControlledJacobi final : public Algorithm {
   bool plan_next(std::span<StepSlot> slots, Plan& plan) override;
   void accept(std::span<const StepSlot> slots, const Plan& plan) override;
   void report(AlgorithmReport& report) const override;
+  std::vector<std::string> internal_quantities() const override;
+  void internal_values(std::span<double> values) const override;
 
   const DefectControlSettings& settings() const { return settings_; }
   /// The step accepted last (index 0 before the first).

@@ -444,4 +444,34 @@ void F3ornits::report(AlgorithmReport& report) const {
   }
 }
 
+// The run log's view of last_decision(): per output the degree of its newest
+// estimate (eqs. 18–20) and its normalized error (eqs. 32–35); per slave its
+// latest step and the ratio ρ of eq. 37.
+std::vector<std::string> F3ornits::internal_quantities() const {
+  std::vector<std::string> names;
+  for (std::size_t s = 0; s < system_->slave_count(); ++s) {
+    for (std::size_t j = 0; j < system_->description(s).outputs.size(); ++j) {
+      names.push_back("order:" + system_->output_name({s, j}));
+      names.push_back("error:" + system_->output_name({s, j}));
+    }
+  }
+  for (std::size_t s = 0; s < system_->slave_count(); ++s) {
+    names.push_back("step_s:" + system_->slave_name(s));
+    names.push_back("ratio:" + system_->slave_name(s));
+  }
+  return names;
+}
+
+void F3ornits::internal_values(std::span<double> values) const {
+  std::size_t k = 0;
+  for (const F3ornitsOutputRecord& output : output_records_) {
+    values[k++] = output.estimate_degree_next;
+    values[k++] = output.error.normalized;
+  }
+  for (const F3ornitsSlaveRecord& slave : slave_records_) {
+    values[k++] = to_seconds(slave.step_end - slave.step_start);
+    values[k++] = slave.ratio;
+  }
+}
+
 }  // namespace couplet

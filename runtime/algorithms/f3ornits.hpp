@@ -121,6 +121,8 @@ class F3ornits final : public Algorithm {
 
   const F3ornitsSettings& settings() const { return settings_; }
   const F3ornitsDecision& last_decision() const { return decision_; }
+  std::vector<std::string> internal_quantities() const override;
+  void internal_values(std::span<double> values) const override;
   /// Positions in the decision's flattened record arrays.
   std::size_t output_index(std::size_t slave, std::size_t output) const { return output_offset_[slave] + output; }
   std::size_t input_index(std::size_t slave, std::size_t input) const { return input_offset_[slave] + input; }

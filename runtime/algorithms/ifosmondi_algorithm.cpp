@@ -17,12 +17,6 @@ bool all_finite(std::span<const double> values) {
   return std::all_of(values.begin(), values.end(), [](double value) { return std::isfinite(value); });
 }
 
-std::string seconds_text(Time time) {
-  char text[40];
-  std::snprintf(text, sizeof text, "%.9g", to_seconds(time));
-  return text;
-}
-
 std::string number_text(double value) {
   char text[40];
   std::snprintf(text, sizeof text, "%.3e", value);
@@ -271,6 +265,21 @@ void IfosmondiAlgorithm::report(AlgorithmReport& report) const {
   report.counters["rejected_steps"] = static_cast<double>(totals_.rejected_steps);
   report.counters["converged_steps"] = static_cast<double>(totals_.converged_steps);
   report.counters["replayed_integrations"] = static_cast<double>(totals_.replayed_integrations);
+}
+
+// The run log's view of last_record(): the attempt in progress or just ended
+// (iterations and integrations so far, ‖γ‖ against the eq. 27 threshold).
+std::vector<std::string> IfosmondiAlgorithm::internal_quantities() const {
+  return {"step_s", "iterations", "integrations", "residual", "threshold", "converged"};
+}
+
+void IfosmondiAlgorithm::internal_values(std::span<double> values) const {
+  values[0] = to_seconds(record_.end - record_.start);
+  values[1] = record_.iterations;
+  values[2] = record_.integrations;
+  values[3] = record_.residual;
+  values[4] = record_.threshold;
+  values[5] = record_.converged ? 1.0 : 0.0;
 }
 
 }  // namespace couplet

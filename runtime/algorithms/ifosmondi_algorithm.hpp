@@ -108,6 +108,8 @@ class IfosmondiAlgorithm : public Algorithm {
   bool plan_next(std::span<StepSlot> slots, Plan& plan) override;
   void accept(std::span<const StepSlot> slots, const Plan& plan) override;
   void report(AlgorithmReport& report) const override;
+  std::vector<std::string> internal_quantities() const override;
+  void internal_values(std::span<double> values) const override;
 
   struct Totals {
     std::uint64_t iterations = 0;

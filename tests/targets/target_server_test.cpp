@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "drivers/wire_conversions.hpp"
+#include "runtime/wire_conversions.hpp"
 #include "models/catalog.hpp"
 #include "protocol/codec.hpp"
 #include "targets/target_server.hpp"
@@ -42,7 +42,7 @@ class Driver {
       request.start_ns = start;
       request.end_ns = end;
       request.inputs_count = 1;
-      drivers::to_wire(Polynomial::constant(to_seconds(start), input), request.inputs[0]);
+      wire::to_wire(Polynomial::constant(to_seconds(start), input), request.inputs[0]);
       request.sample_times_ns_count = 1;
       request.sample_times_ns[0] = start + (end - start) / 2;
     });

@@ -1,8 +1,10 @@
 #pragma once
-// Between runtime types and wire messages (protocol/couplet.proto). Doubles are
-// copied, never converted, so a value crosses the link bit for bit (DESIGN §8:
-// a lossy link gives bit-identical results). Conversions on the stepping path
-// do not allocate; descriptions (start-up only) do.
+// Between runtime types and wire messages (protocol/couplet.proto), for the
+// links and the run log. Doubles are copied, never converted, so a value crosses
+// the link (DESIGN §8: a lossy link gives bit-identical results) and the log
+// (replay) bit for bit. Conversions on the stepping path do not allocate;
+// descriptions (start-up only) do. Descriptions convert faithfully: the link
+// ends declare remote slaves rollback-less themselves.
 #include <span>
 #include <string>
 
@@ -10,7 +12,7 @@
 #include "runtime/polynomial.hpp"
 #include "runtime/slave.hpp"
 
-namespace couplet::drivers {
+namespace couplet::wire {
 
 void to_wire(const Polynomial& polynomial, couplet_wire_Polynomial& wire);
 Polynomial from_wire(const couplet_wire_Polynomial& wire);
@@ -25,9 +27,8 @@ void copy_name_into(std::span<char> field, const std::string& text, const std::s
 /// The wire form of a slave's description (target side).
 void to_wire(const SlaveDescription& description, const std::string& model, couplet_wire_Describe& wire);
 
-/// A slave description from a Describe (master side). The proxy stays
-/// rollback-less whatever the target says (DESIGN §3: remote slaves are
-/// rollback-less). Throws SlaveError naming `slave_name` on an inconsistent message.
+/// A slave description from a Describe. Throws SlaveError naming `slave_name`
+/// on an inconsistent message.
 SlaveDescription from_wire(const couplet_wire_Describe& wire, const std::string& slave_name);
 
 template <std::size_t Size>
@@ -35,4 +36,4 @@ void copy_name(char (&field)[Size], const std::string& text, const std::string& 
   copy_name_into(std::span<char>(field, Size), text, what);
 }
 
-}  // namespace couplet::drivers
+}  // namespace couplet::wire

@@ -1,4 +1,4 @@
-#include "drivers/wire_conversions.hpp"
+#include "runtime/wire_conversions.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -6,7 +6,7 @@
 #include "protocol/limits.hpp"
 #include "runtime/errors.hpp"
 
-namespace couplet::drivers {
+namespace couplet::wire {
 
 void to_wire(const Polynomial& polynomial, couplet_wire_Polynomial& wire) {
   wire.origin = polynomial.origin();
@@ -54,7 +54,7 @@ void to_wire(const SlaveDescription& description, const std::string& model, coup
   wire.has_capabilities = true;
   wire.capabilities.max_input_degree = static_cast<std::uint32_t>(capabilities.max_input_degree);
   wire.capabilities.output_derivative_order = static_cast<std::uint32_t>(capabilities.output_derivative_order);
-  wire.capabilities.can_rollback = false;  // no save/restore over the wire
+  wire.capabilities.can_rollback = capabilities.can_rollback;
   wire.capabilities.variable_step = capabilities.variable_step;
   wire.capabilities.imposed_step_ns = capabilities.imposed_step;
   wire.capabilities.intermediate_samples = capabilities.intermediate_samples;
@@ -78,7 +78,7 @@ SlaveDescription from_wire(const couplet_wire_Describe& wire, const std::string&
   SlaveCapabilities& capabilities = description.capabilities;
   capabilities.max_input_degree = static_cast<int>(std::min<std::uint32_t>(wire_capabilities.max_input_degree, Polynomial::kMaxDegree));
   capabilities.output_derivative_order = static_cast<int>(wire_capabilities.output_derivative_order);
-  capabilities.can_rollback = false;
+  capabilities.can_rollback = wire_capabilities.can_rollback;
   capabilities.variable_step = wire_capabilities.variable_step;
   capabilities.imposed_step = wire_capabilities.imposed_step_ns;
   capabilities.intermediate_samples = wire_capabilities.intermediate_samples;
@@ -89,4 +89,4 @@ SlaveDescription from_wire(const couplet_wire_Describe& wire, const std::string&
   return description;
 }
 
-}  // namespace couplet::drivers
+}  // namespace couplet::wire

@@ -1,0 +1,278 @@
+#include "host_tools/replay.hpp"
+
+#include <bit>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+
+#include "host_tools/algorithm_factory.hpp"
+#include "host_tools/scenario.hpp"
+#include "host_tools/system_builder.hpp"
+#include "runtime/sequential_executor.hpp"
+
+namespace couplet::tools {
+
+namespace {
+
+/// The replayed master did something else than the recorded one.
+class ReplayDivergence : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The replayed master asks for a call the log does not have (it was cut, or
+/// the recorded run failed in that call).
+class ReplayExhausted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+std::string number_text(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.17g (0x%016llx)", value,
+                static_cast<unsigned long long>(std::bit_cast<std::uint64_t>(value)));
+  return text;
+}
+
+bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
+
+/// Where the recorded calls stand, shared by the replay slaves: the executor is
+/// sequential, so the calls come in one global order.
+class CallCursor {
+ public:
+  explicit CallCursor(const RunLog& log) : log_(log) {}
+
+  /// The next recorded call, which must be `kind` on `slave`.
+  const LoggedCall& take(std::size_t slave, CallKind kind) {
+    if (next_ == log_.calls.size()) {
+      throw ReplayExhausted("the replayed master calls " + std::string(call_kind_name(kind)) + " on slave '" +
+                            log_.slaves[slave].name + "'; the log ends before");
+    }
+    const LoggedCall& call = log_.calls[next_];
+    if (call.slave != slave || call.kind != kind) {
+      throw ReplayDivergence(where(call) + ": the recorded master called " + call_kind_name(call.kind) +
+                             " on slave '" + log_.slaves[call.slave].name + "', the replayed one " +
+                             call_kind_name(kind) + " on slave '" + log_.slaves[slave].name + "'");
+    }
+    ++next_;
+    return call;
+  }
+
+  /// "macro step 18 (plan 23)" for the plan a call belongs to.
+  std::string where(const LoggedCall& call) const { return plan_text(call.plan); }
+
+  std::string plan_text(std::uint64_t plan) const {
+    if (plan == 0) return "initialization (plan 0)";
+    const std::uint64_t before = plan >= 2 && plan - 2 < log_.plans.size() ? log_.plans[plan - 2].macro_steps : 0;
+    return "macro step " + std::to_string(before + 1) + " (plan " + std::to_string(plan) + ")";
+  }
+
+  bool exhausted() const { return next_ == log_.calls.size(); }
+  std::size_t taken() const { return next_; }
+
+ private:
+  const RunLog& log_;
+  std::size_t next_ = 0;
+};
+
+/// A slave that answers from the log and checks every request against it.
+class ReplaySlave final : public Slave {
+ public:
+  ReplaySlave(const RunLog& log, std::size_t index, CallCursor& cursor)
+      : log_(log), index_(index), cursor_(cursor), description_(log.slaves[index].description) {}
+
+  const SlaveDescription& description() const override { return description_; }
+
+  void setup(Time start) override {
+    const LoggedCall& call = cursor_.take(index_, CallKind::setup);
+    compare_time(call, "start time", call.start, start);
+  }
+
+  void evaluate_outputs(std::span<const Polynomial> inputs, std::span<double> end_outputs) override {
+    const LoggedCall& call = cursor_.take(index_, CallKind::evaluate_outputs);
+    compare_inputs(call, inputs);
+    copy_results(call, call.end_outputs, end_outputs, "outputs");
+  }
+
+  void step(const StepRequest& request, const OutputBuffers& result) override {
+    const LoggedCall& call = cursor_.take(index_, CallKind::step);
+    compare_time(call, "step start", call.start, request.start);
+    compare_time(call, "step end", call.end, request.end);
+    compare_inputs(call, request.inputs);
+    if (call.sample_times.size() != request.sample_times.size()) {
+      diverge(call, "number of sample times", std::to_string(call.sample_times.size()),
+              std::to_string(request.sample_times.size()));
+    }
+    for (std::size_t k = 0; k < call.sample_times.size(); ++k) {
+      compare_time(call, "sample time " + std::to_string(k), call.sample_times[k], request.sample_times[k]);
+    }
+    copy_results(call, call.end_outputs, result.end_outputs, "step outputs");
+    copy_results(call, call.samples, result.samples, "samples");
+  }
+
+  void save_state() override { cursor_.take(index_, CallKind::save_state); }
+  void restore_state() override { cursor_.take(index_, CallKind::restore_state); }
+
+ private:
+  [[noreturn]] void diverge(const LoggedCall& call, const std::string& quantity, const std::string& recorded,
+                            const std::string& replayed) const {
+    throw ReplayDivergence(cursor_.where(call) + ", " + call_kind_name(call.kind) + " of slave '" +
+                           log_.slaves[index_].name + "' to t = " + seconds_text(call.end) + " s: " + quantity +
+                           ": recorded " + recorded + ", replayed " + replayed);
+  }
+
+  void compare_time(const LoggedCall& call, const std::string& quantity, Time recorded, Time replayed) const {
+    if (recorded != replayed) {
+      diverge(call, quantity, std::to_string(recorded) + " ns", std::to_string(replayed) + " ns");
+    }
+  }
+
+  void compare_inputs(const LoggedCall& call, std::span<const Polynomial> inputs) const {
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const Polynomial& recorded = call.inputs[i];
+      const Polynomial& replayed = inputs[i];
+      const std::string input = "input '" + log_.input_name(index_, i) + "'";
+      if (recorded.degree() != replayed.degree()) {
+        diverge(call, input + " degree", std::to_string(recorded.degree()), std::to_string(replayed.degree()));
+      }
+      if (!same_bits(recorded.origin(), replayed.origin())) {
+        diverge(call, input + " origin", number_text(recorded.origin()), number_text(replayed.origin()));
+      }
+      if (!same_bits(recorded.scale(), replayed.scale())) {
+        diverge(call, input + " scale", number_text(recorded.scale()), number_text(replayed.scale()));
+      }
+      for (int k = 0; k <= recorded.degree(); ++k) {
+        const double a = recorded.coefficients()[static_cast<std::size_t>(k)];
+        const double b = replayed.coefficients()[static_cast<std::size_t>(k)];
+        if (!same_bits(a, b)) diverge(call, input + " coefficient " + std::to_string(k), number_text(a), number_text(b));
+      }
+    }
+  }
+
+  void copy_results(const LoggedCall& call, const std::vector<double>& recorded, std::span<double> target,
+                    const char* what) const {
+    if (recorded.size() > target.size()) {
+      diverge(call, std::string("room for the ") + what, std::to_string(recorded.size()) + " values",
+              std::to_string(target.size()));
+    }
+    std::copy(recorded.begin(), recorded.end(), target.begin());
+  }
+
+  const RunLog& log_;
+  std::size_t index_;
+  CallCursor& cursor_;
+  SlaveDescription description_;
+};
+
+System replay_system(const RunLog& log, CallCursor& cursor) {
+  System system;
+  for (std::size_t s = 0; s < log.slaves.size(); ++s) {
+    system.add_slave(log.slaves[s].name, std::make_unique<ReplaySlave>(log, s, cursor));
+  }
+  for (const Connection& connection : log.connections) {
+    system.connect(log.output_name(connection.source.slave, connection.source.port),
+                   log.input_name(connection.target.slave, connection.target.port));
+  }
+  return system;
+}
+
+/// After plan `plan`: progress and internals against the record.
+void compare_plan(const RunLog& log, const CallCursor& cursor, std::uint64_t plan, const SequentialExecutor& executor,
+                  const Algorithm& algorithm, std::vector<double>& internals) {
+  if (plan > log.plans.size()) {
+    throw ReplayExhausted("the log ends before the record of plan " + std::to_string(plan));
+  }
+  const LoggedPlan& recorded = log.plans[plan - 1];
+  const std::string where = "after " + cursor.plan_text(plan);
+  if (recorded.macro_steps != executor.counters().macro_steps || recorded.frontier != executor.frontier()) {
+    throw ReplayDivergence(where + ": recorded " + std::to_string(recorded.macro_steps) + " macro steps up to t = " +
+                           seconds_text(recorded.frontier) + " s, replayed " +
+                           std::to_string(executor.counters().macro_steps) + " up to t = " +
+                           seconds_text(executor.frontier()) + " s");
+  }
+  algorithm.internal_values(internals);
+  for (std::size_t q = 0; q < internals.size(); ++q) {
+    if (!same_bits(recorded.internals[q], internals[q])) {
+      throw ReplayDivergence(where + ": algorithm internal '" + log.internal_quantities[q] + "': recorded " +
+                             number_text(recorded.internals[q]) + ", replayed " + number_text(internals[q]));
+    }
+  }
+}
+
+}  // namespace
+
+ReplayOutcome replay_run_log(const RunLog& log) {
+  const Scenario scenario = parse_scenario(log.scenario_text, log.scenario_source);
+  const std::unique_ptr<Algorithm> algorithm = make_algorithm(scenario);
+  CallCursor cursor(log);
+  System system = replay_system(log, cursor);
+  SequentialExecutor executor(system, *algorithm, log.start, log.end, evaluation_grid(scenario));
+
+  ReplayOutcome outcome;
+  std::uint64_t plan = 0;
+  const auto finish = [&](bool identical) {
+    outcome.identical = identical;
+    outcome.plans = plan;
+    outcome.macro_steps = executor.counters().macro_steps;
+    outcome.calls = cursor.taken();
+    outcome.replayed_hash = executor.decision_hash();
+    return outcome;
+  };
+  try {
+    executor.initialize();
+    if (algorithm->internal_quantities() != log.internal_quantities) {
+      throw ReplayDivergence("the algorithm's internal quantities differ from the recorded ones");
+    }
+    std::vector<double> internals(log.internal_quantities.size());
+    while (executor.advance()) {
+      ++plan;
+      compare_plan(log, cursor, plan, executor, *algorithm, internals);
+    }
+  } catch (const ReplayDivergence& divergence) {
+    outcome.divergence = divergence.what();
+    return finish(false);
+  } catch (const ReplayExhausted& exhausted) {
+    if (log.cut()) {
+      outcome.note = "the log was cut (" + (log.damaged() ? log.tail_problem : "no end record") +
+                     "): every decision before the cut was reproduced";
+      return finish(true);
+    }
+    if (!log.end_record->completed) {
+      outcome.note = "the recorded run failed (" + log.end_record->message +
+                     "): every decision before the failure was reproduced";
+      return finish(true);
+    }
+    outcome.divergence = exhausted.what();
+    return finish(false);
+  } catch (const std::exception& error) {
+    // The algorithm itself may end the run (e.g. no convergence): the same
+    // failure at the same point is a reproduction.
+    if (log.end_record && !log.end_record->completed && log.end_record->message == error.what() &&
+        cursor.exhausted()) {
+      outcome.note = "the recorded failure was reproduced: " + std::string(error.what());
+      return finish(true);
+    }
+    outcome.divergence = "the replayed master failed after " + cursor.plan_text(plan) + ": " + error.what();
+    return finish(false);
+  }
+  if (!cursor.exhausted()) {
+    outcome.divergence = "the replayed master finished after " + std::to_string(plan) +
+                         " plans; the recorded one made more calls";
+    return finish(false);
+  }
+  if (log.end_record && log.end_record->completed) {
+    outcome.hash_compared = true;
+    if (log.end_record->decision_hash != executor.decision_hash()) {
+      outcome.divergence = "every call matched, but the decision hash differs";
+      return finish(false);
+    }
+  } else if (log.end_record) {
+    outcome.divergence = "the recorded run failed (" + log.end_record->message + "), the replay completed";
+    return finish(false);
+  } else {
+    outcome.note = "the log has no end record, but every call in it was reproduced";
+  }
+  return finish(true);
+}
+
+}  // namespace couplet::tools

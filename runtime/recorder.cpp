@@ -1,0 +1,304 @@
+#include "runtime/recorder.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+
+#include "runtime/errors.hpp"
+#include "runtime/wire_conversions.hpp"
+
+namespace couplet {
+
+namespace {
+
+std::uint64_t monotonic_ns() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+std::uint64_t realtime_ns() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
+}
+
+template <std::size_t Size>
+void copy_text(char (&field)[Size], const std::string& text, const std::string& what) {
+  wire::copy_name(field, text, what);
+}
+
+/// Copies `values` into a fixed wire array; false when they do not fit.
+template <typename Count, std::size_t Size>
+bool copy_values(double (&field)[Size], Count& count, std::span<const double> values) {
+  if (values.size() > Size) return false;
+  std::copy(values.begin(), values.end(), field);
+  count = static_cast<Count>(values.size());
+  return true;
+}
+
+}  // namespace
+
+Recorder::Recorder(const std::string& path, std::size_t queue_bytes)
+    : path_(path),
+      record_(std::make_unique<protocol::LogRecord>()),
+      frame_(protocol::kMaxLogFrameBytes),
+      queue_(std::max(queue_bytes, protocol::kMaxLogFrameBytes + 1)) {
+  file_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (file_ < 0) throw ConfigurationError("cannot create the run log '" + path + "': " + std::strerror(errno));
+  write_bytes({reinterpret_cast<const std::uint8_t*>(protocol::kLogMagic), protocol::kLogMagicBytes});
+  writer_ = std::thread([this] { drain(); });
+}
+
+Recorder::~Recorder() {
+  stop_writer();
+  if (file_ >= 0) ::close(file_);
+}
+
+void Recorder::begin(const RunLogHeader& header, const System& system) {
+  protocol::LogRecord& record = *record_;
+  record = protocol::LogRecord{};
+  record.which_body = couplet_wire_LogRecord_header_tag;
+  couplet_wire_LogHeader& head = record.body.header;
+  head.version = couplet_wire_Version_VERSION_CURRENT;
+  copy_text(head.scenario_source, header.scenario_source, "run log: scenario file name");
+  copy_text(head.scenario_text, header.scenario_text, "run log: scenario text of");
+  head.start_ns = header.start;
+  head.end_ns = header.end;
+  copy_text(head.algorithm, header.algorithm, "run log: algorithm name");
+  head.wall_clock_start_ns = realtime_ns();
+  enqueue();
+
+  output_counts_.clear();
+  for (std::size_t s = 0; s < system.slave_count(); ++s) {
+    record = protocol::LogRecord{};
+    record.which_body = couplet_wire_LogRecord_slave_tag;
+    couplet_wire_LogSlave& slave = record.body.slave;
+    slave.index = static_cast<std::uint32_t>(s);
+    copy_text(slave.name, system.slave_name(s), "run log: slave name");
+    slave.has_description = true;
+    wire::to_wire(system.description(s), system.slave_name(s), slave.description);
+    if (s < header.slave_links.size()) copy_text(slave.link, header.slave_links[s], "run log: link of slave");
+    enqueue();
+    output_counts_.push_back(system.description(s).outputs.size());
+  }
+
+  record = protocol::LogRecord{};
+  record.which_body = couplet_wire_LogRecord_connections_tag;
+  couplet_wire_LogConnections& connections = record.body.connections;
+  constexpr std::size_t kMaxConnections = sizeof connections.connections / sizeof connections.connections[0];
+  if (system.connections().size() > kMaxConnections) {
+    throw ConfigurationError("run log: " + std::to_string(system.connections().size()) +
+                             " connections, a log record holds " + std::to_string(kMaxConnections));
+  }
+  connections.connections_count = static_cast<pb_size_t>(system.connections().size());
+  for (std::size_t c = 0; c < system.connections().size(); ++c) {
+    const Connection& connection = system.connections()[c];
+    connections.connections[c] = {static_cast<std::uint32_t>(connection.source.slave),
+                                  static_cast<std::uint32_t>(connection.source.port),
+                                  static_cast<std::uint32_t>(connection.target.slave),
+                                  static_cast<std::uint32_t>(connection.target.port)};
+  }
+  enqueue();
+
+  step_began_ns_.assign(system.slave_count(), 0);
+  plan_ = 0;
+}
+
+void Recorder::algorithm_started(const Algorithm& algorithm) {
+  const std::vector<std::string> names = algorithm.internal_quantities();
+  protocol::LogRecord& record = *record_;
+  record = protocol::LogRecord{};
+  record.which_body = couplet_wire_LogRecord_quantities_tag;
+  couplet_wire_LogQuantities& quantities = record.body.quantities;
+  constexpr std::size_t kMaxQuantities = sizeof quantities.names / sizeof quantities.names[0];
+  if (names.size() > kMaxQuantities) {
+    throw ConfigurationError("run log: algorithm '" + std::string(algorithm.name()) + "' reports " +
+                             std::to_string(names.size()) + " internal quantities, a log record holds " +
+                             std::to_string(kMaxQuantities));
+  }
+  quantities.names_count = static_cast<pb_size_t>(names.size());
+  for (std::size_t q = 0; q < names.size(); ++q) copy_text(quantities.names[q], names[q], "run log: internal quantity");
+  enqueue();
+  internals_.assign(names.size(), 0.0);
+}
+
+// Sets the fields every call record has and clears the optional parts, without
+// zeroing the 60 KB of arrays (only `count` elements are ever encoded).
+couplet_wire_SlaveCall& Recorder::begin_call(std::size_t slave, couplet_wire_SlaveCallKind kind) {
+  protocol::LogRecord& record = *record_;
+  record.which_body = couplet_wire_LogRecord_call_tag;
+  couplet_wire_SlaveCall& call = record.body.call;
+  call.plan = plan_;
+  call.slave = static_cast<std::uint32_t>(slave);
+  call.kind = kind;
+  call.has_request = false;
+  call.request.start_ns = call.request.end_ns = 0;
+  call.request.inputs_count = 0;
+  call.request.sample_times_ns_count = 0;
+  call.has_result = false;
+  call.result.status = couplet_wire_Status_STATUS_OK;
+  call.result.time_ns = 0;
+  call.result.derivative_order = 0;
+  call.result.end_outputs_count = 0;
+  call.result.samples_count = 0;
+  call.result.has_timing = false;
+  call.has_timing = false;
+  call.timing = couplet_wire_CallTiming{};
+  return call;
+}
+
+void Recorder::slave_set_up(std::size_t slave, Time start) {
+  couplet_wire_SlaveCall& call = begin_call(slave, couplet_wire_SlaveCallKind_CALL_SETUP);
+  call.has_request = true;
+  call.request.start_ns = start;
+  enqueue();
+}
+
+void Recorder::step_began(std::size_t slave) { step_began_ns_[slave] = monotonic_ns(); }
+
+void Recorder::slave_stepped(std::size_t slave, const StepRequest& request, const OutputBuffers& result) {
+  const std::uint64_t ended = monotonic_ns();
+  couplet_wire_SlaveCall& call = begin_call(slave, couplet_wire_SlaveCallKind_CALL_STEP);
+  call.has_request = true;
+  call.request.start_ns = request.start;
+  call.request.end_ns = request.end;
+  call.request.inputs_count = static_cast<pb_size_t>(request.inputs.size());
+  for (std::size_t i = 0; i < request.inputs.size(); ++i) wire::to_wire(request.inputs[i], call.request.inputs[i]);
+  constexpr std::size_t kMaxSampleTimes = sizeof call.request.sample_times_ns / sizeof call.request.sample_times_ns[0];
+  const std::size_t samples = request.sample_times.size() * output_counts_[slave];
+  if (request.sample_times.size() > kMaxSampleTimes ||
+      !copy_values(call.result.samples, call.result.samples_count, result.samples.first(samples))) {
+    throw ConfigurationError("run log: a step of slave " + std::to_string(slave) + " to t = " +
+                             seconds_text(request.end) + " s carries " + std::to_string(request.sample_times.size()) +
+                             " output samples, more than a log record holds: use a coarser evaluation.grid");
+  }
+  std::copy(request.sample_times.begin(), request.sample_times.end(), call.request.sample_times_ns);
+  call.request.sample_times_ns_count = static_cast<pb_size_t>(request.sample_times.size());
+  call.has_result = true;
+  call.result.time_ns = request.end;
+  call.result.derivative_order =
+      output_counts_[slave] == 0 ? 0 : static_cast<std::uint32_t>(result.end_outputs.size() / output_counts_[slave] - 1);
+  copy_values(call.result.end_outputs, call.result.end_outputs_count, result.end_outputs);
+  call.has_timing = true;
+  call.timing.began_ns = step_began_ns_[slave];
+  call.timing.ended_ns = ended;
+  enqueue();
+}
+
+void Recorder::outputs_evaluated(std::size_t slave, std::span<const Polynomial> inputs,
+                                 std::span<const double> outputs) {
+  couplet_wire_SlaveCall& call = begin_call(slave, couplet_wire_SlaveCallKind_CALL_EVALUATE_OUTPUTS);
+  call.has_request = true;
+  call.request.inputs_count = static_cast<pb_size_t>(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) wire::to_wire(inputs[i], call.request.inputs[i]);
+  call.has_result = true;
+  call.result.derivative_order =
+      output_counts_[slave] == 0 ? 0 : static_cast<std::uint32_t>(outputs.size() / output_counts_[slave] - 1);
+  copy_values(call.result.end_outputs, call.result.end_outputs_count, outputs);
+  enqueue();
+}
+
+void Recorder::state_saved(std::size_t slave) {
+  begin_call(slave, couplet_wire_SlaveCallKind_CALL_SAVE_STATE);
+  enqueue();
+}
+
+void Recorder::state_restored(std::size_t slave) {
+  begin_call(slave, couplet_wire_SlaveCallKind_CALL_RESTORE_STATE);
+  enqueue();
+}
+
+void Recorder::plan_finished(const SequentialExecutor& executor, const Algorithm& algorithm,
+                             std::int64_t pacer_lateness_ns) {
+  ++plan_;
+  algorithm.internal_values(internals_);
+  protocol::LogRecord& record = *record_;
+  record.which_body = couplet_wire_LogRecord_plan_tag;
+  couplet_wire_LogPlan& plan = record.body.plan;
+  plan.plan = plan_;
+  plan.macro_steps = executor.counters().macro_steps;
+  plan.frontier_ns = executor.frontier();
+  copy_values(plan.internals, plan.internals_count, internals_);
+  plan.pacer_lateness_ns = pacer_lateness_ns;
+  plan.wall_ns = monotonic_ns();
+  enqueue();
+}
+
+void Recorder::finish(const RunEnding& ending) {
+  if (!writer_.joinable()) return;
+  protocol::LogRecord& record = *record_;
+  record.which_body = couplet_wire_LogRecord_end_tag;
+  couplet_wire_LogEnd& end = record.body.end;
+  end = couplet_wire_LogEnd{};
+  end.status = ending.completed ? couplet_wire_RunStatus_RUN_COMPLETED : couplet_wire_RunStatus_RUN_FAILED;
+  const std::string message = ending.message.substr(0, sizeof end.message - 1);
+  std::memcpy(end.message, message.c_str(), message.size() + 1);
+  end.decision_hash = ending.decision_hash;
+  end.plans = plan_;
+  end.macro_steps = ending.counters.macro_steps;
+  end.slave_steps = ending.counters.slave_steps;
+  end.rollbacks = ending.counters.rollbacks;
+  end.records_waited = records_waited_;
+  enqueue();
+  stop_writer();
+  if (::fdatasync(file_) != 0 && !write_failed_.load()) write_error_ = std::strerror(errno);
+  if (write_failed_.load() || !write_error_.empty()) {
+    throw std::runtime_error("cannot write the run log '" + path_ + "': " + write_error_);
+  }
+}
+
+// Stepping thread: encode, then wait (rarely) for room for the whole frame, so
+// that the writer never sees half a frame it would have to wait for.
+void Recorder::enqueue() {
+  const protocol::EncodeResult encoded = protocol::encode_log_frame(*record_, frame_);
+  if (!encoded) throw std::logic_error(std::string("run log record does not encode: ") + encoded.reason);
+  if (queue_.write_available() < encoded.size) {
+    ++records_waited_;
+    while (queue_.write_available() < encoded.size && !write_failed_.load()) std::this_thread::yield();
+    if (write_failed_.load()) return;  // finish() reports the failure
+  }
+  queue_.push(frame_.data(), encoded.size);
+}
+
+void Recorder::write_bytes(std::span<const std::uint8_t> bytes) {
+  while (!bytes.empty()) {
+    const ssize_t written = ::write(file_, bytes.data(), bytes.size());
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      write_error_ = std::strerror(errno);
+      write_failed_.store(true);
+      return;
+    }
+    bytes = bytes.subspan(static_cast<std::size_t>(written));
+    bytes_written_.fetch_add(static_cast<std::uint64_t>(written));
+  }
+}
+
+// Writer thread: straight to the kernel (no user-space buffer to lose), polling
+// at 1 ms so that the stepping thread never has to signal.
+void Recorder::drain() {
+  std::vector<std::uint8_t> chunk(std::size_t{1} << 16);
+  for (;;) {
+    const bool last = stopping_.load();
+    std::size_t popped = 0;
+    while ((popped = queue_.pop(chunk.data(), chunk.size())) > 0) {
+      if (!write_failed_.load()) write_bytes({chunk.data(), popped});
+    }
+    if (last) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+void Recorder::stop_writer() {
+  if (!writer_.joinable()) return;
+  stopping_.store(true);
+  writer_.join();
+}
+
+}  // namespace couplet

@@ -1,0 +1,112 @@
+#pragma once
+// The recorder (DESIGN §3 "Recorder", docs/run-log.md): writes the run log —
+// configuration, slave descriptions, every executor call on a slave (the
+// master's decision and what the slave returned, with timing), and after every
+// plan the algorithm's internals.
+//
+// Real-time boundary: begin() allocates. On the stepping thread the observer
+// callbacks and plan_finished() only encode a record into a preallocated frame
+// buffer and copy it into a lock-free single-producer queue (Boost.Lockfree);
+// a writer thread drains the queue into the file with write(2), so what it has
+// written survives a crash or kill -9 of the process. When the queue is full the
+// stepping thread waits for room (never drops: replay needs every record) and
+// counts it (`records_waited`); size the queue so that it never happens.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/lockfree/spsc_queue.hpp>
+
+#include "protocol/run_log_frame.hpp"
+#include "runtime/algorithm.hpp"
+#include "runtime/sequential_executor.hpp"
+
+namespace couplet {
+
+/// What the log's header holds beside the system.
+struct RunLogHeader {
+  std::string scenario_source;  ///< file name, for messages
+  std::string scenario_text;    ///< the scenario as run (overrides applied)
+  Time start = 0;
+  Time end = 0;
+  std::string algorithm;
+  std::vector<std::string> slave_links;          ///< per slave: "udp host:port", or empty (local)
+};
+
+/// How the run ended, for the last record.
+struct RunEnding {
+  bool completed = false;
+  std::string message;  ///< why it failed
+  std::uint64_t decision_hash = 0;
+  RunCounters counters;
+};
+
+class Recorder final : public ExecutorObserver {
+ public:
+  static constexpr std::size_t kDefaultQueueBytes = std::size_t{16} << 20;
+
+  /// Creates (truncates) `path` and starts the writer thread. Throws
+  /// ConfigurationError naming the path when it cannot be created.
+  explicit Recorder(const std::string& path, std::size_t queue_bytes = kDefaultQueueBytes);
+  ~Recorder() override;
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+
+  /// Header, one record per slave, the connections. Before the executor's
+  /// initialize(). Throws ConfigurationError when the system exceeds what a
+  /// record can hold (names, ports).
+  void begin(const RunLogHeader& header, const System& system);
+  /// The names of the algorithm's internal quantities: after initialize().
+  void algorithm_started(const Algorithm& algorithm);
+
+  void slave_set_up(std::size_t slave, Time start) override;
+  void step_began(std::size_t slave) override;
+  void slave_stepped(std::size_t slave, const StepRequest& request, const OutputBuffers& result) override;
+  void outputs_evaluated(std::size_t slave, std::span<const Polynomial> inputs,
+                         std::span<const double> outputs) override;
+  void state_saved(std::size_t slave) override;
+  void state_restored(std::size_t slave) override;
+
+  /// After each executor advance: progress and the algorithm's internals.
+  void plan_finished(const SequentialExecutor& executor, const Algorithm& algorithm,
+                     std::int64_t pacer_lateness_ns = 0);
+
+  /// Writes the last record, waits for the writer to drain the queue and closes
+  /// the file. Throws std::runtime_error naming the file when writing failed.
+  void finish(const RunEnding& ending);
+
+  std::uint64_t records_waited() const { return records_waited_; }
+  std::uint64_t bytes_written() const { return bytes_written_.load(); }
+  const std::string& path() const { return path_; }
+
+ private:
+  couplet_wire_SlaveCall& begin_call(std::size_t slave, couplet_wire_SlaveCallKind kind);
+  void enqueue();
+  void write_bytes(std::span<const std::uint8_t> bytes);
+  void drain();
+  void stop_writer();
+
+  std::string path_;
+  int file_ = -1;
+  std::unique_ptr<protocol::LogRecord> record_;  ///< 74 KB: one, reused
+  std::vector<std::uint8_t> frame_;
+  std::vector<double> internals_;
+  std::vector<std::uint64_t> step_began_ns_;
+  std::vector<std::size_t> output_counts_;
+  std::uint64_t plan_ = 0;
+  std::uint64_t records_waited_ = 0;
+
+  boost::lockfree::spsc_queue<std::uint8_t> queue_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> write_failed_{false};
+  std::atomic<std::uint64_t> bytes_written_{0};
+  std::string write_error_;  ///< set by the writer thread before write_failed_
+  std::thread writer_;
+};
+
+}  // namespace couplet
