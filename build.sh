@@ -9,11 +9,14 @@ cd "$(dirname "$0")"
 packages=(cmake g++ make libeigen3-dev libsundials-dev libyaml-cpp-dev libcli11-dev
           libgtest-dev libbenchmark-dev nlohmann-json3-dev
           libboost-dev nanopb libnanopb-dev protobuf-compiler python3-protobuf)
+# Only for the tests: the report test parses the HTML with Python and renders it
+# in headless Chromium (couplet report itself needs neither).
+test_packages=(chromium python3)
 build_dir=${BUILD_DIR:-build}
 
 install_missing() {
   local missing=()
-  for package in "${packages[@]}"; do
+  for package in "$@"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -34,12 +37,12 @@ build() {
 
 case "${1:-}" in
   run)
-    install_missing
+    install_missing "${packages[@]}"
     build
     "$build_dir"/couplet run scenarios/two_mass_switch.yaml -o out/two_mass_switch
     ;;
   test)
-    install_missing
+    install_missing "${packages[@]}" "${test_packages[@]}"
     build
     ctest --test-dir "$build_dir" --output-on-failure -j"$(nproc)"
     ;;

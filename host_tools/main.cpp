@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "host_tools/commands.hpp"
+#include "host_tools/log_commands.hpp"
 #include "runtime/errors.hpp"
 
 namespace {
@@ -47,6 +48,28 @@ int main(int argc, char** argv) {
 
   CLI::App* models = app.add_subcommand("models", "list the built-in models, ports and parameters");
 
+  bool no_log = false;
+  run->add_flag("--no-log", no_log, "do not write run.log");
+
+  std::string log_path;
+  bool verify = false;
+  CLI::App* replay = app.add_subcommand("replay", "re-run the master on a run log's recorded slave results");
+  replay->add_option("log", log_path, "run log (DIR/run.log)")->required();
+  replay->add_flag("--verify", verify, "exit 1 unless every decision is reproduced bit for bit");
+
+  std::string csv_path;
+  CLI::App* export_command = app.add_subcommand("export", "write a run log's steps, signals and internals as CSV");
+  export_command->add_option("log", log_path, "run log (DIR/run.log)")->required();
+  export_command->add_option("--csv", csv_path, "CSV file to write (default: standard output)");
+
+  CLI::App* inspect = app.add_subcommand("inspect", "print a readable summary of a run log");
+  inspect->add_option("log", log_path, "run log (DIR/run.log)")->required();
+
+  std::string report_path = "report.html";
+  CLI::App* report = app.add_subcommand("report", "write a self-contained HTML report of a run");
+  report->add_option("log", log_path, "run log, or the run's output directory")->required();
+  report->add_option("-o,--output", report_path, "HTML file to write")->capture_default_str();
+
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -54,6 +77,10 @@ int main(int argc, char** argv) {
       std::cout << describe_models(couplet::models::ModelCatalog::builtin());
       return 0;
     }
+    if (replay->parsed()) return replay_log_command(log_path, verify);
+    if (export_command->parsed()) return export_log_command(log_path, csv_path);
+    if (inspect->parsed()) return inspect_log_command(log_path);
+    if (report->parsed()) return report_log_command(log_path, report_path);
     const Scenario scenario = load_scenario(scenario_path, parse_overrides(assignments));
     if (validate->parsed()) {
       validate_scenario(scenario);
@@ -65,7 +92,7 @@ int main(int argc, char** argv) {
       std::cout << summary_table(summary) << "  written to " << output_directory << "/\n";
       return 0;
     }
-    const auto summary = run_scenario(scenario, {output_directory, isatty(STDERR_FILENO) != 0});
+    const auto summary = run_scenario(scenario, {output_directory, isatty(STDERR_FILENO) != 0, !no_log});
     std::cout << summary_table(summary) << "  written to " << output_directory << "/\n";
     return 0;
   } catch (const couplet::ConfigurationError& error) {

@@ -58,13 +58,21 @@ class CallCursor {
     return call;
   }
 
-  /// "macro step 18 (plan 23)" for the plan a call belongs to.
+  /// "macro step 18 (plan 36)" for the plan a call belongs to.
   std::string where(const LoggedCall& call) const { return plan_text(call.plan); }
 
+  /// A plan works on the macro step it completes, or repeats or refreshes the
+  /// last one completed: either way the recorded count after it (a cut log may
+  /// lack that record: then the step after the previous plan's).
   std::string plan_text(std::uint64_t plan) const {
     if (plan == 0) return "initialization (plan 0)";
-    const std::uint64_t before = plan >= 2 && plan - 2 < log_.plans.size() ? log_.plans[plan - 2].macro_steps : 0;
-    return "macro step " + std::to_string(before + 1) + " (plan " + std::to_string(plan) + ")";
+    std::uint64_t macro_step = 1;
+    if (plan - 1 < log_.plans.size()) {
+      macro_step = log_.plans[plan - 1].macro_steps;
+    } else if (plan >= 2 && plan - 2 < log_.plans.size()) {
+      macro_step = log_.plans[plan - 2].macro_steps + 1;
+    }
+    return "macro step " + std::to_string(macro_step) + " (plan " + std::to_string(plan) + ")";
   }
 
   bool exhausted() const { return next_ == log_.calls.size(); }

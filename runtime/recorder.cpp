@@ -162,7 +162,8 @@ void Recorder::slave_set_up(std::size_t slave, Time start) {
 
 void Recorder::step_began(std::size_t slave) { step_began_ns_[slave] = monotonic_ns(); }
 
-void Recorder::slave_stepped(std::size_t slave, const StepRequest& request, const OutputBuffers& result) {
+void Recorder::slave_stepped(std::size_t slave, const StepRequest& request, const OutputBuffers& result,
+                             const LinkStepReport& link) {
   const std::uint64_t ended = monotonic_ns();
   couplet_wire_SlaveCall& call = begin_call(slave, couplet_wire_SlaveCallKind_CALL_STEP);
   call.has_request = true;
@@ -188,6 +189,10 @@ void Recorder::slave_stepped(std::size_t slave, const StepRequest& request, cons
   call.has_timing = true;
   call.timing.began_ns = step_began_ns_[slave];
   call.timing.ended_ns = ended;
+  call.timing.retransmissions = link.retransmissions;
+  call.timing.missed = link.missed;
+  call.timing.input_lateness_ns = link.input_lateness_ns;
+  if (link.missed) call.result.status = couplet_wire_Status_STATUS_LATE;
   enqueue();
 }
 

@@ -66,7 +66,8 @@ class Recorder final : public ExecutorObserver {
 
   void slave_set_up(std::size_t slave, Time start) override;
   void step_began(std::size_t slave) override;
-  void slave_stepped(std::size_t slave, const StepRequest& request, const OutputBuffers& result) override;
+  void slave_stepped(std::size_t slave, const StepRequest& request, const OutputBuffers& result,
+                     const LinkStepReport& link) override;
   void outputs_evaluated(std::size_t slave, std::span<const Polynomial> inputs,
                          std::span<const double> outputs) override;
   void state_saved(std::size_t slave) override;

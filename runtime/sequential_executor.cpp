@@ -210,7 +210,10 @@ void SequentialExecutor::step_slave(std::size_t slave) {
   check_step_request(system_.slave_name(slave), system_.description(slave), slave_time_[slave], request);
   if (observer_ != nullptr && !batch_announced_) observer_->step_began(slave);
   system_.slave(slave).step(request, OutputBuffers{slot.outputs, scratch.samples});
-  if (observer_ != nullptr) observer_->slave_stepped(slave, request, OutputBuffers{slot.outputs, scratch.samples});
+  if (observer_ != nullptr) {
+    observer_->slave_stepped(slave, request, OutputBuffers{slot.outputs, scratch.samples},
+                             system_.slave(slave).last_link_report());
+  }
   ++counters_.slave_steps;
   slave_time_[slave] = slot.end;
   slot.output_time = slot.end;

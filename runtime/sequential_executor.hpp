@@ -42,9 +42,10 @@ class ExecutorObserver {
   /// A step's request is about to leave: at its announcement, or when the step
   /// is carried out if it was not announced.
   virtual void step_began(std::size_t slave) = 0;
-  /// `request` as the slave received it (evaluation-grid sample times merged in)
-  /// and everything it returned.
-  virtual void slave_stepped(std::size_t slave, const StepRequest& request, const OutputBuffers& result) = 0;
+  /// `request` as the slave received it (evaluation-grid sample times merged in),
+  /// everything it returned and what its link saw.
+  virtual void slave_stepped(std::size_t slave, const StepRequest& request, const OutputBuffers& result,
+                             const LinkStepReport& link) = 0;
   virtual void outputs_evaluated(std::size_t slave, std::span<const Polynomial> inputs,
                                  std::span<const double> outputs) = 0;
   virtual void state_saved(std::size_t slave) = 0;

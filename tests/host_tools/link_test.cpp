@@ -92,10 +92,6 @@ TEST(RemoteOverUdpBoth, TwoSpawnedTargetsGiveIdenticalResults) {
   expect_identical(local, run_case(remote_settings, "both-remote"));
 }
 
-std::string binary_beside_couplet(const std::string& name) {
-  return std::filesystem::path(COUPLET_BINARY).parent_path() / name;
-}
-
 // 20 % loss, 5 % duplication and 5 % reordering in each direction; the
 // reorder gap exceeds the retransmission timeout, so held-back requests arrive
 // after their retransmission: stale ones the target must ignore.

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -18,6 +19,11 @@
 #include <vector>
 
 namespace couplet::testing {
+
+/// couplet-target and couplet-netem are built beside couplet.
+inline std::string binary_beside_couplet(const std::string& name) {
+  return std::filesystem::path(COUPLET_BINARY).parent_path() / name;
+}
 
 class ChildProcess {
  public:
