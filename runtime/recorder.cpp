@@ -44,13 +44,15 @@ bool copy_values(double (&field)[Size], Count& count, std::span<const double> va
 
 }  // namespace
 
-Recorder::Recorder(const std::string& path, std::size_t queue_bytes)
+Recorder::Recorder(const std::string& path, std::size_t queue_records)
     : path_(path),
-      record_(std::make_unique<protocol::LogRecord>()),
-      frame_(protocol::kMaxLogFrameBytes),
-      queue_(std::max(queue_bytes, protocol::kMaxLogFrameBytes + 1)) {
+      slots_(std::max<std::size_t>(queue_records, 2)),
+      writer_frame_(protocol::kMaxLogFrameBytes),
+      free_slots_(slots_.size()),
+      filled_slots_(slots_.size()) {
   file_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (file_ < 0) throw ConfigurationError("cannot create the run log '" + path + "': " + std::strerror(errno));
+  for (std::size_t slot = 0; slot < slots_.size(); ++slot) free_slots_.push(static_cast<std::uint32_t>(slot));
   write_bytes({reinterpret_cast<const std::uint8_t*>(protocol::kLogMagic), protocol::kLogMagicBytes});
   writer_ = std::thread([this] { drain(); });
 }
@@ -61,10 +63,10 @@ Recorder::~Recorder() {
 }
 
 void Recorder::begin(const RunLogHeader& header, const System& system) {
-  protocol::LogRecord& record = *record_;
-  record = protocol::LogRecord{};
-  record.which_body = couplet_wire_LogRecord_header_tag;
-  couplet_wire_LogHeader& head = record.body.header;
+  protocol::LogRecord& header_record = next_record();
+  header_record = protocol::LogRecord{};
+  header_record.which_body = couplet_wire_LogRecord_header_tag;
+  couplet_wire_LogHeader& head = header_record.body.header;
   head.version = couplet_wire_Version_VERSION_CURRENT;
   copy_text(head.scenario_source, header.scenario_source, "run log: scenario file name");
   copy_text(head.scenario_text, header.scenario_text, "run log: scenario text of");
@@ -72,10 +74,11 @@ void Recorder::begin(const RunLogHeader& header, const System& system) {
   head.end_ns = header.end;
   copy_text(head.algorithm, header.algorithm, "run log: algorithm name");
   head.wall_clock_start_ns = realtime_ns();
-  enqueue();
+  publish();
 
   output_counts_.clear();
   for (std::size_t s = 0; s < system.slave_count(); ++s) {
+    protocol::LogRecord& record = next_record();
     record = protocol::LogRecord{};
     record.which_body = couplet_wire_LogRecord_slave_tag;
     couplet_wire_LogSlave& slave = record.body.slave;
@@ -84,10 +87,11 @@ void Recorder::begin(const RunLogHeader& header, const System& system) {
     slave.has_description = true;
     wire::to_wire(system.description(s), system.slave_name(s), slave.description);
     if (s < header.slave_links.size()) copy_text(slave.link, header.slave_links[s], "run log: link of slave");
-    enqueue();
+    publish();
     output_counts_.push_back(system.description(s).outputs.size());
   }
 
+  protocol::LogRecord& record = next_record();
   record = protocol::LogRecord{};
   record.which_body = couplet_wire_LogRecord_connections_tag;
   couplet_wire_LogConnections& connections = record.body.connections;
@@ -104,7 +108,7 @@ void Recorder::begin(const RunLogHeader& header, const System& system) {
                                   static_cast<std::uint32_t>(connection.target.slave),
                                   static_cast<std::uint32_t>(connection.target.port)};
   }
-  enqueue();
+  publish();
 
   step_began_ns_.assign(system.slave_count(), 0);
   plan_ = 0;
@@ -112,7 +116,7 @@ void Recorder::begin(const RunLogHeader& header, const System& system) {
 
 void Recorder::algorithm_started(const Algorithm& algorithm) {
   const std::vector<std::string> names = algorithm.internal_quantities();
-  protocol::LogRecord& record = *record_;
+  protocol::LogRecord& record = next_record();
   record = protocol::LogRecord{};
   record.which_body = couplet_wire_LogRecord_quantities_tag;
   couplet_wire_LogQuantities& quantities = record.body.quantities;
@@ -124,14 +128,14 @@ void Recorder::algorithm_started(const Algorithm& algorithm) {
   }
   quantities.names_count = static_cast<pb_size_t>(names.size());
   for (std::size_t q = 0; q < names.size(); ++q) copy_text(quantities.names[q], names[q], "run log: internal quantity");
-  enqueue();
+  publish();
   internals_.assign(names.size(), 0.0);
 }
 
 // Sets the fields every call record has and clears the optional parts, without
 // zeroing the 60 KB of arrays (only `count` elements are ever encoded).
 couplet_wire_SlaveCall& Recorder::begin_call(std::size_t slave, couplet_wire_SlaveCallKind kind) {
-  protocol::LogRecord& record = *record_;
+  protocol::LogRecord& record = next_record();
   record.which_body = couplet_wire_LogRecord_call_tag;
   couplet_wire_SlaveCall& call = record.body.call;
   call.plan = plan_;
@@ -157,7 +161,7 @@ void Recorder::slave_set_up(std::size_t slave, Time start) {
   couplet_wire_SlaveCall& call = begin_call(slave, couplet_wire_SlaveCallKind_CALL_SETUP);
   call.has_request = true;
   call.request.start_ns = start;
-  enqueue();
+  publish();
 }
 
 void Recorder::step_began(std::size_t slave) { step_began_ns_[slave] = monotonic_ns(); }
@@ -193,7 +197,7 @@ void Recorder::slave_stepped(std::size_t slave, const StepRequest& request, cons
   call.timing.missed = link.missed;
   call.timing.input_lateness_ns = link.input_lateness_ns;
   if (link.missed) call.result.status = couplet_wire_Status_STATUS_LATE;
-  enqueue();
+  publish();
 }
 
 void Recorder::outputs_evaluated(std::size_t slave, std::span<const Polynomial> inputs,
@@ -206,24 +210,24 @@ void Recorder::outputs_evaluated(std::size_t slave, std::span<const Polynomial> 
   call.result.derivative_order =
       output_counts_[slave] == 0 ? 0 : static_cast<std::uint32_t>(outputs.size() / output_counts_[slave] - 1);
   copy_values(call.result.end_outputs, call.result.end_outputs_count, outputs);
-  enqueue();
+  publish();
 }
 
 void Recorder::state_saved(std::size_t slave) {
   begin_call(slave, couplet_wire_SlaveCallKind_CALL_SAVE_STATE);
-  enqueue();
+  publish();
 }
 
 void Recorder::state_restored(std::size_t slave) {
   begin_call(slave, couplet_wire_SlaveCallKind_CALL_RESTORE_STATE);
-  enqueue();
+  publish();
 }
 
 void Recorder::plan_finished(const SequentialExecutor& executor, const Algorithm& algorithm,
                              std::int64_t pacer_lateness_ns) {
   ++plan_;
   algorithm.internal_values(internals_);
-  protocol::LogRecord& record = *record_;
+  protocol::LogRecord& record = next_record();
   record.which_body = couplet_wire_LogRecord_plan_tag;
   couplet_wire_LogPlan& plan = record.body.plan;
   plan.plan = plan_;
@@ -232,12 +236,12 @@ void Recorder::plan_finished(const SequentialExecutor& executor, const Algorithm
   copy_values(plan.internals, plan.internals_count, internals_);
   plan.pacer_lateness_ns = pacer_lateness_ns;
   plan.wall_ns = monotonic_ns();
-  enqueue();
+  publish();
 }
 
 void Recorder::finish(const RunEnding& ending) {
   if (!writer_.joinable()) return;
-  protocol::LogRecord& record = *record_;
+  protocol::LogRecord& record = next_record();
   record.which_body = couplet_wire_LogRecord_end_tag;
   couplet_wire_LogEnd& end = record.body.end;
   end = couplet_wire_LogEnd{};
@@ -250,7 +254,7 @@ void Recorder::finish(const RunEnding& ending) {
   end.slave_steps = ending.counters.slave_steps;
   end.rollbacks = ending.counters.rollbacks;
   end.records_waited = records_waited_;
-  enqueue();
+  publish();
   stop_writer();
   if (::fdatasync(file_) != 0 && !write_failed_.load()) write_error_ = std::strerror(errno);
   if (write_failed_.load() || !write_error_.empty()) {
@@ -258,18 +262,17 @@ void Recorder::finish(const RunEnding& ending) {
   }
 }
 
-// Stepping thread: encode, then wait (rarely) for room for the whole frame, so
-// that the writer never sees half a frame it would have to wait for.
-void Recorder::enqueue() {
-  const protocol::EncodeResult encoded = protocol::encode_log_frame(*record_, frame_);
-  if (!encoded) throw std::logic_error(std::string("run log record does not encode: ") + encoded.reason);
-  if (queue_.write_available() < encoded.size) {
+// Stepping thread: a free slot to fill. Waits (rarely) when the writer is
+// behind by every slot.
+protocol::LogRecord& Recorder::next_record() {
+  if (!free_slots_.pop(current_slot_)) {
     ++records_waited_;
-    while (queue_.write_available() < encoded.size && !write_failed_.load()) std::this_thread::yield();
-    if (write_failed_.load()) return;  // finish() reports the failure
+    while (!free_slots_.pop(current_slot_)) std::this_thread::yield();
   }
-  queue_.push(frame_.data(), encoded.size);
+  return slots_[current_slot_];
 }
+
+void Recorder::publish() { filled_slots_.push(current_slot_); }
 
 void Recorder::write_bytes(std::span<const std::uint8_t> bytes) {
   while (!bytes.empty()) {
@@ -285,15 +288,23 @@ void Recorder::write_bytes(std::span<const std::uint8_t> bytes) {
   }
 }
 
-// Writer thread: straight to the kernel (no user-space buffer to lose), polling
-// at 1 ms so that the stepping thread never has to signal.
+// Writer thread: encodes the filled slots and writes straight to the kernel (no
+// user-space buffer to lose), polling at 1 ms so that the stepping thread never
+// has to signal.
 void Recorder::drain() {
-  std::vector<std::uint8_t> chunk(std::size_t{1} << 16);
+  const std::span<std::uint8_t> frame = writer_frame_;
   for (;;) {
     const bool last = stopping_.load();
-    std::size_t popped = 0;
-    while ((popped = queue_.pop(chunk.data(), chunk.size())) > 0) {
-      if (!write_failed_.load()) write_bytes({chunk.data(), popped});
+    std::uint32_t slot = 0;
+    while (filled_slots_.pop(slot)) {
+      const protocol::EncodeResult encoded = protocol::encode_log_frame(slots_[slot], frame);
+      if (!encoded) {
+        write_error_ = std::string("a record does not encode: ") + encoded.reason + " (record type " +
+                       std::to_string(slots_[slot].which_body) + ")";
+        write_failed_.store(true);
+      }
+      free_slots_.push(slot);
+      if (!write_failed_.load()) write_bytes({frame.data(), encoded.size});
     }
     if (last) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));

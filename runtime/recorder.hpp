@@ -4,13 +4,15 @@
 // master's decision and what the slave returned, with timing), and after every
 // plan the algorithm's internals.
 //
-// Real-time boundary: begin() allocates. On the stepping thread the observer
-// callbacks and plan_finished() only encode a record into a preallocated frame
-// buffer and copy it into a lock-free single-producer queue (Boost.Lockfree);
-// a writer thread drains the queue into the file with write(2), so what it has
-// written survives a crash or kill -9 of the process. When the queue is full the
-// stepping thread waits for room (never drops: replay needs every record) and
-// counts it (`records_waited`); size the queue so that it never happens.
+// Real-time boundary: the constructor and begin() allocate. On the stepping
+// thread the observer callbacks and plan_finished() only fill a preallocated
+// record slot (the used part of its arrays) and pass its index through a
+// lock-free single-producer queue (Boost.Lockfree); the writer thread encodes
+// the slot (nanopb), hands it back through a second queue and writes the frame
+// with write(2), so what it has written survives a crash or kill -9 of the
+// process. When every slot is in flight the stepping thread waits for one
+// (never drops: replay needs every record) and counts it (`records_waited`);
+// size the queue so that it never happens.
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -48,11 +50,12 @@ struct RunEnding {
 
 class Recorder final : public ExecutorObserver {
  public:
-  static constexpr std::size_t kDefaultQueueBytes = std::size_t{16} << 20;
+  /// Records in flight between the two threads (≈ 60 KB each).
+  static constexpr std::size_t kDefaultQueueRecords = 256;
 
   /// Creates (truncates) `path` and starts the writer thread. Throws
   /// ConfigurationError naming the path when it cannot be created.
-  explicit Recorder(const std::string& path, std::size_t queue_bytes = kDefaultQueueBytes);
+  explicit Recorder(const std::string& path, std::size_t queue_records = kDefaultQueueRecords);
   ~Recorder() override;
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
@@ -87,22 +90,25 @@ class Recorder final : public ExecutorObserver {
 
  private:
   couplet_wire_SlaveCall& begin_call(std::size_t slave, couplet_wire_SlaveCallKind kind);
-  void enqueue();
+  protocol::LogRecord& next_record();
+  void publish();
   void write_bytes(std::span<const std::uint8_t> bytes);
   void drain();
   void stop_writer();
 
   std::string path_;
   int file_ = -1;
-  std::unique_ptr<protocol::LogRecord> record_;  ///< 74 KB: one, reused
-  std::vector<std::uint8_t> frame_;
   std::vector<double> internals_;
   std::vector<std::uint64_t> step_began_ns_;
   std::vector<std::size_t> output_counts_;
   std::uint64_t plan_ = 0;
   std::uint64_t records_waited_ = 0;
 
-  boost::lockfree::spsc_queue<std::uint8_t> queue_;
+  std::vector<protocol::LogRecord> slots_;
+  boost::lockfree::spsc_queue<std::uint32_t> free_slots_;    ///< writer → stepping thread
+  boost::lockfree::spsc_queue<std::uint32_t> filled_slots_;  ///< stepping thread → writer
+  std::uint32_t current_slot_ = 0;  ///< being filled by the stepping thread
+  std::vector<std::uint8_t> writer_frame_;  ///< the writer's encoding buffer, allocated up front
   std::atomic<bool> stopping_{false};
   std::atomic<bool> write_failed_{false};
   std::atomic<std::uint64_t> bytes_written_{0};
