@@ -124,9 +124,10 @@ class ReplaySlave final : public Slave {
  private:
   [[noreturn]] void diverge(const LoggedCall& call, const std::string& quantity, const std::string& recorded,
                             const std::string& replayed) const {
+    const std::string step = call.kind == CallKind::step ? " to t = " + seconds_text(call.end) + " s" : "";
     throw ReplayDivergence(cursor_.where(call) + ", " + call_kind_name(call.kind) + " of slave '" +
-                           log_.slaves[index_].name + "' to t = " + seconds_text(call.end) + " s: " + quantity +
-                           ": recorded " + recorded + ", replayed " + replayed);
+                           log_.slaves[index_].name + "'" + step + ": " + quantity + ": recorded " + recorded +
+                           ", replayed " + replayed);
   }
 
   void compare_time(const LoggedCall& call, const std::string& quantity, Time recorded, Time replayed) const {
