@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "host_tools/algorithm_factory.hpp"
+#include "host_tools/commands.hpp"
 #include "host_tools/scenario.hpp"
 #include "host_tools/system_builder.hpp"
 #include "runtime/recorder.hpp"
@@ -45,9 +46,7 @@ void BM_TwoMassSwitch(benchmark::State& state) {
     std::optional<Recorder> recorder;
     if (record) {
       recorder.emplace(log_path());
-      recorder->begin({scenario.source, scenario.text, to_ticks(scenario.start), to_ticks(scenario.end),
-                       std::string(algorithm->name()), {}},
-                      system);
+      recorder->begin(tools::log_header(scenario, system, *algorithm), system);
       executor.set_observer(&*recorder);
     }
     executor.initialize();

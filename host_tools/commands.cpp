@@ -96,7 +96,14 @@ class ProgressLine {
   bool shown_ = false;
 };
 
-/// The run log's header: the scenario as run and where each slave's link goes.
+std::string hex(std::uint64_t value) {
+  std::ostringstream text;
+  text << "0x" << std::hex << std::setw(16) << std::setfill('0') << value;
+  return text.str();
+}
+
+}  // namespace
+
 RunLogHeader log_header(const Scenario& scenario, const System& system, const Algorithm& algorithm) {
   RunLogHeader header{scenario.source, scenario.text, to_ticks(scenario.start), to_ticks(scenario.end),
                       std::string(algorithm.name()), {}};
@@ -106,14 +113,6 @@ RunLogHeader log_header(const Scenario& scenario, const System& system, const Al
   }
   return header;
 }
-
-std::string hex(std::uint64_t value) {
-  std::ostringstream text;
-  text << "0x" << std::hex << std::setw(16) << std::setfill('0') << value;
-  return text.str();
-}
-
-}  // namespace
 
 nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options) {
   const models::ModelCatalog catalog = models::ModelCatalog::builtin();

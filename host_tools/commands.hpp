@@ -5,6 +5,8 @@
 
 #include "host_tools/scenario.hpp"
 #include "models/catalog.hpp"
+#include "runtime/algorithm.hpp"
+#include "runtime/recorder.hpp"
 
 namespace couplet::tools {
 
@@ -13,6 +15,10 @@ struct RunOptions {
   bool show_progress = false;  ///< a progress line on stderr for runs longer than a second
   bool record_log = true;      ///< write run.log (docs/run-log.md)
 };
+
+/// The run log's header for a run of `scenario`: the scenario as run and where
+/// each slave's link goes.
+RunLogHeader log_header(const Scenario& scenario, const System& system, const Algorithm& algorithm);
 
 /// `couplet run`: co-simulates, writes summary.json, signals.csv and run.log,
 /// returns the summary. When the run fails, run.log ends with the failure.

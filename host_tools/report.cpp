@@ -901,11 +901,10 @@ std::string link_timing_section(const RunLog& log) {
   for (std::size_t s = 0; s < log.slaves.size(); ++s) {
     if (!linked(log, s)) continue;
     SampleSet round_trips{log.slaves[s].name, {}};
-    std::uint64_t calls = 0, late = 0, missed = 0, retransmissions = 0;
+    std::uint64_t calls = 0, missed = 0, retransmissions = 0;
     for (const LoggedCall& call : log.calls) {
       if (call.slave != s) continue;
       ++calls;
-      late += call.late ? 1 : 0;
       missed += call.missed ? 1 : 0;
       retransmissions += call.retransmissions;
       if (call.ended_ns > call.began_ns && call.began_ns != 0) {
@@ -913,7 +912,7 @@ std::string link_timing_section(const RunLog& log) {
       }
     }
     rows.push_back({log.slaves[s].name, log.slaves[s].link, std::to_string(calls),
-                    std::to_string(late), std::to_string(missed), std::to_string(retransmissions)});
+                    std::to_string(missed), std::to_string(retransmissions)});
     if (!round_trips.values.empty()) sets.push_back(std::move(round_trips));
   }
   if (rows.empty())
@@ -923,7 +922,7 @@ std::string link_timing_section(const RunLog& log) {
   return "<h2>Link round trip</h2>\n" +
          plot_or_reason(sets.empty() ? std::string() : histogram(spec, sets),
                         "no call timing measured") +
-         table({"slave", "link", "calls", "late", "missed", "retransmissions"}, rows);
+         table({"slave", "link", "calls", "missed", "retransmissions"}, rows);
 }
 
 std::string internals_section(const RunLog& log) {

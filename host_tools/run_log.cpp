@@ -25,22 +25,18 @@ LoggedCall to_call(const couplet_wire_SlaveCall& wire_call) {
   call.plan = wire_call.plan;
   call.slave = wire_call.slave;
   call.kind = call_kind(wire_call.kind);
-  const couplet_wire_StepRequest& request = wire_call.request;
-  call.start = request.start_ns;
-  call.end = request.end_ns;
-  for (pb_size_t i = 0; i < request.inputs_count; ++i) call.inputs.push_back(wire::from_wire(request.inputs[i]));
-  call.sample_times.assign(request.sample_times_ns, request.sample_times_ns + request.sample_times_ns_count);
-  const couplet_wire_StepResult& result = wire_call.result;
-  call.derivative_order = static_cast<int>(result.derivative_order);
-  call.end_outputs.assign(result.end_outputs, result.end_outputs + result.end_outputs_count);
-  call.samples.assign(result.samples, result.samples + result.samples_count);
-  call.late = result.status == couplet_wire_Status_STATUS_LATE;
-  const couplet_wire_CallTiming& timing = wire_call.timing;
-  call.began_ns = timing.began_ns;
-  call.ended_ns = timing.ended_ns;
-  call.retransmissions = timing.retransmissions;
-  call.missed = timing.missed;
-  call.input_lateness_ns = timing.input_lateness_ns;
+  call.start = wire_call.start_ns;
+  call.end = wire_call.end_ns;
+  for (pb_size_t i = 0; i < wire_call.inputs_count; ++i) call.inputs.push_back(wire::from_wire(wire_call.inputs[i]));
+  call.sample_times.assign(wire_call.sample_times_ns, wire_call.sample_times_ns + wire_call.sample_times_ns_count);
+  call.derivative_order = static_cast<int>(wire_call.derivative_order);
+  call.end_outputs.assign(wire_call.end_outputs, wire_call.end_outputs + wire_call.end_outputs_count);
+  call.samples.assign(wire_call.samples, wire_call.samples + wire_call.samples_count);
+  call.missed = wire_call.status == couplet_wire_Status_STATUS_LATE;
+  call.began_ns = wire_call.began_ns;
+  call.ended_ns = wire_call.ended_ns;
+  call.retransmissions = wire_call.retransmissions;
+  call.input_lateness_ns = wire_call.input_lateness_ns;
   return call;
 }
 
@@ -87,7 +83,7 @@ bool consistent(const protocol::LogRecord& record, const RunLog& log) {
     const bool carries_inputs = call.kind == couplet_wire_SlaveCallKind_CALL_STEP ||
                                 call.kind == couplet_wire_SlaveCallKind_CALL_EVALUATE_OUTPUTS;
     return call.slave < log.slaves.size() &&
-           (!carries_inputs || call.request.inputs_count == log.slaves[call.slave].description.inputs.size());
+           (!carries_inputs || call.inputs_count == log.slaves[call.slave].description.inputs.size());
   }
   if (record.which_body == couplet_wire_LogRecord_plan_tag) {
     return record.body.plan.internals_count == log.internal_quantities.size();

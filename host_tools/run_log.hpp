@@ -37,12 +37,11 @@ struct LoggedCall {
   int derivative_order = 0;
   std::vector<double> end_outputs;    ///< (derivative_order + 1) rows of the outputs
   std::vector<double> samples;        ///< one row of the outputs per sample time
-  bool late = false;                  ///< wall clock: the result came after its deadline
+  bool missed = false;                ///< wall clock: no result in time, replaced under the late policy
   // Timing (host CLOCK_MONOTONIC ns); zeros when not measured.
   std::uint64_t began_ns = 0;
   std::uint64_t ended_ns = 0;
   std::uint32_t retransmissions = 0;
-  bool missed = false;
   std::int64_t input_lateness_ns = 0;
 };
 

@@ -47,7 +47,7 @@ bool copy_values(double (&field)[Size], Count& count, std::span<const double> va
 Recorder::Recorder(const std::string& path, std::size_t queue_records)
     : path_(path),
       slots_(std::max<std::size_t>(queue_records, 2)),
-      writer_frame_(protocol::kMaxLogFrameBytes),
+      writer_buffer_(4 * protocol::kMaxLogFrameBytes),
       free_slots_(slots_.size()),
       filled_slots_(slots_.size()) {
   file_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -132,8 +132,8 @@ void Recorder::algorithm_started(const Algorithm& algorithm) {
   internals_.assign(names.size(), 0.0);
 }
 
-// Sets the fields every call record has and clears the optional parts, without
-// zeroing the 60 KB of arrays (only `count` elements are ever encoded).
+// Sets every field of a call record, without zeroing the 60 KB of arrays (only
+// `count` elements are ever encoded): slots are reused for every kind of record.
 couplet_wire_SlaveCall& Recorder::begin_call(std::size_t slave, couplet_wire_SlaveCallKind kind) {
   protocol::LogRecord& record = next_record();
   record.which_body = couplet_wire_LogRecord_call_tag;
@@ -141,75 +141,69 @@ couplet_wire_SlaveCall& Recorder::begin_call(std::size_t slave, couplet_wire_Sla
   call.plan = plan_;
   call.slave = static_cast<std::uint32_t>(slave);
   call.kind = kind;
-  call.has_request = false;
-  call.request.start_ns = call.request.end_ns = 0;
-  call.request.inputs_count = 0;
-  call.request.sample_times_ns_count = 0;
-  call.has_result = false;
-  call.result.status = couplet_wire_Status_STATUS_OK;
-  call.result.time_ns = 0;
-  call.result.derivative_order = 0;
-  call.result.end_outputs_count = 0;
-  call.result.samples_count = 0;
-  call.result.has_timing = false;
-  call.has_timing = false;
-  call.timing = couplet_wire_CallTiming{};
+  call.start_ns = call.end_ns = 0;
+  call.inputs_count = 0;
+  call.sample_times_ns_count = 0;
+  call.derivative_order = 0;
+  call.end_outputs_count = 0;
+  call.samples_count = 0;
+  call.status = couplet_wire_Status_STATUS_OK;
+  call.began_ns = call.ended_ns = 0;
+  call.retransmissions = 0;
+  call.input_lateness_ns = 0;
   return call;
 }
 
 void Recorder::slave_set_up(std::size_t slave, Time start) {
   couplet_wire_SlaveCall& call = begin_call(slave, couplet_wire_SlaveCallKind_CALL_SETUP);
-  call.has_request = true;
-  call.request.start_ns = start;
+  call.start_ns = start;
   publish();
 }
 
 void Recorder::step_began(std::size_t slave) { step_began_ns_[slave] = monotonic_ns(); }
 
+void Recorder::copy_inputs(std::span<const Polynomial> inputs, couplet_wire_SlaveCall& call) {
+  call.inputs_count = static_cast<pb_size_t>(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) wire::to_wire(inputs[i], call.inputs[i]);
+}
+
+void Recorder::copy_end_outputs(std::size_t slave, std::span<const double> outputs, couplet_wire_SlaveCall& call) {
+  call.derivative_order =
+      output_counts_[slave] == 0 ? 0 : static_cast<std::uint32_t>(outputs.size() / output_counts_[slave] - 1);
+  copy_values(call.end_outputs, call.end_outputs_count, outputs);
+}
+
 void Recorder::slave_stepped(std::size_t slave, const StepRequest& request, const OutputBuffers& result,
                              const LinkStepReport& link) {
   const std::uint64_t ended = monotonic_ns();
   couplet_wire_SlaveCall& call = begin_call(slave, couplet_wire_SlaveCallKind_CALL_STEP);
-  call.has_request = true;
-  call.request.start_ns = request.start;
-  call.request.end_ns = request.end;
-  call.request.inputs_count = static_cast<pb_size_t>(request.inputs.size());
-  for (std::size_t i = 0; i < request.inputs.size(); ++i) wire::to_wire(request.inputs[i], call.request.inputs[i]);
-  constexpr std::size_t kMaxSampleTimes = sizeof call.request.sample_times_ns / sizeof call.request.sample_times_ns[0];
+  constexpr std::size_t kMaxSampleTimes = sizeof call.sample_times_ns / sizeof call.sample_times_ns[0];
   const std::size_t samples = request.sample_times.size() * output_counts_[slave];
   if (request.sample_times.size() > kMaxSampleTimes ||
-      !copy_values(call.result.samples, call.result.samples_count, result.samples.first(samples))) {
+      !copy_values(call.samples, call.samples_count, result.samples.first(samples))) {
     throw ConfigurationError("run log: a step of slave " + std::to_string(slave) + " to t = " +
                              seconds_text(request.end) + " s carries " + std::to_string(request.sample_times.size()) +
                              " output samples, more than a log record holds: use a coarser evaluation.grid");
   }
-  std::copy(request.sample_times.begin(), request.sample_times.end(), call.request.sample_times_ns);
-  call.request.sample_times_ns_count = static_cast<pb_size_t>(request.sample_times.size());
-  call.has_result = true;
-  call.result.time_ns = request.end;
-  call.result.derivative_order =
-      output_counts_[slave] == 0 ? 0 : static_cast<std::uint32_t>(result.end_outputs.size() / output_counts_[slave] - 1);
-  copy_values(call.result.end_outputs, call.result.end_outputs_count, result.end_outputs);
-  call.has_timing = true;
-  call.timing.began_ns = step_began_ns_[slave];
-  call.timing.ended_ns = ended;
-  call.timing.retransmissions = link.retransmissions;
-  call.timing.missed = link.missed;
-  call.timing.input_lateness_ns = link.input_lateness_ns;
-  if (link.missed) call.result.status = couplet_wire_Status_STATUS_LATE;
+  call.start_ns = request.start;
+  call.end_ns = request.end;
+  copy_inputs(request.inputs, call);
+  std::copy(request.sample_times.begin(), request.sample_times.end(), call.sample_times_ns);
+  call.sample_times_ns_count = static_cast<pb_size_t>(request.sample_times.size());
+  copy_end_outputs(slave, result.end_outputs, call);
+  if (link.missed) call.status = couplet_wire_Status_STATUS_LATE;
+  call.began_ns = step_began_ns_[slave];
+  call.ended_ns = ended;
+  call.retransmissions = link.retransmissions;
+  call.input_lateness_ns = link.input_lateness_ns;
   publish();
 }
 
 void Recorder::outputs_evaluated(std::size_t slave, std::span<const Polynomial> inputs,
                                  std::span<const double> outputs) {
   couplet_wire_SlaveCall& call = begin_call(slave, couplet_wire_SlaveCallKind_CALL_EVALUATE_OUTPUTS);
-  call.has_request = true;
-  call.request.inputs_count = static_cast<pb_size_t>(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) wire::to_wire(inputs[i], call.request.inputs[i]);
-  call.has_result = true;
-  call.result.derivative_order =
-      output_counts_[slave] == 0 ? 0 : static_cast<std::uint32_t>(outputs.size() / output_counts_[slave] - 1);
-  copy_values(call.result.end_outputs, call.result.end_outputs_count, outputs);
+  copy_inputs(inputs, call);
+  copy_end_outputs(slave, outputs, call);
   publish();
 }
 
@@ -288,24 +282,32 @@ void Recorder::write_bytes(std::span<const std::uint8_t> bytes) {
   }
 }
 
-// Writer thread: encodes the filled slots and writes straight to the kernel (no
-// user-space buffer to lose), polling at 1 ms so that the stepping thread never
-// has to signal.
+// Writer thread: encodes the filled slots into its buffer and writes straight
+// to the kernel (no user-space buffer to lose) whenever the queue runs empty or
+// the buffer full — one system call for many records. Polls at 1 ms so that
+// the stepping thread never has to signal.
 void Recorder::drain() {
-  const std::span<std::uint8_t> frame = writer_frame_;
+  const std::span<std::uint8_t> buffer = writer_buffer_;
+  std::size_t used = 0;
+  const auto flush = [&] {
+    if (used > 0 && !write_failed_.load()) write_bytes(buffer.first(used));
+    used = 0;
+  };
   for (;;) {
     const bool last = stopping_.load();
     std::uint32_t slot = 0;
     while (filled_slots_.pop(slot)) {
-      const protocol::EncodeResult encoded = protocol::encode_log_frame(slots_[slot], frame);
+      if (buffer.size() - used < protocol::kMaxLogFrameBytes) flush();
+      const protocol::EncodeResult encoded = protocol::encode_log_frame(slots_[slot], buffer.subspan(used));
       if (!encoded) {
         write_error_ = std::string("a record does not encode: ") + encoded.reason + " (record type " +
                        std::to_string(slots_[slot].which_body) + ")";
         write_failed_.store(true);
       }
       free_slots_.push(slot);
-      if (!write_failed_.load()) write_bytes({frame.data(), encoded.size});
+      used += encoded.size;
     }
+    flush();
     if (last) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }

@@ -95,10 +95,10 @@ def step_series(records):
         elif kind == "call" and record.call.kind == couplet_pb2.CALL_STEP:
             call = record.call
             done = steps.setdefault(call.slave, [])
-            while done and done[-1][0] > call.request.start_ns:
+            while done and done[-1][0] > call.start_ns:
                 done.pop()
             n = len(slaves.get(call.slave, ("", []))[1])
-            done.append((call.request.end_ns, list(call.result.end_outputs[:n])))  # row 0: the values
+            done.append((call.end_ns, list(call.end_outputs[:n])))  # row 0: the values
     series = {}
     for index, (name, outputs) in slaves.items():
         done = steps.get(index, [])
@@ -136,7 +136,7 @@ def main(argv):
             elif kind == "end":
                 end = record.end
             elif kind == "call" and record.call.kind == couplet_pb2.CALL_STEP:
-                step_sizes.append(record.call.request.end_ns - record.call.request.start_ns)
+                step_sizes.append(record.call.end_ns - record.call.start_ns)
     except (LogError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

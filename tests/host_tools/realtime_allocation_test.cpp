@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "host_tools/algorithm_factory.hpp"
+#include "host_tools/commands.hpp"
 #include "host_tools/system_builder.hpp"
 #include "runtime/recorder.hpp"
 #include "runtime/sequential_executor.hpp"
@@ -26,9 +27,7 @@ long allocations_after_first_step(const std::vector<std::string>& assignments, b
   std::optional<Recorder> recorder;
   if (record) {
     recorder.emplace((fresh_directory("allocation-log").string() + ".log"));
-    recorder->begin({scenario.source, scenario.text, to_ticks(scenario.start), to_ticks(scenario.end),
-                     std::string(algorithm->name()), {}},
-                    system);
+    recorder->begin(tools::log_header(scenario, system, *algorithm), system);
     executor.set_observer(&*recorder);
   }
   executor.initialize();

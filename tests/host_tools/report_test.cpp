@@ -330,7 +330,7 @@ TEST(Report, LatenessAndRoundTripHistograms) {
     LoggedCall call = step_call(1, 0.1 * k, 0.1 * (k + 1), {0.0});
     call.began_ns = 1'000'000;
     call.ended_ns = 1'000'000 + 200'000 + 10'000 * static_cast<std::uint64_t>(k);
-    call.late = k == 5;
+    call.missed = k == 5;
     log.calls.push_back(call);
   }
   const std::string html = render_report(log, {});

@@ -174,8 +174,8 @@ void alter_step_result(const std::string& path, std::size_t slave, Time end, dou
     ASSERT_TRUE(pb_decode(&stream, couplet_wire_LogRecord_fields, record.get()));
     couplet_wire_SlaveCall& call = record->body.call;
     if (record->which_body == couplet_wire_LogRecord_call_tag && call.kind == couplet_wire_SlaveCallKind_CALL_STEP &&
-        call.slave == slave && call.request.end_ns == end) {
-      call.result.end_outputs[0] += delta;
+        call.slave == slave && call.end_ns == end) {
+      call.end_outputs[0] += delta;
       const protocol::EncodeResult encoded = protocol::encode_log_frame(*record, frame);
       ASSERT_TRUE(encoded);
       bytes.erase(bytes.begin() + static_cast<std::ptrdiff_t>(at), bytes.begin() + static_cast<std::ptrdiff_t>(at + size));
