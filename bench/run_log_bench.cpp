@@ -19,7 +19,8 @@ namespace couplet {
 namespace {
 
 std::string log_path() {
-  return (std::filesystem::temp_directory_path() / ("couplet-run-log-bench-" + std::to_string(::getpid()) + ".log"))
+  return (std::filesystem::temp_directory_path() /
+          ("couplet-run-log-bench-" + std::to_string(::getpid()) + ".log"))
       .string();
 }
 
@@ -27,13 +28,14 @@ std::string log_path() {
 // slaves make the recorder's share visible), 0 = the scenario's CVODE.
 void BM_TwoMassSwitch(benchmark::State& state) {
   const bool record = state.range(0) == 1;
-  std::vector<std::pair<std::string, std::string>> overrides = {{"time.end", "20"}, {"algorithm.step", "0.01"}};
+  std::vector<std::pair<std::string, std::string>> overrides = {{"time.end", "20"},
+                                                                {"algorithm.step", "0.01"}};
   if (state.range(1) == 1) {
     overrides.push_back({"slaves.left.solver.type", "euler"});
     overrides.push_back({"slaves.right.solver.type", "euler"});
   }
-  const tools::Scenario scenario =
-      tools::load_scenario(std::string(COUPLET_SOURCE_DIR) + "/scenarios/two_mass_switch.yaml", overrides);
+  const tools::Scenario scenario = tools::load_scenario(
+      std::string(COUPLET_SOURCE_DIR) + "/scenarios/two_mass_switch.yaml", overrides);
   std::uint64_t macro_steps = 0;
   std::uint64_t bytes = 0;
   std::uint64_t waits = 0;
@@ -41,8 +43,8 @@ void BM_TwoMassSwitch(benchmark::State& state) {
     state.PauseTiming();
     System system = tools::build_system(scenario, models::ModelCatalog::builtin());
     const auto algorithm = tools::make_algorithm(scenario);
-    SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
-                                tools::evaluation_grid(scenario));
+    SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start),
+                                to_ticks(scenario.end), tools::evaluation_grid(scenario));
     std::optional<Recorder> recorder;
     if (record) {
       recorder.emplace(log_path());
@@ -65,8 +67,8 @@ void BM_TwoMassSwitch(benchmark::State& state) {
     state.ResumeTiming();
   }
   std::filesystem::remove(log_path());
-  state.counters["ns_per_macro_step"] =
-      benchmark::Counter(static_cast<double>(macro_steps), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_macro_step"] = benchmark::Counter(
+      static_cast<double>(macro_steps), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   // How often the stepping thread found every record slot in flight: when the
   // slaves are cheaper than encoding, the writer thread sets the pace.
   state.counters["records_waited_per_macro_step"] =

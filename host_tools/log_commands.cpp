@@ -19,12 +19,14 @@ namespace {
 /// Reads the log; a damaged tail is a warning: what came before it is used.
 RunLog read_with_warning(const std::string& path) {
   RunLog log = read_run_log(path);
-  if (log.damaged()) std::cerr << "couplet: warning: " << path << ": " << log.tail_problem << "; read up to there\n";
+  if (log.damaged())
+    std::cerr << "couplet: warning: " << path << ": " << log.tail_problem << "; read up to there\n";
   return log;
 }
 
 bool corrupted(const RunLog& log) {
-  return log.tail == protocol::LogReadStatus::corrupted || log.tail == protocol::LogReadStatus::malformed;
+  return log.tail == protocol::LogReadStatus::corrupted ||
+         log.tail == protocol::LogReadStatus::malformed;
 }
 
 std::string hex(std::uint64_t value) {
@@ -52,10 +54,11 @@ void write_text(const std::string& path, const std::string& text) {
 int replay_log_command(const std::string& log_path, bool verify) {
   const RunLog log = read_with_warning(log_path);
   const ReplayOutcome outcome = replay_run_log(log);
-  std::cout << "  replayed               " << outcome.plans << " plans, " << outcome.macro_steps << " macro steps, "
-            << outcome.calls << " slave calls\n";
+  std::cout << "  replayed               " << outcome.plans << " plans, " << outcome.macro_steps
+            << " macro steps, " << outcome.calls << " slave calls\n";
   std::cout << "  decision hash          " << hex(outcome.replayed_hash);
-  if (outcome.hash_compared) std::cout << " (recorded " << hex(log.end_record->decision_hash) << ")";
+  if (outcome.hash_compared)
+    std::cout << " (recorded " << hex(log.end_record->decision_hash) << ")";
   std::cout << "\n";
   if (!outcome.note.empty()) std::cout << "  note                   " << outcome.note << "\n";
   if (!outcome.identical) {
@@ -92,7 +95,8 @@ int report_log_command(const std::string& log_or_directory, const std::string& r
   std::filesystem::path log_path = log_or_directory;
   if (std::filesystem::is_directory(log_path)) log_path /= "run.log";
   const RunLog log = read_with_warning(log_path.string());
-  const std::filesystem::path directory = log_path.parent_path().empty() ? "." : log_path.parent_path();
+  const std::filesystem::path directory =
+      log_path.parent_path().empty() ? "." : log_path.parent_path();
   const ReportInputs inputs{read_text_if_present(directory / "signals.csv"),
                             read_text_if_present(directory / "summary.json")};
   write_text(report_path, render_report(log, inputs));

@@ -17,15 +17,18 @@ std::string number(double value) {
 /// successive plans update them.
 class LatestValues {
  public:
-  explicit LatestValues(const RunLog& log) : log_(log), values_(log.slaves.size()), steps_(log.slaves.size()) {
-    for (std::size_t s = 0; s < log.slaves.size(); ++s) values_[s].assign(log.slaves[s].description.outputs.size(), 0.0);
+  explicit LatestValues(const RunLog& log)
+      : log_(log), values_(log.slaves.size()), steps_(log.slaves.size()) {
+    for (std::size_t s = 0; s < log.slaves.size(); ++s)
+      values_[s].assign(log.slaves[s].description.outputs.size(), 0.0);
   }
 
   void take(const LoggedCall& call) {
     if (call.kind == CallKind::step) steps_[call.slave] = &call;
     if (call.kind != CallKind::step && call.kind != CallKind::evaluate_outputs) return;
     std::vector<double>& values = values_[call.slave];
-    for (std::size_t j = 0; j < values.size() && j < call.end_outputs.size(); ++j) values[j] = call.end_outputs[j];
+    for (std::size_t j = 0; j < values.size() && j < call.end_outputs.size(); ++j)
+      values[j] = call.end_outputs[j];
   }
 
   const std::vector<double>& values(std::size_t slave) const { return values_[slave]; }
@@ -37,7 +40,9 @@ class LatestValues {
   std::vector<const LoggedCall*> steps_;
 };
 
-bool linked(const LoggedSlave& slave) { return !slave.link.empty(); }
+bool linked(const LoggedSlave& slave) {
+  return !slave.link.empty();
+}
 
 }  // namespace
 
@@ -45,7 +50,8 @@ std::string export_csv(const RunLog& log) {
   std::ostringstream csv;
   csv << "time_s,plan,macro_step,step_s";
   for (std::size_t s = 0; s < log.slaves.size(); ++s) {
-    for (std::size_t j = 0; j < log.slaves[s].description.outputs.size(); ++j) csv << ',' << log.output_name(s, j);
+    for (std::size_t j = 0; j < log.slaves[s].description.outputs.size(); ++j)
+      csv << ',' << log.output_name(s, j);
   }
   for (const std::string& quantity : log.internal_quantities) csv << ',' << quantity;
   for (const LoggedSlave& slave : log.slaves) {
@@ -60,7 +66,8 @@ std::string export_csv(const RunLog& log) {
   Time previous_frontier = log.start;
   Time step = 0;
   for (const LoggedPlan& plan : log.plans) {
-    while (next_call < log.calls.size() && log.calls[next_call].plan <= plan.plan) latest.take(log.calls[next_call++]);
+    while (next_call < log.calls.size() && log.calls[next_call].plan <= plan.plan)
+      latest.take(log.calls[next_call++]);
     if (plan.frontier > previous_frontier) {
       step = plan.frontier - previous_frontier;
       previous_frontier = plan.frontier;
@@ -79,7 +86,8 @@ std::string export_csv(const RunLog& log) {
         continue;
       }
       csv << ',' << number(static_cast<double>(call->ended_ns - call->began_ns) * 1e-3) << ','
-          << call->retransmissions << ',' << number(static_cast<double>(call->input_lateness_ns) * 1e-3) << ','
+          << call->retransmissions << ','
+          << number(static_cast<double>(call->input_lateness_ns) * 1e-3) << ','
           << (call->missed ? 1 : 0);
     }
     csv << ',' << number(static_cast<double>(plan.pacer_lateness_ns) * 1e-3) << '\n';

@@ -15,7 +15,8 @@ std::string capabilities_text(const SlaveCapabilities& capabilities) {
   text << "input degree ≤ " << capabilities.max_input_degree << ", output derivatives "
        << capabilities.output_derivative_order;
   if (capabilities.can_rollback) text << ", rollback";
-  if (capabilities.imposed_step > 0) text << ", imposed step " << seconds_text(capabilities.imposed_step) << " s";
+  if (capabilities.imposed_step > 0)
+    text << ", imposed step " << seconds_text(capabilities.imposed_step) << " s";
   if (capabilities.intermediate_samples) text << ", intermediate samples";
   return text.str();
 }
@@ -60,7 +61,8 @@ std::string step_sizes_text(const RunLog& log) {
     ++steps;
   }
   if (steps == 0) return "no macro step";
-  return seconds_text(smallest) + " / " + seconds_text((previous - log.start) / static_cast<Time>(steps)) + " / " +
+  return seconds_text(smallest) + " / " +
+         seconds_text((previous - log.start) / static_cast<Time>(steps)) + " / " +
          seconds_text(largest) + " s";
 }
 
@@ -80,10 +82,12 @@ void link_timing(const RunLog& log, std::size_t slave, std::ostream& text) {
   std::sort(round_trips.begin(), round_trips.end());
   char line[256];
   std::snprintf(line, sizeof line,
-                "  %s: step round trip median %.1f µs, max %.1f µs; %llu retransmissions, %llu missed results, "
+                "  %s: step round trip median %.1f µs, max %.1f µs; %llu retransmissions, %llu "
+                "missed results, "
                 "worst input lateness %.1f µs\n",
-                log.slaves[slave].name.c_str(), round_trips[round_trips.size() / 2], round_trips.back(),
-                static_cast<unsigned long long>(retransmissions), static_cast<unsigned long long>(missed),
+                log.slaves[slave].name.c_str(), round_trips[round_trips.size() / 2],
+                round_trips.back(), static_cast<unsigned long long>(retransmissions),
+                static_cast<unsigned long long>(missed),
                 static_cast<double>(worst_lateness) * 1e-3);
   text << line;
 }
@@ -94,14 +98,14 @@ std::string inspect_text(const RunLog& log) {
   std::ostringstream text;
   text << "run log      " << log.path << " (" << log.frames << " frames)\n";
   text << "scenario     " << log.scenario_source << "\n";
-  text << "algorithm    " << log.algorithm << ", t = " << seconds_text(log.start) << " → " << seconds_text(log.end)
-       << " s\n";
+  text << "algorithm    " << log.algorithm << ", t = " << seconds_text(log.start) << " → "
+       << seconds_text(log.end) << " s\n";
   text << "status       " << status_text(log) << "\n";
   text << "slaves\n";
   for (const LoggedSlave& slave : log.slaves) {
-    text << "  " << std::left << std::setw(12) << slave.name << ' ' << (slave.link.empty() ? "local" : slave.link)
-         << "\n    " << ports_text(slave.description) << "\n    " << capabilities_text(slave.description.capabilities)
-         << "\n";
+    text << "  " << std::left << std::setw(12) << slave.name << ' '
+         << (slave.link.empty() ? "local" : slave.link) << "\n    " << ports_text(slave.description)
+         << "\n    " << capabilities_text(slave.description.capabilities) << "\n";
   }
   text << "connections\n";
   for (const Connection& connection : log.connections) {
@@ -110,13 +114,13 @@ std::string inspect_text(const RunLog& log) {
   }
   const Time reached = log.plans.empty() ? log.start : log.plans.back().frontier;
   const std::uint64_t macro_steps = log.plans.empty() ? 0 : log.plans.back().macro_steps;
-  text << "progress     " << log.plans.size() << " plans, " << macro_steps << " macro steps up to t = "
-       << seconds_text(reached) << " s\n";
+  text << "progress     " << log.plans.size() << " plans, " << macro_steps
+       << " macro steps up to t = " << seconds_text(reached) << " s\n";
   text << "step size    min / mean / max " << step_sizes_text(log) << "\n";
   std::array<std::uint64_t, 5> by_kind{};
   for (const LoggedCall& call : log.calls) ++by_kind[static_cast<std::size_t>(call.kind)];
-  text << "slave calls  " << by_kind[2] << " steps, " << by_kind[1] << " output evaluations, " << by_kind[3]
-       << " saves, " << by_kind[4] << " restores\n";
+  text << "slave calls  " << by_kind[2] << " steps, " << by_kind[1] << " output evaluations, "
+       << by_kind[3] << " saves, " << by_kind[4] << " restores\n";
   if (!log.internal_quantities.empty()) {
     text << "internals    ";
     for (std::size_t q = 0; q < log.internal_quantities.size(); ++q) {
@@ -133,12 +137,13 @@ std::string inspect_text(const RunLog& log) {
   }
   if (log.end_record) {
     char hash[32];
-    std::snprintf(hash, sizeof hash, "0x%016llx", static_cast<unsigned long long>(log.end_record->decision_hash));
+    std::snprintf(hash, sizeof hash, "0x%016llx",
+                  static_cast<unsigned long long>(log.end_record->decision_hash));
     text << "decision     hash " << hash << ", " << log.end_record->slave_steps << " slave steps, "
          << log.end_record->rollbacks << " rollbacks\n";
     if (log.end_record->records_waited > 0) {
-      text << "recorder     the stepping thread waited for queue room " << log.end_record->records_waited
-           << " times\n";
+      text << "recorder     the stepping thread waited for queue room "
+           << log.end_record->records_waited << " times\n";
     }
   }
   return text.str();

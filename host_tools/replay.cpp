@@ -34,7 +34,9 @@ std::string number_text(double value) {
   return text;
 }
 
-bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
+bool same_bits(double a, double b) {
+  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+}
 
 /// Where the recorded calls stand, shared by the replay slaves: the executor is
 /// sequential, so the calls come in one global order.
@@ -45,13 +47,14 @@ class CallCursor {
   /// The next recorded call, which must be `kind` on `slave`.
   const LoggedCall& take(std::size_t slave, CallKind kind) {
     if (next_ == log_.calls.size()) {
-      throw ReplayExhausted("the replayed master calls " + std::string(call_kind_name(kind)) + " on slave '" +
-                            log_.slaves[slave].name + "'; the log ends before");
+      throw ReplayExhausted("the replayed master calls " + std::string(call_kind_name(kind)) +
+                            " on slave '" + log_.slaves[slave].name + "'; the log ends before");
     }
     const LoggedCall& call = log_.calls[next_];
     if (call.slave != slave || call.kind != kind) {
-      throw ReplayDivergence(where(call) + ": the recorded master called " + call_kind_name(call.kind) +
-                             " on slave '" + log_.slaves[call.slave].name + "', the replayed one " +
+      throw ReplayDivergence(where(call) + ": the recorded master called " +
+                             call_kind_name(call.kind) + " on slave '" +
+                             log_.slaves[call.slave].name + "', the replayed one " +
                              call_kind_name(kind) + " on slave '" + log_.slaves[slave].name + "'");
     }
     ++next_;
@@ -96,7 +99,8 @@ class ReplaySlave final : public Slave {
     compare_time(call, "start time", call.start, start);
   }
 
-  void evaluate_outputs(std::span<const Polynomial> inputs, std::span<double> end_outputs) override {
+  void evaluate_outputs(std::span<const Polynomial> inputs,
+                        std::span<double> end_outputs) override {
     const LoggedCall& call = cursor_.take(index_, CallKind::evaluate_outputs);
     compare_inputs(call, inputs);
     copy_results(call, call.end_outputs, end_outputs, "outputs");
@@ -112,7 +116,8 @@ class ReplaySlave final : public Slave {
               std::to_string(request.sample_times.size()));
     }
     for (std::size_t k = 0; k < call.sample_times.size(); ++k) {
-      compare_time(call, "sample time " + std::to_string(k), call.sample_times[k], request.sample_times[k]);
+      compare_time(call, "sample time " + std::to_string(k), call.sample_times[k],
+                   request.sample_times[k]);
     }
     copy_results(call, call.end_outputs, result.end_outputs, "step outputs");
     copy_results(call, call.samples, result.samples, "samples");
@@ -122,15 +127,17 @@ class ReplaySlave final : public Slave {
   void restore_state() override { cursor_.take(index_, CallKind::restore_state); }
 
  private:
-  [[noreturn]] void diverge(const LoggedCall& call, const std::string& quantity, const std::string& recorded,
-                            const std::string& replayed) const {
-    const std::string step = call.kind == CallKind::step ? " to t = " + seconds_text(call.end) + " s" : "";
+  [[noreturn]] void diverge(const LoggedCall& call, const std::string& quantity,
+                            const std::string& recorded, const std::string& replayed) const {
+    const std::string step =
+        call.kind == CallKind::step ? " to t = " + seconds_text(call.end) + " s" : "";
     throw ReplayDivergence(cursor_.where(call) + ", " + call_kind_name(call.kind) + " of slave '" +
-                           log_.slaves[index_].name + "'" + step + ": " + quantity + ": recorded " + recorded +
-                           ", replayed " + replayed);
+                           log_.slaves[index_].name + "'" + step + ": " + quantity + ": recorded " +
+                           recorded + ", replayed " + replayed);
   }
 
-  void compare_time(const LoggedCall& call, const std::string& quantity, Time recorded, Time replayed) const {
+  void compare_time(const LoggedCall& call, const std::string& quantity, Time recorded,
+                    Time replayed) const {
     if (recorded != replayed) {
       diverge(call, quantity, std::to_string(recorded) + " ns", std::to_string(replayed) + " ns");
     }
@@ -142,27 +149,32 @@ class ReplaySlave final : public Slave {
       const Polynomial& replayed = inputs[i];
       const std::string input = "input '" + log_.input_name(index_, i) + "'";
       if (recorded.degree() != replayed.degree()) {
-        diverge(call, input + " degree", std::to_string(recorded.degree()), std::to_string(replayed.degree()));
+        diverge(call, input + " degree", std::to_string(recorded.degree()),
+                std::to_string(replayed.degree()));
       }
       if (!same_bits(recorded.origin(), replayed.origin())) {
-        diverge(call, input + " origin", number_text(recorded.origin()), number_text(replayed.origin()));
+        diverge(call, input + " origin", number_text(recorded.origin()),
+                number_text(replayed.origin()));
       }
       if (!same_bits(recorded.scale(), replayed.scale())) {
-        diverge(call, input + " scale", number_text(recorded.scale()), number_text(replayed.scale()));
+        diverge(call, input + " scale", number_text(recorded.scale()),
+                number_text(replayed.scale()));
       }
       for (int k = 0; k <= recorded.degree(); ++k) {
         const double a = recorded.coefficients()[static_cast<std::size_t>(k)];
         const double b = replayed.coefficients()[static_cast<std::size_t>(k)];
-        if (!same_bits(a, b)) diverge(call, input + " coefficient " + std::to_string(k), number_text(a), number_text(b));
+        if (!same_bits(a, b))
+          diverge(call, input + " coefficient " + std::to_string(k), number_text(a),
+                  number_text(b));
       }
     }
   }
 
-  void copy_results(const LoggedCall& call, const std::vector<double>& recorded, std::span<double> target,
-                    const char* what) const {
+  void copy_results(const LoggedCall& call, const std::vector<double>& recorded,
+                    std::span<double> target, const char* what) const {
     if (recorded.size() > target.size()) {
-      diverge(call, std::string("room for the ") + what, std::to_string(recorded.size()) + " values",
-              std::to_string(target.size()));
+      diverge(call, std::string("room for the ") + what,
+              std::to_string(recorded.size()) + " values", std::to_string(target.size()));
     }
     std::copy(recorded.begin(), recorded.end(), target.begin());
   }
@@ -186,24 +198,27 @@ System replay_system(const RunLog& log, CallCursor& cursor) {
 }
 
 /// After plan `plan`: progress and internals against the record.
-void compare_plan(const RunLog& log, const CallCursor& cursor, std::uint64_t plan, const SequentialExecutor& executor,
-                  const Algorithm& algorithm, std::vector<double>& internals) {
+void compare_plan(const RunLog& log, const CallCursor& cursor, std::uint64_t plan,
+                  const SequentialExecutor& executor, const Algorithm& algorithm,
+                  std::vector<double>& internals) {
   if (plan > log.plans.size()) {
     throw ReplayExhausted("the log ends before the record of plan " + std::to_string(plan));
   }
   const LoggedPlan& recorded = log.plans[plan - 1];
   const std::string where = "after " + cursor.plan_text(plan);
-  if (recorded.macro_steps != executor.counters().macro_steps || recorded.frontier != executor.frontier()) {
-    throw ReplayDivergence(where + ": recorded " + std::to_string(recorded.macro_steps) + " macro steps up to t = " +
-                           seconds_text(recorded.frontier) + " s, replayed " +
-                           std::to_string(executor.counters().macro_steps) + " up to t = " +
-                           seconds_text(executor.frontier()) + " s");
+  if (recorded.macro_steps != executor.counters().macro_steps ||
+      recorded.frontier != executor.frontier()) {
+    throw ReplayDivergence(where + ": recorded " + std::to_string(recorded.macro_steps) +
+                           " macro steps up to t = " + seconds_text(recorded.frontier) +
+                           " s, replayed " + std::to_string(executor.counters().macro_steps) +
+                           " up to t = " + seconds_text(executor.frontier()) + " s");
   }
   algorithm.internal_values(internals);
   for (std::size_t q = 0; q < internals.size(); ++q) {
     if (!same_bits(recorded.internals[q], internals[q])) {
-      throw ReplayDivergence(where + ": algorithm internal '" + log.internal_quantities[q] + "': recorded " +
-                             number_text(recorded.internals[q]) + ", replayed " + number_text(internals[q]));
+      throw ReplayDivergence(where + ": algorithm internal '" + log.internal_quantities[q] +
+                             "': recorded " + number_text(recorded.internals[q]) + ", replayed " +
+                             number_text(internals[q]));
     }
   }
 }
@@ -261,7 +276,8 @@ ReplayOutcome replay_run_log(const RunLog& log) {
       outcome.note = "the recorded failure was reproduced: " + std::string(error.what());
       return finish(true);
     }
-    outcome.divergence = "the replayed master failed after " + cursor.plan_text(plan) + ": " + error.what();
+    outcome.divergence =
+        "the replayed master failed after " + cursor.plan_text(plan) + ": " + error.what();
     return finish(false);
   }
   if (!cursor.exhausted()) {
@@ -276,7 +292,8 @@ ReplayOutcome replay_run_log(const RunLog& log) {
       return finish(false);
     }
   } else if (log.end_record) {
-    outcome.divergence = "the recorded run failed (" + log.end_record->message + "), the replay completed";
+    outcome.divergence =
+        "the recorded run failed (" + log.end_record->message + "), the replay completed";
     return finish(false);
   } else {
     outcome.note = "the log has no end record, but every call in it was reproduced";

@@ -22,7 +22,7 @@ struct ReplayOutcome {
   std::uint64_t macro_steps = 0;  ///< macro steps replayed
   std::uint64_t calls = 0;        ///< slave calls replayed
   std::uint64_t replayed_hash = 0;
-  bool hash_compared = false;     ///< the recorded run completed: its decision hash was compared
+  bool hash_compared = false;  ///< the recorded run completed: its decision hash was compared
 };
 
 /// Replays `log`. Throws ConfigurationError when its scenario no longer builds a

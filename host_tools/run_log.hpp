@@ -32,12 +32,12 @@ struct LoggedCall {
   CallKind kind = CallKind::step;
   Time start = 0;  ///< setup: the start time
   Time end = 0;
-  std::vector<Polynomial> inputs;     ///< step, evaluate_outputs
-  std::vector<Time> sample_times;     ///< step
+  std::vector<Polynomial> inputs;  ///< step, evaluate_outputs
+  std::vector<Time> sample_times;  ///< step
   int derivative_order = 0;
-  std::vector<double> end_outputs;    ///< (derivative_order + 1) rows of the outputs
-  std::vector<double> samples;        ///< one row of the outputs per sample time
-  bool missed = false;                ///< wall clock: no result in time, replaced under the late policy
+  std::vector<double> end_outputs;  ///< (derivative_order + 1) rows of the outputs
+  std::vector<double> samples;      ///< one row of the outputs per sample time
+  bool missed = false;  ///< wall clock: no result in time, replaced under the late policy
   // Timing (host CLOCK_MONOTONIC ns); zeros when not measured.
   std::uint64_t began_ns = 0;
   std::uint64_t ended_ns = 0;

@@ -13,7 +13,8 @@ namespace couplet::protocol {
 namespace {
 
 void put_u32(std::uint8_t* out, std::uint32_t value) {
-  for (std::size_t k = 0; k < 4; ++k) out[k] = static_cast<std::uint8_t>((value >> (8 * k)) & 0xFFU);
+  for (std::size_t k = 0; k < 4; ++k)
+    out[k] = static_cast<std::uint8_t>((value >> (8 * k)) & 0xFFU);
 }
 
 std::uint32_t get_u32(const std::uint8_t* in) {
@@ -27,7 +28,8 @@ std::uint32_t get_u32(const std::uint8_t* in) {
 EncodeResult encode_log_frame(const LogRecord& record, std::span<std::uint8_t> frame) {
   if (frame.size() < kLogFrameOverhead) return {0, "frame buffer too small"};
   pb_ostream_t stream = pb_ostream_from_buffer(frame.data() + 4, frame.size() - kLogFrameOverhead);
-  if (!pb_encode(&stream, couplet_wire_LogRecord_fields, &record)) return {0, PB_GET_ERROR(&stream)};
+  if (!pb_encode(&stream, couplet_wire_LogRecord_fields, &record))
+    return {0, PB_GET_ERROR(&stream)};
   const std::size_t payload = stream.bytes_written;
   put_u32(frame.data(), static_cast<std::uint32_t>(payload));
   put_u32(frame.data() + 4 + payload, crc32(frame.first(4 + payload)));
@@ -41,7 +43,8 @@ RunLogReader::RunLogReader(const std::string& path)
   file_.read(magic, kLogMagicBytes);
   if (file_.gcount() != static_cast<std::streamsize>(kLogMagicBytes) ||
       std::memcmp(magic, kLogMagic, kLogMagicBytes) != 0) {
-    fail(LogReadStatus::corrupted, "'" + path + "' is not a couplet run log (it does not start with COUPLOG1)");
+    fail(LogReadStatus::corrupted,
+         "'" + path + "' is not a couplet run log (it does not start with COUPLOG1)");
     return;
   }
   offset_ = kLogMagicBytes;
@@ -56,7 +59,8 @@ LogReadStatus RunLogReader::fail(LogReadStatus status, const std::string& why) {
 
 LogReadStatus RunLogReader::next(LogRecord& record) {
   if (stopped_) return final_;
-  const std::string where = "frame " + std::to_string(frames_ + 1) + " at byte " + std::to_string(offset_);
+  const std::string where =
+      "frame " + std::to_string(frames_ + 1) + " at byte " + std::to_string(offset_);
   file_.read(reinterpret_cast<char*>(buffer_.data()), 4);
   const auto length_bytes = static_cast<std::size_t>(file_.gcount());
   if (length_bytes == 0) {
@@ -64,18 +68,22 @@ LogReadStatus RunLogReader::next(LogRecord& record) {
     return LogReadStatus::end;
   }
   if (length_bytes < 4) {
-    return fail(LogReadStatus::cut, where + ": the log ends inside the frame's length (the run was cut while writing it)");
+    return fail(
+        LogReadStatus::cut,
+        where + ": the log ends inside the frame's length (the run was cut while writing it)");
   }
   const std::size_t payload = get_u32(buffer_.data());
   if (payload > kMaxLogPayloadBytes) {
-    return fail(LogReadStatus::corrupted, where + ": length " + std::to_string(payload) +
-                                              " exceeds the largest record (" +
-                                              std::to_string(kMaxLogPayloadBytes) + " bytes): corrupted");
+    return fail(LogReadStatus::corrupted,
+                where + ": length " + std::to_string(payload) + " exceeds the largest record (" +
+                    std::to_string(kMaxLogPayloadBytes) + " bytes): corrupted");
   }
-  file_.read(reinterpret_cast<char*>(buffer_.data()) + 4, static_cast<std::streamsize>(payload + 4));
+  file_.read(reinterpret_cast<char*>(buffer_.data()) + 4,
+             static_cast<std::streamsize>(payload + 4));
   const auto rest = static_cast<std::size_t>(file_.gcount());
   if (rest < payload + 4) {
-    return fail(LogReadStatus::cut, where + ": the log ends after " + std::to_string(4 + rest) + " of the frame's " +
+    return fail(LogReadStatus::cut, where + ": the log ends after " + std::to_string(4 + rest) +
+                                        " of the frame's " +
                                         std::to_string(payload + kLogFrameOverhead) +
                                         " bytes (the run was cut while writing it)");
   }
@@ -86,8 +94,8 @@ LogReadStatus RunLogReader::next(LogRecord& record) {
   record = LogRecord{};
   pb_istream_t stream = pb_istream_from_buffer(buffer_.data() + 4, payload);
   if (!pb_decode(&stream, couplet_wire_LogRecord_fields, &record)) {
-    return fail(LogReadStatus::malformed,
-                where + ": the record does not decode (" + std::string(PB_GET_ERROR(&stream)) + ")");
+    return fail(LogReadStatus::malformed, where + ": the record does not decode (" +
+                                              std::string(PB_GET_ERROR(&stream)) + ")");
   }
   if (record.which_body == 0) return fail(LogReadStatus::malformed, where + ": an empty record");
   ++frames_;

@@ -17,15 +17,15 @@ namespace couplet {
 namespace {
 
 std::uint64_t monotonic_ns() {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
 }
 
 std::uint64_t realtime_ns() {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-          .count());
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count());
 }
 
 template <std::size_t Size>
@@ -51,9 +51,12 @@ Recorder::Recorder(const std::string& path, std::size_t queue_records)
       free_slots_(slots_.size()),
       filled_slots_(slots_.size()) {
   file_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (file_ < 0) throw ConfigurationError("cannot create the run log '" + path + "': " + std::strerror(errno));
-  for (std::size_t slot = 0; slot < slots_.size(); ++slot) free_slots_.push(static_cast<std::uint32_t>(slot));
-  write_bytes({reinterpret_cast<const std::uint8_t*>(protocol::kLogMagic), protocol::kLogMagicBytes});
+  if (file_ < 0)
+    throw ConfigurationError("cannot create the run log '" + path + "': " + std::strerror(errno));
+  for (std::size_t slot = 0; slot < slots_.size(); ++slot)
+    free_slots_.push(static_cast<std::uint32_t>(slot));
+  write_bytes(
+      {reinterpret_cast<const std::uint8_t*>(protocol::kLogMagic), protocol::kLogMagicBytes});
   writer_ = std::thread([this] { drain(); });
 }
 
@@ -86,7 +89,8 @@ void Recorder::begin(const RunLogHeader& header, const System& system) {
     copy_text(slave.name, system.slave_name(s), "run log: slave name");
     slave.has_description = true;
     wire::to_wire(system.description(s), system.slave_name(s), slave.description);
-    if (s < header.slave_links.size()) copy_text(slave.link, header.slave_links[s], "run log: link of slave");
+    if (s < header.slave_links.size())
+      copy_text(slave.link, header.slave_links[s], "run log: link of slave");
     publish();
     output_counts_.push_back(system.description(s).outputs.size());
   }
@@ -95,7 +99,8 @@ void Recorder::begin(const RunLogHeader& header, const System& system) {
   record = protocol::LogRecord{};
   record.which_body = couplet_wire_LogRecord_connections_tag;
   couplet_wire_LogConnections& connections = record.body.connections;
-  constexpr std::size_t kMaxConnections = sizeof connections.connections / sizeof connections.connections[0];
+  constexpr std::size_t kMaxConnections =
+      sizeof connections.connections / sizeof connections.connections[0];
   if (system.connections().size() > kMaxConnections) {
     throw ConfigurationError("run log: " + std::to_string(system.connections().size()) +
                              " connections, a log record holds " + std::to_string(kMaxConnections));
@@ -123,11 +128,13 @@ void Recorder::algorithm_started(const Algorithm& algorithm) {
   constexpr std::size_t kMaxQuantities = sizeof quantities.names / sizeof quantities.names[0];
   if (names.size() > kMaxQuantities) {
     throw ConfigurationError("run log: algorithm '" + std::string(algorithm.name()) + "' reports " +
-                             std::to_string(names.size()) + " internal quantities, a log record holds " +
+                             std::to_string(names.size()) +
+                             " internal quantities, a log record holds " +
                              std::to_string(kMaxQuantities));
   }
   quantities.names_count = static_cast<pb_size_t>(names.size());
-  for (std::size_t q = 0; q < names.size(); ++q) copy_text(quantities.names[q], names[q], "run log: internal quantity");
+  for (std::size_t q = 0; q < names.size(); ++q)
+    copy_text(quantities.names[q], names[q], "run log: internal quantity");
   publish();
   internals_.assign(names.size(), 0.0);
 }
@@ -160,30 +167,37 @@ void Recorder::slave_set_up(std::size_t slave, Time start) {
   publish();
 }
 
-void Recorder::step_began(std::size_t slave) { step_began_ns_[slave] = monotonic_ns(); }
+void Recorder::step_began(std::size_t slave) {
+  step_began_ns_[slave] = monotonic_ns();
+}
 
 void Recorder::copy_inputs(std::span<const Polynomial> inputs, couplet_wire_SlaveCall& call) {
   call.inputs_count = static_cast<pb_size_t>(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) wire::to_wire(inputs[i], call.inputs[i]);
 }
 
-void Recorder::copy_end_outputs(std::size_t slave, std::span<const double> outputs, couplet_wire_SlaveCall& call) {
+void Recorder::copy_end_outputs(std::size_t slave, std::span<const double> outputs,
+                                couplet_wire_SlaveCall& call) {
   call.derivative_order =
-      output_counts_[slave] == 0 ? 0 : static_cast<std::uint32_t>(outputs.size() / output_counts_[slave] - 1);
+      output_counts_[slave] == 0
+          ? 0
+          : static_cast<std::uint32_t>(outputs.size() / output_counts_[slave] - 1);
   copy_values(call.end_outputs, call.end_outputs_count, outputs);
 }
 
-void Recorder::slave_stepped(std::size_t slave, const StepRequest& request, const OutputBuffers& result,
-                             const LinkStepReport& link) {
+void Recorder::slave_stepped(std::size_t slave, const StepRequest& request,
+                             const OutputBuffers& result, const LinkStepReport& link) {
   const std::uint64_t ended = monotonic_ns();
   couplet_wire_SlaveCall& call = begin_call(slave, couplet_wire_SlaveCallKind_CALL_STEP);
-  constexpr std::size_t kMaxSampleTimes = sizeof call.sample_times_ns / sizeof call.sample_times_ns[0];
+  constexpr std::size_t kMaxSampleTimes =
+      sizeof call.sample_times_ns / sizeof call.sample_times_ns[0];
   const std::size_t samples = request.sample_times.size() * output_counts_[slave];
   if (request.sample_times.size() > kMaxSampleTimes ||
       !copy_values(call.samples, call.samples_count, result.samples.first(samples))) {
-    throw ConfigurationError("run log: a step of slave " + std::to_string(slave) + " to t = " +
-                             seconds_text(request.end) + " s carries " + std::to_string(request.sample_times.size()) +
-                             " output samples, more than a log record holds: use a coarser evaluation.grid");
+    throw ConfigurationError(
+        "run log: a step of slave " + std::to_string(slave) + " to t = " +
+        seconds_text(request.end) + " s carries " + std::to_string(request.sample_times.size()) +
+        " output samples, more than a log record holds: use a coarser evaluation.grid");
   }
   call.start_ns = request.start;
   call.end_ns = request.end;
@@ -201,7 +215,8 @@ void Recorder::slave_stepped(std::size_t slave, const StepRequest& request, cons
 
 void Recorder::outputs_evaluated(std::size_t slave, std::span<const Polynomial> inputs,
                                  std::span<const double> outputs) {
-  couplet_wire_SlaveCall& call = begin_call(slave, couplet_wire_SlaveCallKind_CALL_EVALUATE_OUTPUTS);
+  couplet_wire_SlaveCall& call =
+      begin_call(slave, couplet_wire_SlaveCallKind_CALL_EVALUATE_OUTPUTS);
   copy_inputs(inputs, call);
   copy_end_outputs(slave, outputs, call);
   publish();
@@ -239,7 +254,8 @@ void Recorder::finish(const RunEnding& ending) {
   record.which_body = couplet_wire_LogRecord_end_tag;
   couplet_wire_LogEnd& end = record.body.end;
   end = couplet_wire_LogEnd{};
-  end.status = ending.completed ? couplet_wire_RunStatus_RUN_COMPLETED : couplet_wire_RunStatus_RUN_FAILED;
+  end.status =
+      ending.completed ? couplet_wire_RunStatus_RUN_COMPLETED : couplet_wire_RunStatus_RUN_FAILED;
   const std::string message = ending.message.substr(0, sizeof end.message - 1);
   std::memcpy(end.message, message.c_str(), message.size() + 1);
   end.decision_hash = ending.decision_hash;
@@ -266,7 +282,9 @@ protocol::LogRecord& Recorder::next_record() {
   return slots_[current_slot_];
 }
 
-void Recorder::publish() { filled_slots_.push(current_slot_); }
+void Recorder::publish() {
+  filled_slots_.push(current_slot_);
+}
 
 void Recorder::write_bytes(std::span<const std::uint8_t> bytes) {
   while (!bytes.empty()) {
@@ -298,10 +316,11 @@ void Recorder::drain() {
     std::uint32_t slot = 0;
     while (filled_slots_.pop(slot)) {
       if (buffer.size() - used < protocol::kMaxLogFrameBytes) flush();
-      const protocol::EncodeResult encoded = protocol::encode_log_frame(slots_[slot], buffer.subspan(used));
+      const protocol::EncodeResult encoded =
+          protocol::encode_log_frame(slots_[slot], buffer.subspan(used));
       if (!encoded) {
-        write_error_ = std::string("a record does not encode: ") + encoded.reason + " (record type " +
-                       std::to_string(slots_[slot].which_body) + ")";
+        write_error_ = std::string("a record does not encode: ") + encoded.reason +
+                       " (record type " + std::to_string(slots_[slot].which_body) + ")";
         write_failed_.store(true);
       }
       free_slots_.push(slot);

@@ -10,10 +10,11 @@
 // lock-free single-producer queue (Boost.Lockfree); the writer thread encodes
 // the slot (nanopb), hands it back through a second queue and writes the
 // frames with write(2) whenever the queue runs empty, so what it has written
-// survives a crash or kill -9 of the process. When every slot is in flight the stepping thread waits for one
-// (never drops: replay needs every record) and counts it (`records_waited`);
-// size the queue so that it never happens.
+// survives a crash or kill -9 of the process. When every slot is in flight the stepping thread
+// waits for one (never drops: replay needs every record) and counts it (`records_waited`); size the
+// queue so that it never happens.
 #include <atomic>
+#include <boost/lockfree/spsc_queue.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -21,8 +22,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <boost/lockfree/spsc_queue.hpp>
 
 #include "protocol/run_log_frame.hpp"
 #include "runtime/algorithm.hpp"
@@ -37,7 +36,7 @@ struct RunLogHeader {
   Time start = 0;
   Time end = 0;
   std::string algorithm;
-  std::vector<std::string> slave_links;          ///< per slave: "udp host:port", or empty (local)
+  std::vector<std::string> slave_links;  ///< per slave: "udp host:port", or empty (local)
 };
 
 /// How the run ended, for the last record.
@@ -91,7 +90,8 @@ class Recorder final : public ExecutorObserver {
  private:
   couplet_wire_SlaveCall& begin_call(std::size_t slave, couplet_wire_SlaveCallKind kind);
   static void copy_inputs(std::span<const Polynomial> inputs, couplet_wire_SlaveCall& call);
-  void copy_end_outputs(std::size_t slave, std::span<const double> outputs, couplet_wire_SlaveCall& call);
+  void copy_end_outputs(std::size_t slave, std::span<const double> outputs,
+                        couplet_wire_SlaveCall& call);
   protocol::LogRecord& next_record();
   void publish();
   void write_bytes(std::span<const std::uint8_t> bytes);
@@ -107,7 +107,8 @@ class Recorder final : public ExecutorObserver {
   std::uint64_t records_waited_ = 0;
 
   std::vector<protocol::LogRecord> slots_;
-  std::vector<std::uint8_t> writer_buffer_;  ///< the writer's frames before write(2), allocated up front
+  std::vector<std::uint8_t>
+      writer_buffer_;  ///< the writer's frames before write(2), allocated up front
   boost::lockfree::spsc_queue<std::uint32_t> free_slots_;    ///< writer → stepping thread
   boost::lockfree::spsc_queue<std::uint32_t> filled_slots_;  ///< stepping thread → writer
   std::uint32_t current_slot_ = 0;  ///< being filled by the stepping thread

@@ -28,7 +28,8 @@ std::vector<char> read_bytes(const std::filesystem::path& path) {
   return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
 }
 
-void write_bytes(const std::filesystem::path& path, const std::vector<char>& bytes, std::size_t count) {
+void write_bytes(const std::filesystem::path& path, const std::vector<char>& bytes,
+                 std::size_t count) {
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   file.write(bytes.data(), static_cast<std::streamsize>(count));
 }
@@ -60,13 +61,15 @@ class RunLogDamage : public ::testing::Test {
       if (expect_damage) {
         EXPECT_TRUE(log.cut()) << what;
         if (log.damaged()) {
-          EXPECT_NE(log.tail_problem.find("at byte"), std::string::npos) << what << log.tail_problem;
+          EXPECT_NE(log.tail_problem.find("at byte"), std::string::npos)
+              << what << log.tail_problem;
         }
       }
       EXPECT_FALSE(tools::inspect_text(log).empty());
       EXPECT_FALSE(tools::export_csv(log).empty());
     } catch (const std::runtime_error& error) {
-      EXPECT_NE(std::string(error.what()).find(path.string()), std::string::npos) << what << ": " << error.what();
+      EXPECT_NE(std::string(error.what()).find(path.string()), std::string::npos)
+          << what << ": " << error.what();
     }
   }
 
@@ -97,7 +100,8 @@ TEST_F(RunLogDamage, TruncationInsideAFrameSaysWhere) {
   write_bytes(path, *original_, original_->size() - 3);
   const tools::RunLog log = tools::read_run_log(path.string());
   EXPECT_EQ(log.tail, protocol::LogReadStatus::cut);
-  EXPECT_NE(log.tail_problem.find("the run was cut while writing it"), std::string::npos) << log.tail_problem;
+  EXPECT_NE(log.tail_problem.find("the run was cut while writing it"), std::string::npos)
+      << log.tail_problem;
   EXPECT_GT(log.plans.size(), 50U) << "everything before the cut frame is kept";
 }
 
@@ -124,8 +128,9 @@ TEST_F(RunLogDamage, ACorruptedFrameIsNamedWithItsOffset) {
 
 TEST_F(RunLogDamage, ForeignFilesAreRefusedByName) {
   const auto path = work_directory() / "foreign.log";
-  for (const std::string& content : {std::string(), std::string("COUPLOG"), std::string("name: not a log\n"),
-                                     std::string("COUPLOG1\xff\xff\xff\x7f", 12)}) {
+  for (const std::string& content :
+       {std::string(), std::string("COUPLOG"), std::string("name: not a log\n"),
+        std::string("COUPLOG1\xff\xff\xff\x7f", 12)}) {
     write_bytes(path, std::vector<char>(content.begin(), content.end()), content.size());
     try {
       const tools::RunLog log = tools::read_run_log(path.string());
@@ -134,7 +139,8 @@ TEST_F(RunLogDamage, ForeignFilesAreRefusedByName) {
       EXPECT_NE(std::string(error.what()).find(path.string()), std::string::npos) << error.what();
     }
   }
-  EXPECT_THROW(tools::read_run_log((work_directory() / "missing.log").string()), std::runtime_error);
+  EXPECT_THROW(tools::read_run_log((work_directory() / "missing.log").string()),
+               std::runtime_error);
 }
 
 }  // namespace

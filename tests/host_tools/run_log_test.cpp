@@ -2,6 +2,8 @@
 // reproduces every algorithm's decisions bit for bit, also for remote runs
 // through a lossy proxy and for runs killed mid-way; an altered slave result is
 // found at its step; recording changes no decision.
+#include "host_tools/run_log.hpp"
+
 #include <gtest/gtest.h>
 #include <pb_decode.h>
 
@@ -15,7 +17,6 @@
 #include "host_tools/log_export.hpp"
 #include "host_tools/log_inspect.hpp"
 #include "host_tools/replay.hpp"
-#include "host_tools/run_log.hpp"
 #include "process_support.hpp"
 #include "protocol/run_log_frame.hpp"
 #include "test_support.hpp"
@@ -25,7 +26,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string log_of(const std::string& directory_name) { return (run_directory(directory_name) / "run.log").string(); }
+std::string log_of(const std::string& directory_name) {
+  return (run_directory(directory_name) / "run.log").string();
+}
 
 tools::ReplayOutcome replay(const std::string& directory_name) {
   return tools::replay_run_log(tools::read_run_log(log_of(directory_name)));
@@ -55,30 +58,48 @@ TEST_P(ReplayEveryAlgorithm, ReproducesEveryDecision) {
 INSTANTIATE_TEST_SUITE_P(
     Algorithms, ReplayEveryAlgorithm,
     ::testing::Values(
-        Case{"two_mass_switch.yaml", {"time.end=5", "algorithm={type: jacobi, step: 0.01, input_order: 0}"}, "jacobi_zoh"},
-        Case{"two_mass_switch.yaml", {"time.end=5", "algorithm={type: jacobi, step: 0.02, input_order: 1}"}, "jacobi_taylor"},
-        Case{"two_mass_switch.yaml", {"time.end=5", "algorithm={type: gauss_seidel, step: 0.02}"}, "gauss_seidel"},
+        Case{"two_mass_switch.yaml",
+             {"time.end=5", "algorithm={type: jacobi, step: 0.01, input_order: 0}"},
+             "jacobi_zoh"},
+        Case{"two_mass_switch.yaml",
+             {"time.end=5", "algorithm={type: jacobi, step: 0.02, input_order: 1}"},
+             "jacobi_taylor"},
+        Case{"two_mass_switch.yaml",
+             {"time.end=5", "algorithm={type: gauss_seidel, step: 0.02}"},
+             "gauss_seidel"},
         Case{"rotational_two_mass_defect_control.yaml", {}, "defect_control"},
-        Case{"two_mass_switch.yaml", {"time.end=5", "algorithm={type: defect_control, step: 0.02}"}, "defect_control_fixed"},
+        Case{"two_mass_switch.yaml",
+             {"time.end=5", "algorithm={type: defect_control, step: 0.02}"},
+             "defect_control_fixed"},
         Case{"car_speed_control.yaml", {}, "f3ornits"},
-        Case{"ifosmondi_damper.yaml", {"time.end=1", "slaves.plate.parameters.D_D=4", "algorithm.type=ifosmondi",
-                                       "algorithm.solver=null"}, "ifosmondi"},
-        Case{"ifosmondi_damper.yaml", {"time.end=1", "algorithm.solver=newton"}, "ifosmondi_jfm_newton"},
-        Case{"ifosmondi_damper.yaml", {"time.end=1", "algorithm.solver=anderson"}, "ifosmondi_jfm_anderson"},
+        Case{"ifosmondi_damper.yaml",
+             {"time.end=1", "slaves.plate.parameters.D_D=4", "algorithm.type=ifosmondi",
+              "algorithm.solver=null"},
+             "ifosmondi"},
+        Case{"ifosmondi_damper.yaml",
+             {"time.end=1", "algorithm.solver=newton"},
+             "ifosmondi_jfm_newton"},
+        Case{"ifosmondi_damper.yaml",
+             {"time.end=1", "algorithm.solver=anderson"},
+             "ifosmondi_jfm_anderson"},
         Case{"ifosmondi_damper_hil.yaml", {"time.end=1"}, "composite_group_with_remote_slave"}),
-    [](const ::testing::TestParamInfo<Case>& parameter) { return std::string(parameter.param.label); });
+    [](const ::testing::TestParamInfo<Case>& parameter) {
+      return std::string(parameter.param.label);
+    });
 
 TEST(ReplayRemote, RunThroughALossyProxyIsReproduced) {
-  ChildProcess target({binary_beside_couplet("couplet-target"), "--model", "translational.coupled_mass", "--udp",
-                       "127.0.0.1:0"});
+  ChildProcess target({binary_beside_couplet("couplet-target"), "--model",
+                       "translational.coupled_mass", "--udp", "127.0.0.1:0"});
   const std::string target_address = target.ready_address();
-  ChildProcess netem({binary_beside_couplet("couplet-netem"), "--listen", "127.0.0.1:0", "--forward", target_address,
-                      "--loss", "0.2", "--duplicate", "0.05", "--reorder", "0.05", "--seed", "5"});
+  ChildProcess netem({binary_beside_couplet("couplet-netem"), "--listen", "127.0.0.1:0",
+                      "--forward", target_address, "--loss", "0.2", "--duplicate", "0.05",
+                      "--reorder", "0.05", "--seed", "5"});
   const std::string netem_address = netem.ready_address();
-  const auto summary = run("two_mass_switch.yaml",
-                           {"time.end=4", "algorithm={type: defect_control, tol: 1.0e-4, step: 0.01, input_order: 1}",
-                            "slaves.right.link={udp: \"" + netem_address + "\", retransmit_timeout: 0.001, timeout: 5}"},
-                           "replay-netem");
+  const auto summary = run(
+      "two_mass_switch.yaml",
+      {"time.end=4", "algorithm={type: defect_control, tol: 1.0e-4, step: 0.01, input_order: 1}",
+       "slaves.right.link={udp: \"" + netem_address + "\", retransmit_timeout: 0.001, timeout: 5}"},
+      "replay-netem");
   EXPECT_GT(summary.at("links").at("right").at("retransmissions").get<int>(), 10);
   expect_reproduced("replay-netem");
   const tools::RunLog log = tools::read_run_log(log_of("replay-netem"));
@@ -90,21 +111,25 @@ TEST(ReplayRemote, RunThroughALossyProxyIsReproduced) {
 
 TEST(ReplayRemote, RealTimeRunIsReproduced) {
   run("two_mass_switch.yaml",
-      {"time.end=0.5", "clock={type: wall}", "slaves.right.link={spawn: true, udp: \"127.0.0.1:0\"}"},
+      {"time.end=0.5", "clock={type: wall}",
+       "slaves.right.link={spawn: true, udp: \"127.0.0.1:0\"}"},
       "replay-wall-clock");
   expect_reproduced("replay-wall-clock");
   const tools::RunLog log = tools::read_run_log(log_of("replay-wall-clock"));
-  const auto paced = std::count_if(log.plans.begin(), log.plans.end(),
-                                   [](const tools::LoggedPlan& plan) { return plan.pacer_lateness_ns != 0; });
+  const auto paced =
+      std::count_if(log.plans.begin(), log.plans.end(),
+                    [](const tools::LoggedPlan& plan) { return plan.pacer_lateness_ns != 0; });
   EXPECT_GT(paced, 10) << "a paced run records the lateness of its cycles";
 }
 
 TEST(RunLogRecording, ChangesNoDecision) {
   for (const std::vector<std::string>& settings :
-       {std::vector<std::string>{"time.end=5"}, std::vector<std::string>{"time.end=5", "algorithm={type: f3ornits}"}}) {
+       {std::vector<std::string>{"time.end=5"},
+        std::vector<std::string>{"time.end=5", "algorithm={type: f3ornits}"}}) {
     const auto logged = run("two_mass_switch.yaml", settings, "recording-on");
     const auto unlogged =
-        tools::run_scenario(load("two_mass_switch.yaml", settings), {fresh_directory("recording-off").string(), false, false});
+        tools::run_scenario(load("two_mass_switch.yaml", settings),
+                            {fresh_directory("recording-off").string(), false, false});
     EXPECT_EQ(logged.at("decision_hash"), unlogged.at("decision_hash"));
     EXPECT_TRUE(logged.contains("run_log"));
     EXPECT_FALSE(unlogged.contains("run_log"));
@@ -132,13 +157,14 @@ TEST(RunLogRecording, HoldsTheAlgorithmInternalsPerPlan) {
 
 TEST(RunLogRecording, AFailedRunEndsTheLogWithItsMessage) {
   EXPECT_ANY_THROW(run("ifosmondi_damper.yaml",
-                       {"time.end=1", "slaves.plate.parameters.D_D=0.25", "algorithm.type=ifosmondi",
-                        "algorithm.solver=null"},
+                       {"time.end=1", "slaves.plate.parameters.D_D=0.25",
+                        "algorithm.type=ifosmondi", "algorithm.solver=null"},
                        "failed-run"));
   const tools::RunLog log = tools::read_run_log(log_of("failed-run"));
   ASSERT_TRUE(log.end_record.has_value());
   EXPECT_FALSE(log.end_record->completed);
-  EXPECT_NE(log.end_record->message.find("no convergence"), std::string::npos) << log.end_record->message;
+  EXPECT_NE(log.end_record->message.find("no convergence"), std::string::npos)
+      << log.end_record->message;
   const tools::ReplayOutcome outcome = tools::replay_run_log(log);
   EXPECT_TRUE(outcome.identical) << outcome.divergence;
   EXPECT_NE(outcome.note.find("failure"), std::string::npos) << outcome.note;
@@ -153,11 +179,13 @@ std::vector<std::uint8_t> read_bytes(const std::string& path) {
 
 void write_bytes(const std::string& path, const std::vector<std::uint8_t>& bytes) {
   std::ofstream file(path, std::ios::binary);
-  file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  file.write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
 }
 
 std::uint32_t little_endian(const std::uint8_t* bytes) {
-  return bytes[0] | (bytes[1] << 8) | (bytes[2] << 16) | (static_cast<std::uint32_t>(bytes[3]) << 24);
+  return bytes[0] | (bytes[1] << 8) | (bytes[2] << 16) |
+         (static_cast<std::uint32_t>(bytes[3]) << 24);
 }
 
 /// Adds `delta` to the first end output of slave `slave`'s step to `end`, and
@@ -173,12 +201,14 @@ void alter_step_result(const std::string& path, std::size_t slave, Time end, dou
     pb_istream_t stream = pb_istream_from_buffer(&bytes[at + 4], payload);
     ASSERT_TRUE(pb_decode(&stream, couplet_wire_LogRecord_fields, record.get()));
     couplet_wire_SlaveCall& call = record->body.call;
-    if (record->which_body == couplet_wire_LogRecord_call_tag && call.kind == couplet_wire_SlaveCallKind_CALL_STEP &&
-        call.slave == slave && call.end_ns == end) {
+    if (record->which_body == couplet_wire_LogRecord_call_tag &&
+        call.kind == couplet_wire_SlaveCallKind_CALL_STEP && call.slave == slave &&
+        call.end_ns == end) {
       call.end_outputs[0] += delta;
       const protocol::EncodeResult encoded = protocol::encode_log_frame(*record, frame);
       ASSERT_TRUE(encoded);
-      bytes.erase(bytes.begin() + static_cast<std::ptrdiff_t>(at), bytes.begin() + static_cast<std::ptrdiff_t>(at + size));
+      bytes.erase(bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                  bytes.begin() + static_cast<std::ptrdiff_t>(at + size));
       bytes.insert(bytes.begin() + static_cast<std::ptrdiff_t>(at), frame.begin(),
                    frame.begin() + static_cast<std::ptrdiff_t>(encoded.size));
       write_bytes(path, bytes);
@@ -201,15 +231,15 @@ std::string command_output(const std::string& command, int& exit_code) {
 TEST(ReplayVerify, AnAlteredSlaveResultIsFoundAtItsStep) {
   run("two_mass_switch.yaml", {"time.end=1", "algorithm.step=0.01"}, "altered");
   int exit_code = -1;
-  const std::string verified = command_output(std::string(COUPLET_BINARY) + " replay --verify " + log_of("altered"),
-                                              exit_code);
+  const std::string verified = command_output(
+      std::string(COUPLET_BINARY) + " replay --verify " + log_of("altered"), exit_code);
   ASSERT_EQ(exit_code, 0) << verified;
 
   // Slave 0 ("left") reports x at the end of macro step 50; its source-following
   // feedthrough refresh in the same macro step is the first decision using it.
   alter_step_result(log_of("altered"), 0, to_ticks(0.5), 1e-9);
-  const std::string diverged = command_output(std::string(COUPLET_BINARY) + " replay --verify " + log_of("altered"),
-                                              exit_code);
+  const std::string diverged = command_output(
+      std::string(COUPLET_BINARY) + " replay --verify " + log_of("altered"), exit_code);
   EXPECT_EQ(exit_code, 1) << diverged;
   EXPECT_NE(diverged.find("DIVERGED"), std::string::npos) << diverged;
   EXPECT_NE(diverged.find("macro step 50 "), std::string::npos) << diverged;
@@ -220,8 +250,8 @@ TEST(ReplayVerify, AnAlteredSlaveResultIsFoundAtItsStep) {
 
 TEST(RunLogAfterKill, IsReadableUpToTheLastCompleteFrame) {
   const auto directory = fresh_directory("killed-run");
-  ChildProcess couplet({COUPLET_BINARY, "run", scenario_path("two_mass_switch.yaml"), "-o", directory.string(),
-                        "--set", "time.end=30", "--set", "clock={type: wall}"});
+  ChildProcess couplet({COUPLET_BINARY, "run", scenario_path("two_mass_switch.yaml"), "-o",
+                        directory.string(), "--set", "time.end=30", "--set", "clock={type: wall}"});
   std::this_thread::sleep_for(800ms);
   ASSERT_TRUE(couplet.running());
   couplet.signal(SIGKILL);
@@ -233,7 +263,8 @@ TEST(RunLogAfterKill, IsReadableUpToTheLastCompleteFrame) {
   const std::string summary = tools::inspect_text(log);
   EXPECT_NE(summary.find("cut"), std::string::npos) << summary;
   const std::string csv = tools::export_csv(log);
-  EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')), log.plans.size() + 1);
+  EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')),
+            log.plans.size() + 1);
   const tools::ReplayOutcome outcome = tools::replay_run_log(log);
   EXPECT_TRUE(outcome.identical) << outcome.divergence;
   EXPECT_NE(outcome.note.find("cut"), std::string::npos) << outcome.note;
@@ -241,8 +272,8 @@ TEST(RunLogAfterKill, IsReadableUpToTheLastCompleteFrame) {
 
   int exit_code = -1;
   for (const char* command : {" inspect ", " export ", " replay --verify "}) {
-    const std::string output =
-        command_output(std::string(COUPLET_BINARY) + command + (directory / "run.log").string(), exit_code);
+    const std::string output = command_output(
+        std::string(COUPLET_BINARY) + command + (directory / "run.log").string(), exit_code);
     EXPECT_EQ(exit_code, 0) << command << output;
   }
 }
@@ -252,10 +283,12 @@ TEST(RunLogExport, HasOneRowPerPlanWithSignalsInternalsAndTiming) {
   const tools::RunLog log = tools::read_run_log(log_of("export"));
   const std::string csv = tools::export_csv(log);
   const std::string header = csv.substr(0, csv.find('\n'));
-  for (const char* column : {"time_s", "step_s", "defect", "tolerance", "next_step_s", "pacer_lateness_us"}) {
+  for (const char* column :
+       {"time_s", "step_s", "defect", "tolerance", "next_step_s", "pacer_lateness_us"}) {
     EXPECT_NE(header.find(column), std::string::npos) << column << " in " << header;
   }
-  EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')), log.plans.size() + 1);
+  EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')),
+            log.plans.size() + 1);
 }
 
 }  // namespace
