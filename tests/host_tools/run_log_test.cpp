@@ -291,5 +291,29 @@ TEST(RunLogExport, HasOneRowPerPlanWithSignalsInternalsAndTiming) {
             log.plans.size() + 1);
 }
 
+// The report of a real run (not a hand-built log): every plot its data allows,
+// well-formed.
+TEST(RunLogReport, OfARealRunShowsItsPlots) {
+  run("rotational_two_mass_defect_control.yaml", {}, "report");
+  const std::string html_path = (run_directory("report") / "report.html").string();
+  int exit_code = -1;
+  const std::string output =
+      command_output(std::string(COUPLET_BINARY) + " report " + run_directory("report").string() +
+                         " -o " + html_path,
+                     exit_code);
+  ASSERT_EQ(exit_code, 0) << output;
+  std::ifstream file(html_path);
+  const std::string html{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+  for (const char* plot : {"id=\"plot-signals\"", "id=\"plot-step-size\"", "id=\"plot-defects\""}) {
+    EXPECT_NE(html.find(plot), std::string::npos) << plot;
+  }
+  EXPECT_NE(html.find("tau2omega.omega (reference)"), std::string::npos)
+      << "signals against the reference";
+  const std::string parse = command_output(
+      "python3 -c \"import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])\" " + html_path,
+      exit_code);
+  EXPECT_EQ(exit_code, 0) << parse;
+}
+
 }  // namespace
 }  // namespace couplet::testing
