@@ -198,10 +198,10 @@ void IfosmondiAlgorithm::evaluated(std::span<const StepSlot> slots) {
   residual_ = euclidean_norm(gamma_);
   threshold_ = convergence_threshold(x_, settings_.absolute_tolerance, settings_.relative_tolerance);
   if (attempt_evaluations_ == 1) initial_residual_ = residual_;
-  if (observer_) {
-    observer_->residual_evaluated(
-        {step_start_, step_end_, 0, attempt_evaluations_, residual_, threshold_, false});
-  }
+  // The attempt so far, for the observer and the run log (notify() completes it).
+  record_ = IfosmondiStepRecord{step_start_, step_end_, solver_ ? solver_->iterations(attempt_evaluations_) : 0,
+                                attempt_evaluations_, residual_, threshold_, false};
+  if (observer_) observer_->residual_evaluated(record_);
   if (coupling_.unknown_count() == 0 || residual_ < threshold_) {  // eq. 27
     if (listener_) listener_->step_converged(slots, step_start_, step_end_);
     finish_step();
@@ -236,7 +236,8 @@ void IfosmondiAlgorithm::finish_step() {
   phase_ = Phase::idle;
 }
 
-// No allocation unless the run ends: a composite slave may iterate inside a paced run.
+// The fixed point rejects without allocating; KINSOL's solvers build their
+// failure text when they give up (docs/iterative.md, Limits).
 void IfosmondiAlgorithm::reject(std::string_view reason) {
   notify(false);
   ++totals_.rejected_steps;

@@ -151,8 +151,13 @@ TEST(RunLogRecording, HoldsTheAlgorithmInternalsPerPlan) {
   const tools::RunLog iterative = tools::read_run_log(log_of("internals-ifosmondi"));
   ASSERT_EQ(iterative.internal_quantities.at(1), "iterations");
   double converged_steps = 0;
-  for (const tools::LoggedPlan& plan : iterative.plans) converged_steps += plan.internals[5];
+  std::size_t attempts_in_progress = 0;
+  for (const tools::LoggedPlan& plan : iterative.plans) {
+    converged_steps += plan.internals[5];
+    if (plan.internals[5] == 0.0 && plan.internals[2] >= 1.0) ++attempts_in_progress;
+  }
   EXPECT_GE(converged_steps, 20.0) << "one converged record per macro step (0.2 s at 0.01 s)";
+  EXPECT_GE(attempts_in_progress, 3U * 20U) << "every evaluation of an attempt is recorded as it stands";
 }
 
 TEST(RunLogRecording, AFailedRunEndsTheLogWithItsMessage) {

@@ -136,8 +136,8 @@ TEST(IfosmondiLinearPair, DecisionHashIsReproducibleWithKinsol) {
   }
 }
 
-// Slaves without output derivatives: ẏ by finite difference (3-point, through the
-// midpoint sample). The values still converge to the implicit solution.
+// Slaves without output derivatives: ẏ by the finite difference over the step
+// (the secant). The values still converge to the implicit solution.
 TEST(IfosmondiLinearPair, FiniteDifferenceStandsInForMissingDerivatives) {
   System system = gain_pair(2.0, 0.9, false);
   IfosmondiJfm algorithm(jfm_settings(KinsolMethod::newton));
