@@ -1,6 +1,7 @@
 #include "host_tools/group_builder.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "host_tools/ifosmondi_settings.hpp"
 #include "models/ode_slave.hpp"
@@ -164,6 +165,9 @@ void add_group_counters(const System& system, nlohmann::json& summary) {
     for (const auto& [name, value] : report.counters) counters[name] = value;
     counters["slave_steps"] = group->inner_counters().slave_steps;
     counters["rollbacks"] = group->inner_counters().rollbacks;
+    char hash[24];
+    std::snprintf(hash, sizeof hash, "0x%016llx", static_cast<unsigned long long>(group->inner_decision_hash()));
+    counters["decision_hash"] = hash;  // the inner master's decisions (not in the run log)
   }
 }
 

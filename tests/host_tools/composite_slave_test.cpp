@@ -103,6 +103,9 @@ TEST(CompositeSlave, GivesTheSameResultAsTheGroupRunAlone) {
   EXPECT_EQ(grouped.at("rollbacks").get<int>(), 0);  // Jacobi never asks the composite to roll back
   const auto grouped_again = run_text(kClosedGroup, {}, "composite-grouped-2");
   EXPECT_EQ(grouped_again.at("decision_hash"), grouped.at("decision_hash"));
+  EXPECT_EQ(grouped_again.at("groups").at("damper").at("decision_hash"),
+            grouped.at("groups").at("damper").at("decision_hash"))
+      << "the inner master's decisions are reproducible too";
 }
 
 // The group's ports: its members' inputs driven from outside and every member
