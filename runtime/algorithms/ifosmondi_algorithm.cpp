@@ -62,6 +62,16 @@ void IfosmondiAlgorithm::start(const RunSetup& setup, std::span<StepSlot> slots)
   horizon_ = setup.end;
   members_time_ = setup.start;
   phase_ = Phase::idle;
+  // Everything a previous run left (an algorithm object may be started again).
+  started_ = false;
+  last_plan_ = PlanKind::none;
+  saved_time_ = std::numeric_limits<Time>::min();
+  refresh_passes_left_ = 0;
+  anchored_ = anchor_save_pending_ = anchor_restore_pending_ = false;
+  since_anchor_.clear();
+  totals_ = Totals{};
+  record_ = IfosmondiStepRecord{};
+  control_ = IfosmondiStepControl(settings_.reference_step, settings_.min_step);
 }
 
 void IfosmondiAlgorithm::set_horizon(Time horizon) { horizon_ = std::min(horizon, end_); }

@@ -51,6 +51,21 @@ std::string flag_name(int flag) {
 KinsolReplay::KinsolReplay(std::size_t unknowns, const KinsolSettings& settings, std::size_t max_evaluations)
     : unknowns_(unknowns), settings_(settings), max_evaluations_(max_evaluations) {
   if (unknowns == 0) throw std::invalid_argument("KinsolReplay: no unknowns");
+  try {
+    create();
+  } catch (...) {
+    release();  // the destructor does not run for a constructor that throws
+    throw;
+  }
+  first_iterate_.assign(unknowns, 0.0);
+  points_.assign(max_evaluations * unknowns, 0.0);
+  values_.assign(max_evaluations * unknowns, 0.0);
+  requested_point_.assign(unknowns, 0.0);
+}
+
+void KinsolReplay::create() {
+  const std::size_t unknowns = unknowns_;
+  const KinsolSettings& settings = settings_;
   SUNContext context = nullptr;
   check(SUNContext_Create(nullptr, &context), "SUNContext_Create");
   context_ = context;
@@ -85,13 +100,11 @@ KinsolReplay::KinsolReplay(std::size_t unknowns, const KinsolSettings& settings,
     check(KINSetRelErrFunc(memory_, settings.residual_relative_error), "KINSetRelErrFunc");
     check(KINSetMaxNewtonStep(memory_, settings.max_newton_step), "KINSetMaxNewtonStep");
   }
-  first_iterate_.assign(unknowns, 0.0);
-  points_.assign(max_evaluations * unknowns, 0.0);
-  values_.assign(max_evaluations * unknowns, 0.0);
-  requested_point_.assign(unknowns, 0.0);
 }
 
-KinsolReplay::~KinsolReplay() {
+KinsolReplay::~KinsolReplay() { release(); }
+
+void KinsolReplay::release() {
   if (memory_) KINFree(&memory_);
   if (linear_solver_) SUNLinSolFree(static_cast<SUNLinearSolver>(linear_solver_));
   for (void* pointer : {template_vector_, iterate_, scale_}) {
@@ -101,6 +114,7 @@ KinsolReplay::~KinsolReplay() {
     SUNContext context = static_cast<SUNContext>(context_);
     SUNContext_Free(&context);
   }
+  memory_ = linear_solver_ = template_vector_ = iterate_ = scale_ = context_ = nullptr;
 }
 
 void KinsolReplay::begin(std::span<const double> first_iterate) {

@@ -63,6 +63,10 @@ class KinsolReplay {
   const std::string& stop_reason() const { return stop_reason_; }
 
  private:
+  /// KINSOL's context, vectors, memory and linear solver (constructor).
+  void create();
+  /// Frees whatever create() made, also after a partial failure.
+  void release();
   int answer(const double* u, double* f);
   void record_error(int code, const char* function, const char* message);
   friend struct KinsolCallbacks;

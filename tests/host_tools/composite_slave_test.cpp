@@ -225,6 +225,46 @@ TEST(CompositeSlave, RollsBackBitForBit) {
   EXPECT_EQ(first.samples[5 + 1], first.outputs[1]);  // body.x_L sampled at the step end: its end value
 }
 
+// Rollback after converged inner steps: anchored at t = 0.05 s, the inner
+// algorithm has a C¹ history (input derivatives at the anchor) that the
+// restore must bring back with the members' states.
+TEST(CompositeSlave, RollsBackBitForBitAfterAConvergedStep) {
+  const tools::Scenario scenario = local_hil({});
+  const models::ModelCatalog catalog = models::ModelCatalog::builtin();
+  const auto make = [&] { return tools::make_group_slave(scenario, scenario.groups.front(), catalog); };
+  const std::vector<Polynomial> first_input{Polynomial::hermite(0.0, 0.0, 1.0, 0.05, 0.1, 2.0)};
+  const std::vector<Polynomial> second_input{Polynomial::hermite(0.05, 0.1, 2.0, 0.1, 0.15, 0.0)};
+  const std::vector<Polynomial> other_input{Polynomial::hermite(0.05, 0.1, 2.0, 0.08, -0.2, 1.0)};
+  std::vector<double> initial(15, 0.0);
+  const auto prepared = [&] {
+    auto composite = make();
+    composite->setup(0);
+    composite->evaluate_outputs(first_input, initial);
+    step(*composite, 0, to_ticks(0.05), first_input, {});
+    return composite;
+  };
+
+  const auto rolled = prepared();
+  rolled->save_state();
+  const Stepped first = step(*rolled, to_ticks(0.05), to_ticks(0.1), second_input, {to_ticks(0.07)});
+  rolled->restore_state();
+  const Stepped other = step(*rolled, to_ticks(0.05), to_ticks(0.08), other_input, {});
+  rolled->restore_state();
+  const Stepped again = step(*rolled, to_ticks(0.05), to_ticks(0.1), second_input, {to_ticks(0.07)});
+
+  const auto fresh = prepared();
+  const Stepped expected = step(*fresh, to_ticks(0.05), to_ticks(0.1), second_input, {to_ticks(0.07)});
+  const auto fresh_other = prepared();
+  const Stepped expected_other = step(*fresh_other, to_ticks(0.05), to_ticks(0.08), other_input, {});
+
+  EXPECT_EQ(first.outputs, expected.outputs);
+  EXPECT_EQ(first.samples, expected.samples);
+  EXPECT_EQ(other.outputs, expected_other.outputs);
+  EXPECT_EQ(again.outputs, expected.outputs);
+  EXPECT_EQ(again.samples, expected.samples);
+  EXPECT_NE(other.outputs, expected.outputs) << "the two continuations differ, so the comparison can fail";
+}
+
 // Nested: an outer IFOSMONDI-JFM (which rolls back every slave at each iteration)
 // with the composite and a local arm, outer steps of five inner steps.
 TEST(CompositeSlave, WorksUnderAnIterativeOuterMaster) {
