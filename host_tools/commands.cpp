@@ -284,6 +284,11 @@ std::string summary_table(const nlohmann::json& summary) {
   std::snprintf(wall, sizeof wall, "%.3f", summary.value("wall_time_s", 0.0));
   row("wall time [s]", wall);
   if (summary.contains("decision_hash")) row("decision hash", summary["decision_hash"].get<std::string>());
+  if (summary.contains("run_log")) {
+    const auto bytes = summary["run_log"]["bytes"].get<std::uint64_t>();
+    row("run log", summary["run_log"]["path"].get<std::string>() + " (" + std::to_string((bytes + 512) / 1024) +
+                       " KiB; couplet replay/report)");
+  }
   if (summary.contains("errors")) {
     text << "  error against the monolithic reference:\n";
     for (const auto& [name, error] : summary["errors"].items()) {
