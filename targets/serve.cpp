@@ -10,60 +10,93 @@
 
 namespace couplet::targets {
 
-ServeOutcome serve(TargetServer& server, drivers::Transport& transport, const ServeOptions& options,
-                   const std::atomic<bool>& stop_requested) {
-  std::vector<std::uint8_t> incoming(protocol::kMaxFrameBytes);
-  std::vector<std::uint8_t> outgoing(protocol::kMaxFrameBytes);
-  auto last_heard = drivers::SteadyClock::now();
-  std::optional<drivers::Deadline> stopped_at;
-  while (!stop_requested.load(std::memory_order_relaxed)) {
-    const auto now = drivers::SteadyClock::now();
-    if (options.once && stopped_at && now - *stopped_at >= options.linger) return ServeOutcome::session_stopped;
-    if (options.once && server.has_session() && !stopped_at && now - last_heard > server.session_timeout()) {
+namespace {
+
+/// What both serving loops share: the frame buffers, when the master was last
+/// heard and when its session stopped, and the `once` rules for leaving.
+class SessionLoop {
+ public:
+  SessionLoop(TargetServer& server, drivers::Transport& transport, const ServeOptions& options)
+      : server_(server),
+        transport_(transport),
+        options_(options),
+        incoming_(protocol::kMaxFrameBytes),
+        outgoing_(protocol::kMaxFrameBytes),
+        last_heard_(drivers::SteadyClock::now()) {}
+
+  /// With `once`: the outcome when the session has stopped (and lingered) or
+  /// was abandoned by a silent master.
+  std::optional<ServeOutcome> ended(drivers::Deadline now) const {
+    if (!options_.once) return std::nullopt;
+    if (stopped_at_ && now - *stopped_at_ >= options_.linger) return ServeOutcome::session_stopped;
+    if (server_.has_session() && !stopped_at_ && now - last_heard_ > server_.session_timeout()) {
       return ServeOutcome::session_abandoned;
     }
-    const std::size_t size = transport.receive(incoming, now + options.poll_interval);
-    if (size == 0) continue;
-    last_heard = drivers::SteadyClock::now();
-    const std::size_t answer = server.handle(std::span(incoming).first(size), outgoing, last_heard);
-    if (answer > 0) transport.send(std::span(outgoing).first(answer));
-    if (server.session_stopped() && !stopped_at) stopped_at = last_heard;
-    if (!server.session_stopped()) stopped_at.reset();
+    return std::nullopt;
   }
-  return ServeOutcome::stop_requested;
-}
 
-namespace {
+  /// Waits until `until` for one frame and answers it.
+  void receive_and_answer(drivers::Deadline until) {
+    const std::size_t size = transport_.receive(incoming_, until);
+    if (size == 0) return;
+    last_heard_ = drivers::SteadyClock::now();
+    send(server_.handle(std::span(incoming_).first(size), outgoing_, last_heard_));
+    if (server_.session_stopped() && !stopped_at_) stopped_at_ = last_heard_;
+    if (!server_.session_stopped()) stopped_at_.reset();
+  }
+
+  /// Real-time mode: the results of the communication time that has come.
+  void push_results(drivers::Deadline now) { send(server_.advance_realtime(outgoing_, now)); }
+
+ private:
+  void send(std::size_t size) {
+    if (size > 0) transport_.send(std::span(outgoing_).first(size));
+  }
+
+  TargetServer& server_;
+  drivers::Transport& transport_;
+  const ServeOptions& options_;
+  std::vector<std::uint8_t> incoming_;
+  std::vector<std::uint8_t> outgoing_;
+  drivers::Deadline last_heard_;
+  std::optional<drivers::Deadline> stopped_at_;
+};
 
 // Frames arriving this close to a communication time wait until after it: the
 // last stretch is slept on the absolute deadline for precision.
 constexpr auto kFinalStretch = std::chrono::microseconds(150);
 
 void sleep_until(drivers::Deadline deadline) {
-  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
-  const timespec wake{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+  const auto ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
+  const timespec wake{static_cast<time_t>(ns / 1'000'000'000),
+                      static_cast<long>(ns % 1'000'000'000)};
   while (::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, nullptr) == EINTR) {
   }
 }
 
 }  // namespace
 
-ServeOutcome serve_realtime(TargetServer& server, drivers::Transport& transport, const ServeOptions& options,
-                            const std::atomic<bool>& stop_requested) {
-  std::vector<std::uint8_t> incoming(protocol::kMaxFrameBytes);
-  std::vector<std::uint8_t> outgoing(protocol::kMaxFrameBytes);
-  auto last_heard = drivers::SteadyClock::now();
-  std::optional<drivers::Deadline> stopped_at;
+ServeOutcome serve(TargetServer& server, drivers::Transport& transport, const ServeOptions& options,
+                   const std::atomic<bool>& stop_requested) {
+  SessionLoop loop(server, transport, options);
   while (!stop_requested.load(std::memory_order_relaxed)) {
-    auto now = drivers::SteadyClock::now();
-    if (options.once && stopped_at && now - *stopped_at >= options.linger) return ServeOutcome::session_stopped;
-    if (options.once && server.has_session() && !stopped_at && now - last_heard > server.session_timeout()) {
-      return ServeOutcome::session_abandoned;
-    }
+    const auto now = drivers::SteadyClock::now();
+    if (const auto outcome = loop.ended(now)) return *outcome;
+    loop.receive_and_answer(now + options.poll_interval);
+  }
+  return ServeOutcome::stop_requested;
+}
+
+ServeOutcome serve_realtime(TargetServer& server, drivers::Transport& transport,
+                            const ServeOptions& options, const std::atomic<bool>& stop_requested) {
+  SessionLoop loop(server, transport, options);
+  while (!stop_requested.load(std::memory_order_relaxed)) {
+    const auto now = drivers::SteadyClock::now();
+    if (const auto outcome = loop.ended(now)) return *outcome;
     const std::optional<drivers::Deadline> boundary = server.next_boundary();
     if (boundary && now >= *boundary) {
-      const std::size_t size = server.advance_realtime(outgoing, now);
-      if (size > 0) transport.send(std::span(outgoing).first(size));
+      loop.push_results(now);
       continue;
     }
     drivers::Deadline listen_until = now + options.poll_interval;
@@ -72,13 +105,7 @@ ServeOutcome serve_realtime(TargetServer& server, drivers::Transport& transport,
       sleep_until(*boundary);
       continue;
     }
-    const std::size_t size = transport.receive(incoming, listen_until);
-    if (size == 0) continue;
-    last_heard = drivers::SteadyClock::now();
-    const std::size_t answer = server.handle(std::span(incoming).first(size), outgoing, last_heard);
-    if (answer > 0) transport.send(std::span(outgoing).first(answer));
-    if (server.session_stopped() && !stopped_at) stopped_at = last_heard;
-    if (!server.session_stopped()) stopped_at.reset();
+    loop.receive_and_answer(listen_until);
   }
   return ServeOutcome::stop_requested;
 }
