@@ -8,34 +8,15 @@
 #include <atomic>
 #include <thread>
 
-// The replacement operators below pair malloc with free on purpose.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#include <cstdlib>
-#include <new>
-
 #include "drivers/in_process_transport.hpp"
 #include "drivers/remote_slave.hpp"
 #include "drivers/udp_transport.hpp"
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/system_builder.hpp"
 #include "runtime/sequential_executor.hpp"
+#include "support/allocation_counter.hpp"
 #include "targets/serve.hpp"
 #include "test_support.hpp"
-
-namespace {
-std::atomic<long> allocation_count{0};
-}  // namespace
-
-void* operator new(std::size_t size) {
-  allocation_count.fetch_add(1, std::memory_order_relaxed);
-  if (void* memory = std::malloc(size == 0 ? 1 : size)) return memory;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) { return operator new(size); }
-void operator delete(void* memory) noexcept { std::free(memory); }
-void operator delete[](void* memory) noexcept { std::free(memory); }
-void operator delete(void* memory, std::size_t) noexcept { std::free(memory); }
-void operator delete[](void* memory, std::size_t) noexcept { std::free(memory); }
 
 namespace couplet::testing {
 namespace {
@@ -110,19 +91,19 @@ long allocations_after_first_step(TransportPair transports, const std::string& r
                               tools::evaluation_grid(scenario));
   executor.initialize();
   while (executor.counters().macro_steps < 2) EXPECT_TRUE(executor.advance());
-  const long before = allocation_count.load();
+  const long before = allocations();
   while (executor.advance()) {
   }
-  const long after = allocation_count.load();
+  const long after = allocations();
   EXPECT_GT(executor.counters().macro_steps, 100U);
   EXPECT_GT(target->counters().steps, 100U);
   return after - before;
 }
 
 TEST(LinkAllocation, CountingHookSeesAllocationsOnAnotherThread) {
-  const long before = allocation_count.load();
+  const long before = allocations();
   std::thread([] { delete new std::vector<double>(16); }).join();
-  EXPECT_GE(allocation_count.load() - before, 2);
+  EXPECT_GE(allocations() - before, 2);
 }
 
 TEST(LinkAllocation, InProcessLinkWithCvodeOnBothSidesAllocatesNothingAfterTheFirstStep) {

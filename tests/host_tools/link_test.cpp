@@ -16,13 +16,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
 struct Outcome {
   nlohmann::json summary;
   std::string signals;

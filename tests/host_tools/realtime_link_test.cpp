@@ -15,13 +15,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
 std::string signals_of(const std::string& name) {
   return read_file(run_directory(name) / "signals.csv");
 }

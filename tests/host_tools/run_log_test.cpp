@@ -307,8 +307,7 @@ TEST(RunLogReport, OfARealRunShowsItsPlots) {
                          " -o " + html_path,
                      exit_code);
   ASSERT_EQ(exit_code, 0) << output;
-  std::ifstream file(html_path);
-  const std::string html{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+  const std::string html = read_file(html_path);
   for (const char* plot : {"id=\"plot-signals\"", "id=\"plot-step-size\"", "id=\"plot-defects\""}) {
     EXPECT_NE(html.find(plot), std::string::npos) << plot;
   }

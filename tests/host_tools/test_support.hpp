@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -39,6 +41,14 @@ inline tools::Scenario load(const std::string& scenario, const std::vector<std::
 inline nlohmann::json run(const std::string& scenario, const std::vector<std::string>& assignments,
                           const std::string& directory_name) {
   return tools::run_scenario(load(scenario, assignments), {fresh_directory(directory_name).string(), false});
+}
+
+/// The whole text of a file ("" when it cannot be read).
+inline std::string read_file(const std::filesystem::path& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
 }
 
 inline double nrmse(const nlohmann::json& summary, const std::string& signal) {

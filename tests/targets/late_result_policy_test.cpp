@@ -10,6 +10,7 @@
 #include "drivers/remote_slave.hpp"
 #include "models/catalog.hpp"
 #include "runtime/errors.hpp"
+#include "support/served_target.hpp"
 #include "targets/serve.hpp"
 
 namespace couplet::targets {
@@ -17,29 +18,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class ServedTarget {
- public:
-  explicit ServedTarget(std::unique_ptr<drivers::Transport> transport)
-      : server_(models::ModelCatalog::builtin(), options()), transport_(std::move(transport)) {
-    thread_ = std::thread([this] { serve(server_, *transport_, {}, stop_); });
-  }
-  ~ServedTarget() { halt(); }
-  void halt() {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
-  }
-
- private:
-  static TargetOptions options() {
-    TargetOptions target_options;
-    target_options.model = "translational.mass";  // outputs x, v
-    return target_options;
-  }
-  TargetServer server_;
-  std::unique_ptr<drivers::Transport> transport_;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-};
+using testing::ServedTarget;
 
 constexpr Time kPeriod = 10'000'000;  // 10 ms
 

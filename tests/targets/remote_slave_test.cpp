@@ -11,6 +11,7 @@
 #include "drivers/remote_slave.hpp"
 #include "models/catalog.hpp"
 #include "runtime/errors.hpp"
+#include "support/served_target.hpp"
 #include "targets/serve.hpp"
 
 namespace couplet::targets {
@@ -28,31 +29,7 @@ SlaveConfiguration mass_configuration() {
   return configuration;
 }
 
-/// A target serving on its own thread until destroyed.
-class ServedTarget {
- public:
-  explicit ServedTarget(std::unique_ptr<drivers::Transport> transport)
-      : server_(models::ModelCatalog::builtin(), options()), transport_(std::move(transport)) {
-    thread_ = std::thread([this] { serve(server_, *transport_, {}, stop_); });
-  }
-  ~ServedTarget() { halt(); }
-  void halt() {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
-  }
-  const TargetCounters& counters() const { return server_.counters(); }
-
- private:
-  static TargetOptions options() {
-    TargetOptions target_options;
-    target_options.model = "translational.mass";
-    return target_options;
-  }
-  TargetServer server_;
-  std::unique_ptr<drivers::Transport> transport_;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-};
+using testing::ServedTarget;
 
 std::unique_ptr<Slave> local_slave(const SlaveConfiguration& configuration) {
   return models::make_ode_slave(configuration.slave_name,
