@@ -13,6 +13,7 @@
 #include "host_tools/link_report.hpp"
 #include "host_tools/run_pacer.hpp"
 #include "host_tools/system_builder.hpp"
+#include "runtime/decision_hash.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/metrics.hpp"
 #include "runtime/recorder.hpp"
@@ -96,12 +97,6 @@ class ProgressLine {
   bool shown_ = false;
 };
 
-std::string hex(std::uint64_t value) {
-  std::ostringstream text;
-  text << "0x" << std::hex << std::setw(16) << std::setfill('0') << value;
-  return text.str();
-}
-
 }  // namespace
 
 RunLogHeader log_header(const Scenario& scenario, const System& system, const Algorithm& algorithm) {
@@ -162,7 +157,7 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
   summary["rollbacks"] = executor.counters().rollbacks;
   summary["end_time"] = to_seconds(executor.frontier());
   summary["wall_time_s"] = wall_time;
-  summary["decision_hash"] = hex(executor.decision_hash());
+  summary["decision_hash"] = hash_text(executor.decision_hash());
   if (recorder) {
     summary["run_log"] = {{"path", recorder->path()}, {"bytes", recorder->bytes_written()},
                           {"records_waited", recorder->records_waited()}};

@@ -1,11 +1,11 @@
 #include "host_tools/group_builder.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "host_tools/ifosmondi_settings.hpp"
 #include "models/ode_slave.hpp"
 #include "runtime/composite_slave.hpp"
+#include "runtime/decision_hash.hpp"
 #include "runtime/errors.hpp"
 
 namespace couplet::tools {
@@ -165,9 +165,7 @@ void add_group_counters(const System& system, nlohmann::json& summary) {
     for (const auto& [name, value] : report.counters) counters[name] = value;
     counters["slave_steps"] = group->inner_counters().slave_steps;
     counters["rollbacks"] = group->inner_counters().rollbacks;
-    char hash[24];
-    std::snprintf(hash, sizeof hash, "0x%016llx", static_cast<unsigned long long>(group->inner_decision_hash()));
-    counters["decision_hash"] = hash;  // the inner master's decisions (not in the run log)
+    counters["decision_hash"] = hash_text(group->inner_decision_hash());  // not in the run log
   }
 }
 

@@ -11,6 +11,7 @@
 #include "host_tools/replay.hpp"
 #include "host_tools/report.hpp"
 #include "host_tools/run_log.hpp"
+#include "runtime/decision_hash.hpp"
 
 namespace couplet::tools {
 
@@ -27,12 +28,6 @@ RunLog read_with_warning(const std::string& path) {
 bool corrupted(const RunLog& log) {
   return log.tail == protocol::LogReadStatus::corrupted ||
          log.tail == protocol::LogReadStatus::malformed;
-}
-
-std::string hex(std::uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(value));
-  return text;
 }
 
 std::string read_text_if_present(const std::filesystem::path& path) {
@@ -56,9 +51,9 @@ int replay_log_command(const std::string& log_path, bool verify) {
   const ReplayOutcome outcome = replay_run_log(log);
   std::cout << "  replayed               " << outcome.plans << " plans, " << outcome.macro_steps
             << " macro steps, " << outcome.calls << " slave calls\n";
-  std::cout << "  decision hash          " << hex(outcome.replayed_hash);
+  std::cout << "  decision hash          " << hash_text(outcome.replayed_hash);
   if (outcome.hash_compared)
-    std::cout << " (recorded " << hex(log.end_record->decision_hash) << ")";
+    std::cout << " (recorded " << hash_text(log.end_record->decision_hash) << ")";
   std::cout << "\n";
   if (!outcome.note.empty()) std::cout << "  note                   " << outcome.note << "\n";
   if (!outcome.identical) {

@@ -6,6 +6,8 @@
 #include <iomanip>
 #include <sstream>
 
+#include "runtime/decision_hash.hpp"
+
 namespace couplet::tools {
 
 namespace {
@@ -136,10 +138,7 @@ std::string inspect_text(const RunLog& log) {
     link_timing(log, s, text);
   }
   if (log.end_record) {
-    char hash[32];
-    std::snprintf(hash, sizeof hash, "0x%016llx",
-                  static_cast<unsigned long long>(log.end_record->decision_hash));
-    text << "decision     hash " << hash << ", " << log.end_record->slave_steps << " slave steps, "
+    text << "decision     hash " << hash_text(log.end_record->decision_hash) << ", " << log.end_record->slave_steps << " slave steps, "
          << log.end_record->rollbacks << " rollbacks\n";
     if (log.end_record->records_waited > 0) {
       text << "recorder     the stepping thread waited for queue room "

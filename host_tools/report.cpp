@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/decision_hash.hpp"
+
 namespace couplet::tools {
 namespace {
 
@@ -107,12 +109,6 @@ std::string format_pixel(double value) {
   std::array<char, 40> buffer{};
   std::snprintf(buffer.data(), buffer.size(), "%.2f", value);
   return buffer.data();
-}
-
-std::string hex(std::uint64_t value) {
-  std::ostringstream text;
-  text << "0x" << std::hex << std::setw(16) << std::setfill('0') << value;
-  return text.str();
 }
 
 bool ends_with(std::string_view text, std::string_view suffix) {
@@ -772,7 +768,7 @@ std::string summary_from_end_record(const LoggedEnd& end) {
                                        {"slave_steps", std::to_string(end.slave_steps)},
                                        {"rollbacks", std::to_string(end.rollbacks)},
                                        {"records_waited", std::to_string(end.records_waited)},
-                                       {"decision_hash", hex(end.decision_hash)}});
+                                       {"decision_hash", hash_text(end.decision_hash)}});
 }
 
 std::string summary_section(const RunLog& log, const ReportInputs& inputs) {

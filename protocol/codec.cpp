@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <boost/endian/conversion.hpp>
 #include <pb_decode.h>
 #include <pb_encode.h>
 
@@ -10,25 +11,6 @@
 namespace couplet::protocol {
 
 namespace {
-
-void put_u16(std::span<std::uint8_t> out, std::size_t at, std::uint32_t value) {
-  out[at] = static_cast<std::uint8_t>(value & 0xFFU);
-  out[at + 1] = static_cast<std::uint8_t>((value >> 8) & 0xFFU);
-}
-
-void put_u32(std::span<std::uint8_t> out, std::size_t at, std::uint32_t value) {
-  for (std::size_t k = 0; k < 4; ++k) out[at + k] = static_cast<std::uint8_t>((value >> (8 * k)) & 0xFFU);
-}
-
-std::uint32_t get_u16(std::span<const std::uint8_t> in, std::size_t at) {
-  return static_cast<std::uint32_t>(in[at]) | (static_cast<std::uint32_t>(in[at + 1]) << 8);
-}
-
-std::uint32_t get_u32(std::span<const std::uint8_t> in, std::size_t at) {
-  std::uint32_t value = 0;
-  for (std::size_t k = 0; k < 4; ++k) value |= static_cast<std::uint32_t>(in[at + k]) << (8 * k);
-  return value;
-}
 
 DecodeResult fail(FrameError error, const char* reason) { return {error, reason}; }
 
@@ -42,9 +24,9 @@ EncodeResult encode_frame(const Envelope& message, std::span<std::uint8_t> frame
   const std::size_t payload = stream.bytes_written;
   frame[0] = kFrameMagic;
   frame[1] = kFrameVersion;
-  put_u16(frame, 2, static_cast<std::uint32_t>(payload));
+  boost::endian::store_little_u16(&frame[2], static_cast<std::uint16_t>(payload));
   const std::size_t checked = kFrameHeaderBytes + payload;
-  put_u32(frame, checked, crc32(frame.first(checked)));
+  boost::endian::store_little_u32(&frame[checked], crc32(frame.first(checked)));
   return {checked + kFrameChecksumBytes, ""};
 }
 
@@ -56,13 +38,13 @@ DecodeResult decode_frame(std::span<const std::uint8_t> frame, Envelope& message
   if (frame[0] != kFrameMagic || frame[1] != kFrameVersion) {
     return fail(FrameError::foreign, "not a couplet frame: bad magic or format version");
   }
-  const std::size_t payload = get_u16(frame, 2);
+  const std::size_t payload = boost::endian::load_little_u16(&frame[2]);
   const std::size_t expected = kFrameHeaderBytes + payload + kFrameChecksumBytes;
   if (frame.size() < expected) return fail(FrameError::truncated, "truncated: fewer bytes than the header announces");
   if (frame.size() > expected) return fail(FrameError::oversized, "oversized: more bytes than the header announces");
   if (payload > kMaxPayloadBytes) return fail(FrameError::oversized, "oversized: payload longer than the largest message");
   const std::size_t checked = kFrameHeaderBytes + payload;
-  if (crc32(frame.first(checked)) != get_u32(frame, checked)) {
+  if (crc32(frame.first(checked)) != boost::endian::load_little_u32(&frame[checked])) {
     return fail(FrameError::corrupted, "corrupted: checksum mismatch");
   }
   pb_istream_t stream = pb_istream_from_buffer(frame.data() + kFrameHeaderBytes, payload);

@@ -3,6 +3,7 @@
 #include <pb_decode.h>
 #include <pb_encode.h>
 
+#include <boost/endian/conversion.hpp>
 #include <cstring>
 #include <stdexcept>
 
@@ -10,29 +11,14 @@
 
 namespace couplet::protocol {
 
-namespace {
-
-void put_u32(std::uint8_t* out, std::uint32_t value) {
-  for (std::size_t k = 0; k < 4; ++k)
-    out[k] = static_cast<std::uint8_t>((value >> (8 * k)) & 0xFFU);
-}
-
-std::uint32_t get_u32(const std::uint8_t* in) {
-  std::uint32_t value = 0;
-  for (std::size_t k = 0; k < 4; ++k) value |= static_cast<std::uint32_t>(in[k]) << (8 * k);
-  return value;
-}
-
-}  // namespace
-
 EncodeResult encode_log_frame(const LogRecord& record, std::span<std::uint8_t> frame) {
   if (frame.size() < kLogFrameOverhead) return {0, "frame buffer too small"};
   pb_ostream_t stream = pb_ostream_from_buffer(frame.data() + 4, frame.size() - kLogFrameOverhead);
   if (!pb_encode(&stream, couplet_wire_LogRecord_fields, &record))
     return {0, PB_GET_ERROR(&stream)};
   const std::size_t payload = stream.bytes_written;
-  put_u32(frame.data(), static_cast<std::uint32_t>(payload));
-  put_u32(frame.data() + 4 + payload, crc32(frame.first(4 + payload)));
+  boost::endian::store_little_u32(frame.data(), static_cast<std::uint32_t>(payload));
+  boost::endian::store_little_u32(frame.data() + 4 + payload, crc32(frame.first(4 + payload)));
   return {payload + kLogFrameOverhead, ""};
 }
 
@@ -72,7 +58,7 @@ LogReadStatus RunLogReader::next(LogRecord& record) {
         LogReadStatus::cut,
         where + ": the log ends inside the frame's length (the run was cut while writing it)");
   }
-  const std::size_t payload = get_u32(buffer_.data());
+  const std::size_t payload = boost::endian::load_little_u32(buffer_.data());
   if (payload > kMaxLogPayloadBytes) {
     return fail(LogReadStatus::corrupted,
                 where + ": length " + std::to_string(payload) + " exceeds the largest record (" +
@@ -88,7 +74,7 @@ LogReadStatus RunLogReader::next(LogRecord& record) {
                                         " bytes (the run was cut while writing it)");
   }
   const std::span<const std::uint8_t> checked(buffer_.data(), 4 + payload);
-  if (crc32(checked) != get_u32(buffer_.data() + 4 + payload)) {
+  if (crc32(checked) != boost::endian::load_little_u32(buffer_.data() + 4 + payload)) {
     return fail(LogReadStatus::corrupted, where + ": checksum mismatch: corrupted");
   }
   record = LogRecord{};

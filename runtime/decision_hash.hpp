@@ -4,6 +4,8 @@
 // results must produce the same value (DESIGN §3 "Determinism").
 #include <bit>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 
 #include "runtime/polynomial.hpp"
 
@@ -30,5 +32,12 @@ class DecisionHash {
  private:
   std::uint64_t state_ = 0xcbf29ce484222325ULL;
 };
+
+/// "0x0123456789abcdef": how summaries, logs and reports show a decision hash.
+inline std::string hash_text(std::uint64_t hash) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
 
 }  // namespace couplet

@@ -28,11 +28,6 @@ std::uint64_t realtime_ns() {
                                         .count());
 }
 
-template <std::size_t Size>
-void copy_text(char (&field)[Size], const std::string& text, const std::string& what) {
-  wire::copy_name(field, text, what);
-}
-
 /// Copies `values` into a fixed wire array; false when they do not fit.
 template <typename Count, std::size_t Size>
 bool copy_values(double (&field)[Size], Count& count, std::span<const double> values) {
@@ -71,11 +66,17 @@ void Recorder::begin(const RunLogHeader& header, const System& system) {
   header_record.which_body = couplet_wire_LogRecord_header_tag;
   couplet_wire_LogHeader& head = header_record.body.header;
   head.version = couplet_wire_Version_VERSION_CURRENT;
-  copy_text(head.scenario_source, header.scenario_source, "run log: scenario file name");
-  copy_text(head.scenario_text, header.scenario_text, "run log: scenario text of");
+  wire::copy_name(head.scenario_source, header.scenario_source, "run log: scenario file name");
+  if (header.scenario_text.size() >= sizeof head.scenario_text) {
+    throw ConfigurationError(
+        "run log: scenario '" + header.scenario_source + "' is " +
+        std::to_string(header.scenario_text.size()) + " bytes as run; a run log holds " +
+        std::to_string(sizeof head.scenario_text - 1) + " (run with --no-log)");
+  }
+  wire::copy_name(head.scenario_text, header.scenario_text, "run log: scenario text");
   head.start_ns = header.start;
   head.end_ns = header.end;
-  copy_text(head.algorithm, header.algorithm, "run log: algorithm name");
+  wire::copy_name(head.algorithm, header.algorithm, "run log: algorithm name");
   head.wall_clock_start_ns = realtime_ns();
   publish();
 
@@ -86,11 +87,11 @@ void Recorder::begin(const RunLogHeader& header, const System& system) {
     record.which_body = couplet_wire_LogRecord_slave_tag;
     couplet_wire_LogSlave& slave = record.body.slave;
     slave.index = static_cast<std::uint32_t>(s);
-    copy_text(slave.name, system.slave_name(s), "run log: slave name");
+    wire::copy_name(slave.name, system.slave_name(s), "run log: slave name");
     slave.has_description = true;
     wire::to_wire(system.description(s), system.slave_name(s), slave.description);
     if (s < header.slave_links.size())
-      copy_text(slave.link, header.slave_links[s], "run log: link of slave");
+      wire::copy_name(slave.link, header.slave_links[s], "run log: link of slave");
     publish();
     output_counts_.push_back(system.description(s).outputs.size());
   }
@@ -134,7 +135,7 @@ void Recorder::algorithm_started(const Algorithm& algorithm) {
   }
   quantities.names_count = static_cast<pb_size_t>(names.size());
   for (std::size_t q = 0; q < names.size(); ++q)
-    copy_text(quantities.names[q], names[q], "run log: internal quantity");
+    wire::copy_name(quantities.names[q], names[q], "run log: internal quantity");
   publish();
   internals_.assign(names.size(), 0.0);
 }
