@@ -15,6 +15,7 @@
 #include "host_tools/system_builder.hpp"
 #include "runtime/decision_hash.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/exact_text.hpp"
 #include "runtime/metrics.hpp"
 #include "runtime/recorder.hpp"
 #include "runtime/sequential_executor.hpp"
@@ -38,11 +39,6 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
   if (!file) throw std::runtime_error("cannot write '" + path.string() + "'");
 }
 
-std::string format_number(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.17g", value);
-  return buffer;
-}
 
 struct Column {
   std::string name;
@@ -58,8 +54,8 @@ void write_signals_csv(const std::filesystem::path& path, const std::vector<Time
   for (const Column& column : columns) file << ',' << column.name;
   file << '\n';
   for (std::size_t k = 0; k < grid.size(); ++k) {
-    file << format_number(to_seconds(grid[k]));
-    for (const Column& column : columns) file << ',' << format_number(column.values[k * column.stride + column.offset]);
+    file << exact_text(to_seconds(grid[k]));
+    for (const Column& column : columns) file << ',' << exact_text(column.values[k * column.stride + column.offset]);
     file << '\n';
   }
   if (!file) throw std::runtime_error("cannot write '" + path.string() + "'");
@@ -274,7 +270,7 @@ std::string summary_table(const nlohmann::json& summary) {
   row("algorithm", summary.value("algorithm", ""));
   if (summary.contains("macro_steps")) row("macro steps", std::to_string(summary["macro_steps"].get<std::uint64_t>()));
   if (summary.contains("slave_steps")) row("slave steps", std::to_string(summary["slave_steps"].get<std::uint64_t>()));
-  row("end time [s]", format_number(summary.value("end_time", 0.0)));
+  row("end time [s]", exact_text(summary.value("end_time", 0.0)));
   char wall[32];
   std::snprintf(wall, sizeof wall, "%.3f", summary.value("wall_time_s", 0.0));
   row("wall time [s]", wall);

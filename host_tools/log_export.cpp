@@ -3,15 +3,11 @@
 #include <cstdio>
 #include <sstream>
 
+#include "runtime/exact_text.hpp"
+
 namespace couplet::tools {
 
 namespace {
-
-std::string number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.17g", value);
-  return text;
-}
 
 /// The latest output values and link timing of every slave, as the calls of
 /// successive plans update them.
@@ -72,12 +68,12 @@ std::string export_csv(const RunLog& log) {
       step = plan.frontier - previous_frontier;
       previous_frontier = plan.frontier;
     }
-    csv << number(to_seconds(plan.frontier)) << ',' << plan.plan << ',' << plan.macro_steps << ','
-        << number(to_seconds(step));
+    csv << exact_text(to_seconds(plan.frontier)) << ',' << plan.plan << ',' << plan.macro_steps << ','
+        << exact_text(to_seconds(step));
     for (std::size_t s = 0; s < log.slaves.size(); ++s) {
-      for (const double value : latest.values(s)) csv << ',' << number(value);
+      for (const double value : latest.values(s)) csv << ',' << exact_text(value);
     }
-    for (const double value : plan.internals) csv << ',' << number(value);
+    for (const double value : plan.internals) csv << ',' << exact_text(value);
     for (std::size_t s = 0; s < log.slaves.size(); ++s) {
       if (!linked(log.slaves[s])) continue;
       const LoggedCall* call = latest.latest_step(s);
@@ -85,12 +81,12 @@ std::string export_csv(const RunLog& log) {
         csv << ",,,,";
         continue;
       }
-      csv << ',' << number(static_cast<double>(call->ended_ns - call->began_ns) * 1e-3) << ','
+      csv << ',' << exact_text(static_cast<double>(call->ended_ns - call->began_ns) * 1e-3) << ','
           << call->retransmissions << ','
-          << number(static_cast<double>(call->input_lateness_ns) * 1e-3) << ','
+          << exact_text(static_cast<double>(call->input_lateness_ns) * 1e-3) << ','
           << (call->missed ? 1 : 0);
     }
-    csv << ',' << number(static_cast<double>(plan.pacer_lateness_ns) * 1e-3) << '\n';
+    csv << ',' << exact_text(static_cast<double>(plan.pacer_lateness_ns) * 1e-3) << '\n';
   }
   return csv.str();
 }

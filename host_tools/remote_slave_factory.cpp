@@ -7,6 +7,7 @@
 #include "drivers/udp_transport.hpp"
 #include "host_tools/target_process.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/exact_text.hpp"
 #include "targets/configuration.hpp"
 
 namespace couplet::tools {
@@ -16,11 +17,6 @@ namespace {
 // A spawned target needs a moment to load; a few seconds is generous.
 constexpr auto kSpawnTimeout = std::chrono::seconds(10);
 
-std::string exact_text(double value) {
-  char buffer[40];
-  std::snprintf(buffer, sizeof buffer, "%.17g", value);
-  return buffer;
-}
 
 std::vector<std::string> target_arguments(const SlaveSpec& spec) {
   const LinkSpec& link = *spec.link;

@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/exact_text.hpp"
+
 namespace couplet::models {
 namespace {
 
@@ -56,11 +58,6 @@ std::string flag_name(int flag) {
   return result;
 }
 
-std::string seconds_text(double seconds) {
-  std::array<char, 32> text{};
-  std::snprintf(text.data(), text.size(), "%.17g", seconds);
-  return text.data();
-}
 
 class CvodeSolver final : public Solver {
  public:
@@ -186,7 +183,7 @@ class CvodeSolver final : public Solver {
     std::string reason = std::string("CVODE: ") + call + " returned " + flag_name(flag);
     if (!std::isnan(non_finite_time_)) {
       reason += ": the model's derivatives are not finite (NaN or Inf) at t = " +
-                seconds_text(non_finite_time_) + " s";
+                exact_text(non_finite_time_) + " s";
     } else if (error_message_[0] != '\0') {
       reason += " (" + std::string(error_message_.data()) + ")";
     }
