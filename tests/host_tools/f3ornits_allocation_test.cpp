@@ -4,32 +4,19 @@
 // buffers (which grow with the largest step) stay out of the count.
 #include <gtest/gtest.h>
 
-#include "host_tools/algorithm_factory.hpp"
-#include "host_tools/system_builder.hpp"
-#include "runtime/sequential_executor.hpp"
-#include "support/allocation_counter.hpp"
-#include "test_support.hpp"
+#include "stepping_allocations.hpp"
 
 namespace couplet::testing {
 namespace {
 
 long allocations_after_start_up(const std::string& scenario_name, std::vector<std::string> assignments,
                                 const std::vector<std::string>& slaves) {
-  for (const std::string& slave : slaves) assignments.push_back("slaves." + slave + ".capabilities.intermediate_samples=false");
-  const tools::Scenario scenario = load(scenario_name, assignments);
-  System system = tools::build_system(scenario, models::ModelCatalog::builtin());
-  const auto algorithm = tools::make_algorithm(scenario);
-  SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
-                              tools::evaluation_grid(scenario));
-  executor.initialize();
-  // Warm-up: the first rendez-vous (first refresh, first steps).
-  while (executor.counters().macro_steps < 2) EXPECT_TRUE(executor.advance());
-  const long before = allocations();
-  while (executor.advance()) {
+  for (const std::string& slave : slaves) {
+    assignments.push_back("slaves." + slave + ".capabilities.intermediate_samples=false");
   }
-  EXPECT_GT(executor.counters().macro_steps, 100U);
-  EXPECT_EQ(executor.counters().sample_buffer_growths, 0U);
-  return allocations() - before;
+  const SteppingAllocations counted = allocations_after_warm_up(scenario_name, assignments);
+  EXPECT_EQ(counted.counters.sample_buffer_growths, 0U);
+  return counted.allocations;
 }
 
 TEST(F3ornitsAllocation, CountingHookSeesAllocations) {
