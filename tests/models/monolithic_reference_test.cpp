@@ -109,14 +109,19 @@ double output_at(const MonolithicSolution& solution, std::size_t subsystem, std:
   return solution.outputs[subsystem][point * output_count + output];
 }
 
-// ẋ₁ = −x₁ + u₁, y₁ = x₁; ẋ₂ = −2x₂ + u₂, y₂ = x₂; u₁ = y₂, u₂ = y₁.
+// ẋ₁ = −x₁ + u₁, y₁ = x₁; ẋ₂ = −2x₂ + u₂, y₂ = x₂; u₁ = y₂, u₂ = y₁; x(0) = (1, −0.5),
+// on a grid of 50 points over [0, 5] s.
+struct CoupledLags {
+  std::unique_ptr<Model> first = scalar_lag(1.0, 0.0, 1.0);
+  std::unique_ptr<Model> second = scalar_lag(2.0, 0.0, -0.5);
+  std::vector<MonolithicSubsystem> subsystems{{"first", first.get()}, {"second", second.get()}};
+  std::vector<MonolithicConnection> connections{{1, 0, 0, 0}, {0, 0, 1, 0}};
+  std::vector<double> grid = uniform_grid(0.0, 5.0, 50);
+};
+
 TEST(MonolithicReference, TwoCoupledScalarSubsystemsMatchTheMatrixExponential) {
-  const auto first = scalar_lag(1.0, 0.0, 1.0);
-  const auto second = scalar_lag(2.0, 0.0, -0.5);
-  const std::vector<MonolithicSubsystem> subsystems{{"first", first.get()},
-                                                    {"second", second.get()}};
-  const std::vector<MonolithicConnection> connections{{1, 0, 0, 0}, {0, 0, 1, 0}};
-  const auto grid = uniform_grid(0.0, 5.0, 50);
+  const CoupledLags lags;
+  const auto& [first, second, subsystems, connections, grid] = lags;
 
   const auto solution = solve_monolithic(subsystems, connections, 0.0, 5.0, grid, tight);
 
@@ -318,12 +323,8 @@ TEST(MonolithicReference, ShortPulseBetweenTwoEventsIsNotSteppedOver) {
 
 // The settings reach CVODE: the error against the closed form follows the tolerances.
 TEST(MonolithicReference, ErrorFollowsTheTolerances) {
-  const auto first = scalar_lag(1.0, 0.0, 1.0);
-  const auto second = scalar_lag(2.0, 0.0, -0.5);
-  const std::vector<MonolithicSubsystem> subsystems{{"first", first.get()},
-                                                    {"second", second.get()}};
-  const std::vector<MonolithicConnection> connections{{1, 0, 0, 0}, {0, 0, 1, 0}};
-  const auto grid = uniform_grid(0.0, 5.0, 50);
+  const CoupledLags lags;
+  const auto& [first, second, subsystems, connections, grid] = lags;
   Eigen::Matrix2d system;
   system << -1.0, 1.0, 1.0, -2.0;
   const Eigen::Vector2d initial(1.0, -0.5);
