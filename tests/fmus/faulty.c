@@ -1,0 +1,72 @@
+/* Fault fixtures for the importer's error paths (co-simulation only): one
+ * Real output y = time, one Real input u (stored, unused), parameters
+ * fail_time (default 1e300) and fail_status (default 3 = fmi2Error; 2 =
+ * fmi2Discard, 1 = fmi2Warning, 4 = fmi2Fatal; other values mean 3).
+ *   faulty          fmi2DoStep refuses with fail_status, after logging why,
+ *                   once the step end exceeds fail_time (fmi2Warning: the
+ *                   step is done and returns fmi2Warning)
+ *   null_instance   COUPLET_FMU_NULL_INSTANCE: fmi2Instantiate logs and returns NULL
+ *   missing_symbol  COUPLET_FMU_OMIT_DO_STEP: no fmi2DoStep in the binary */
+#include <math.h>
+
+#include "fmu_common.h"
+
+/* Value references = order in faulty.xml.in. */
+enum { VR_U, VR_Y, VR_FAIL_TIME, VR_FAIL_STATUS, N_REALS };
+
+static const FmuVariable variables[N_REALS] = {
+    [VR_U] = {"u", FMU_INPUT, 0.0},
+    [VR_Y] = {"y", FMU_COMPUTED, 0.0},
+    [VR_FAIL_TIME] = {"fail_time", FMU_PARAMETER, 1e300},
+    [VR_FAIL_STATUS] = {"fail_status", FMU_PARAMETER, 3.0},
+};
+
+static const fmi2ValueReference input_vrs[] = {VR_U};
+
+static void initialize(FmuData* data) { (void)data; }
+
+static double computed(const FmuData* data, fmi2ValueReference vr) { return vr == VR_Y ? data->time : 0.0; }
+
+static fmi2Status fail_status(const FmuData* data) {
+  const double s = data->r[VR_FAIL_STATUS];
+  if (s == 1.0) return fmi2Warning;
+  if (s == 2.0) return fmi2Discard;
+  if (s == 4.0) return fmi2Fatal;
+  return fmi2Error;
+}
+
+static fmi2Status before_step(FmuInstance* instance, double tc, double h) {
+  const FmuData* data = &instance->data;
+  fmi2Status status;
+  if (!(tc + h > data->r[VR_FAIL_TIME])) return fmi2OK;
+  status = fail_status(data);
+  if (status == fmi2Warning) {
+    fmu_log(instance, status, "logStatusWarning", "step to t = %.17g: warning: fail_time %.17g reached", tc + h,
+            data->r[VR_FAIL_TIME]);
+  } else {
+    fmu_log(instance, status, status == fmi2Discard ? "logStatusDiscard" : "logError",
+            "step to t = %.17g refused: fail_time reached (fail_time = %.17g)", tc + h, data->r[VR_FAIL_TIME]);
+  }
+  return status;
+}
+
+static const char* check_parameters(const FmuData* data) {
+  return isnan(data->r[VR_FAIL_TIME]) ? "parameter fail_time is NaN" : NULL;
+}
+
+const FmuModel fmu_model = {
+    .name = FMU_MODEL_NAME,
+    .offers_co_simulation = 1,
+    .offers_model_exchange = 0,
+    .n_reals = N_REALS,
+    .variables = variables,
+    .n_states = 0,
+    .n_event_indicators = 0,
+    .n_inputs = 1,
+    .input_vrs = input_vrs,
+    .max_output_derivative_order = 0,
+    .initialize = initialize,
+    .computed = computed,
+    .before_step = before_step,
+    .check_parameters = check_parameters,
+};
