@@ -28,6 +28,9 @@ namespace {
 // macro step of a stiff or oscillating model; this still bounds a runaway.
 constexpr long kMaxInternalStepsPerCall = 100'000;
 
+// More state events than this within one integration call is chattering.
+constexpr int kMaxStateEventsPerCall = 10'000;
+
 // Owners of the SUNDIALS objects, so that a failing setup leaks nothing.
 struct ContextDeleter {
   void operator()(SUNContext context) const { SUNContext_Free(&context); }
@@ -57,7 +60,6 @@ std::string flag_name(int flag) {
   std::free(name);
   return result;
 }
-
 
 class CvodeSolver final : public Solver {
  public:
@@ -104,6 +106,14 @@ class CvodeSolver final : public Solver {
     if (settings_.max_internal_step > 0.0) {
       check_setup(CVodeSetMaxStep(memory, settings_.max_internal_step), "CVodeSetMaxStep", start);
     }
+    // State events (Model::event_indicators): CVODE's root finding locates the
+    // zero crossings; advance_to hands each to the model and restarts.
+    const std::size_t indicators = model_.event_indicator_count();
+    if (indicators > 0) {
+      check_setup(
+          CVodeRootInit(memory, static_cast<int>(indicators), &CvodeSolver::event_indicators),
+          "CVodeRootInit", start);
+    }
     warm_up(start);
   }
 
@@ -149,11 +159,49 @@ class CvodeSolver final : public Solver {
   }
 
   /// CVode in normal mode to `target`; returns the time reached (== target).
+  /// At a state event on the way the model handles it and CVODE restarts there.
   double advance_to(double target, double reached) {
     double returned_time = reached;
-    const int flag = CVode(memory_.get(), target, vector_.get(), &returned_time, CV_NORMAL);
-    check(flag, "CVode", returned_time);
-    return returned_time;
+    for (int events = 0;; ++events) {
+      const int flag = CVode(memory_.get(), target, vector_.get(), &returned_time, CV_NORMAL);
+      check(flag, "CVode", returned_time);
+      if (flag != CV_ROOT_RETURN) return returned_time;
+      if (events == kMaxStateEventsPerCall) {
+        throw SolverFailure(returned_time,
+                            "more than " + std::to_string(kMaxStateEventsPerCall) +
+                                " state events in one step (chattering or a Zeno point)");
+      }
+      handle_state_event(returned_time);
+      if (returned_time >= target) return returned_time;
+    }
+  }
+
+  void handle_state_event(double time) {
+    evaluate_input_jet(segment_->inputs, time, model_.input_derivative_order(), inputs_);
+    model_.handle_event(time, {state_data(), state_count_}, inputs_);
+    check(CVodeReInit(memory_.get(), time, vector_.get()), "CVodeReInit", time);
+  }
+
+  // CVRootFn: the model's event indicators at (t, x, u(t)). Not during the
+  // warm-up, which must not touch the model: constant, so no crossing.
+  static int event_indicators(double time, N_Vector state, double* indicators, void* user_data) {
+    auto& self = *static_cast<CvodeSolver*>(user_data);
+    const std::span<double> values{indicators, self.model_.event_indicator_count()};
+    if (self.warming_up_) {
+      std::fill(values.begin(), values.end(), 1.0);
+      return 0;
+    }
+    try {
+      const Segment& segment = *self.segment_;
+      evaluate_input_jet(segment.inputs, time, self.model_.input_derivative_order(), self.inputs_);
+      self.model_.event_indicators(model_time_in_segment(time, segment),
+                                   {N_VGetArrayPointer(state), self.state_count_}, self.inputs_,
+                                   values);
+      return 0;
+    } catch (...) {
+      self.pending_exception_ = std::current_exception();
+      return -1;
+    }
   }
 
   /// The analytic Jacobian A when the segment is linear, else CVODE's difference

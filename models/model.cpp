@@ -1,5 +1,7 @@
 #include "models/model.hpp"
 
+#include <limits>
+
 #include "runtime/errors.hpp"
 
 namespace couplet::models {
@@ -9,6 +11,12 @@ void Model::output_derivatives(double, std::span<const double>, std::span<const 
   throw ProtocolViolation("model '" + description().name + "' has no analytic output derivatives");
 }
 
-const LinearForm* Model::linear_form(double) const { return nullptr; }
+const LinearForm* Model::linear_form(double) const {
+  return nullptr;
+}
+
+double Model::next_time_event() const {
+  return std::numeric_limits<double>::infinity();
+}
 
 }  // namespace couplet::models

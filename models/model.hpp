@@ -81,6 +81,47 @@ class Model {
   /// The affine form valid at t if the model is linear on the event segment
   /// containing t; nullptr for nonlinear models. Enables the exact solver.
   virtual const LinearForm* linear_form(double t) const;
+
+  // Discrete behaviour beyond fixed time events, as FMI model exchange has it
+  // (FMI 2.0 §3.1): state events, time events announced while running, and a
+  // discrete state kept inside the model. The built-in models have none. These
+  // calls are const like the equations: the discrete state of an FMU lives in
+  // its instance, outside this object; solvers and the reference drive them.
+
+  /// Called once before initial_state, with the start time (seconds).
+  virtual void start(double /*time*/) const {}
+
+  /// Number of event indicators z(t, x, u): a state event is a zero crossing of one.
+  virtual std::size_t event_indicator_count() const { return 0; }
+  /// `indicators` receives event_indicator_count() values; `u` as in derivatives().
+  virtual void event_indicators(double /*t*/, std::span<const double> /*x*/,
+                                std::span<const double> /*u*/,
+                                std::span<double> /*indicators*/) const {}
+
+  /// An event at t — a state event located by the solver, or the time event of
+  /// next_time_event(): the model updates its discrete state and may change x
+  /// (returns true then). Solvers restart after it.
+  virtual bool handle_event(double /*t*/, std::span<double> /*x*/,
+                            std::span<const double> /*u*/) const {
+    return false;
+  }
+
+  /// The next time event the model announced at its latest event or start
+  /// (beyond time_events()); +infinity when none.
+  virtual double next_time_event() const;
+
+  /// After each completed macro step at t (FMI fmi2CompletedIntegratorStep):
+  /// the model may ask for an event, handled here; returns true when x changed.
+  virtual bool completed_step(double /*t*/, std::span<double> /*x*/,
+                              std::span<const double> /*u*/) const {
+    return false;
+  }
+
+  /// Rollback of the discrete state (x is saved by the slave): false when the
+  /// model has a discrete state it cannot save.
+  virtual bool can_save_discrete_state() const { return true; }
+  virtual void save_discrete_state() const {}
+  virtual void restore_discrete_state() const {}
 };
 
 }  // namespace couplet::models

@@ -9,13 +9,16 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdlib>
 #include <exception>
 #include <limits>
 #include <memory>
 #include <sstream>
+#include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "runtime/errors.hpp"
 
@@ -23,6 +26,16 @@ namespace couplet::models {
 namespace {
 
 constexpr std::size_t kUnconnected = std::numeric_limits<std::size_t>::max();
+
+// A time event announced by a model (Model::next_time_event) within this of the
+// current time is due now: a model's own arithmetic for "now" may differ from the
+// boundary reached by a few ulps, and a segment that short would be pure roundoff.
+constexpr double kEventTimeResolution = 0.5e-9;
+
+// A model whose event handling keeps asking for another event at the same time
+// (Zeno behaviour, or an announced time event it never moves past) would hold
+// the reference at that time forever; this many is far beyond any real cascade.
+constexpr int kMaxEventsAtOneTime = 100;
 
 std::string time_text(double t) {
   std::ostringstream text;
@@ -137,10 +150,66 @@ class AssembledSystem {
     return output_offset_[subsystem + 1] - output_offset_[subsystem];
   }
 
+  const std::string& name(std::size_t subsystem) const { return subsystems_[subsystem].name; }
+
+  /// Model::start for every model; before initial_state, which may depend on it
+  /// (a model-exchange FMU initialises at the start time).
+  void start(double t) const {
+    for (const auto& subsystem : subsystems_) subsystem.model->start(t);
+  }
+
   void initial_state(std::span<double> x) const {
     for (std::size_t s = 0; s < subsystems_.size(); ++s) {
       subsystems_[s].model->initial_state(state_slice(s, x));
     }
+  }
+
+  std::size_t event_indicator_count() const { return indicator_offset_.back(); }
+
+  std::size_t subsystem_of_indicator(std::size_t indicator) const {
+    const auto above =
+        std::upper_bound(indicator_offset_.begin(), indicator_offset_.end(), indicator);
+    return static_cast<std::size_t>(above - indicator_offset_.begin()) - 1;
+  }
+
+  /// True when some model can have an event beyond its static time events. Only
+  /// meaningful after start(): the first time event is announced there.
+  bool has_discrete_behaviour() const {
+    return event_indicator_count() > 0 || std::isfinite(earliest_time_event());
+  }
+
+  double next_time_event(std::size_t subsystem) const {
+    return subsystems_[subsystem].model->next_time_event();
+  }
+
+  /// The earliest time event any model announced; +infinity when none.
+  double earliest_time_event() const {
+    double earliest = std::numeric_limits<double>::infinity();
+    for (const auto& subsystem : subsystems_) {
+      earliest = std::min(earliest, subsystem.model->next_time_event());
+    }
+    return earliest;
+  }
+
+  /// All models' event indicators at (t, x), with the connections solved as for
+  /// the right-hand side: an indicator may read the model's inputs.
+  void event_indicators(double t, std::span<const double> x, std::span<double> indicators) {
+    solve_connections(t, x);
+    for (std::size_t s = 0; s < subsystems_.size(); ++s) {
+      const std::size_t count = indicator_offset_[s + 1] - indicator_offset_[s];
+      if (count == 0) continue;
+      subsystems_[s].model->event_indicators(t, state_slice(s, x), equation_inputs(t, x, s),
+                                             indicators.subspan(indicator_offset_[s], count));
+    }
+  }
+
+  /// Model::handle_event of one subsystem at (t, x), its inputs solved through
+  /// the connections at the state before the event; the model may change its
+  /// slice of x. Returns whether it did.
+  bool handle_event(std::size_t subsystem, double t, std::span<double> x) {
+    solve_connections(t, x);
+    return subsystems_[subsystem].model->handle_event(t, state_slice(subsystem, x),
+                                                      equation_inputs(t, x, subsystem));
   }
 
   /// Distinct event times of all models strictly inside (start, end), sorted.
@@ -176,7 +245,8 @@ class AssembledSystem {
   void derivatives(double t, std::span<const double> x, std::span<double> dxdt) {
     solve_connections(t, x);
     for (std::size_t s = 0; s < subsystems_.size(); ++s) {
-      subsystems_[s].model->derivatives(t, state_slice(s, x), equation_inputs(t, x, s), state_slice(s, dxdt));
+      subsystems_[s].model->derivatives(t, state_slice(s, x), equation_inputs(t, x, s),
+                                        state_slice(s, dxdt));
     }
   }
 
@@ -229,26 +299,32 @@ class AssembledSystem {
     const std::size_t source = subsystem_of_node_[node];
     const Model& model = *subsystems_[source].model;
     const OutputDescription& output = model.description().outputs[node - output_offset_[source]];
-    const std::string where = "monolithic reference: '" + input_name(reader, input) + "' reads the time derivative of '" +
-                              subsystems_[source].name + "." + output.name + "'";
+    const std::string where = "monolithic reference: '" + input_name(reader, input) +
+                              "' reads the time derivative of '" + subsystems_[source].name + "." +
+                              output.name + "'";
     if (output.direct_feedthrough || model.input_derivative_order() != 0) {
-      throw ConfigurationError(where + ", which has direct feedthrough or reads input derivatives itself; not supported");
+      throw ConfigurationError(
+          where +
+          ", which has direct feedthrough or reads input derivatives itself; not supported");
     }
     if (model.output_derivative_order() < 1) {
       throw ConfigurationError(where + ", but its model gives no analytic output derivatives");
     }
     auto& readers = derivative_readers_[source];
-    if (std::find(readers.begin(), readers.end(), reader) == readers.end()) readers.push_back(reader);
+    if (std::find(readers.begin(), readers.end(), reader) == readers.end())
+      readers.push_back(reader);
   }
 
   /// What the model's equations take as `u`: the input values, or the jet (u, u̇).
-  std::span<const double> equation_inputs(double t, std::span<const double> x, std::size_t subsystem) {
+  std::span<const double> equation_inputs(double t, std::span<const double> x,
+                                          std::size_t subsystem) {
     if (input_jets_[subsystem].empty()) return input_slice(subsystem);
     const std::span<const double> values = input_slice(subsystem);
     std::vector<double>& jet = input_jets_[subsystem];
     std::copy(values.begin(), values.end(), jet.begin());
     for (std::size_t i = 0; i < values.size(); ++i) {
-      jet[values.size() + i] = source_output_derivative(t, x, source_of_input_[input_offset_[subsystem] + i]);
+      jet[values.size() + i] =
+          source_output_derivative(t, x, source_of_input_[input_offset_[subsystem] + i]);
     }
     return jet;
   }
@@ -260,10 +336,11 @@ class AssembledSystem {
     const std::span<const double> values = input_slice(source);
     std::fill(source_jet_scratch_.begin(), source_jet_scratch_.end(), 0.0);
     std::copy(values.begin(), values.end(), source_jet_scratch_.begin());
-    const std::span<double> derivatives = std::span<double>(derivative_scratch_).first(output_count(source));
+    const std::span<double> derivatives =
+        std::span<double>(derivative_scratch_).first(output_count(source));
     subsystems_[source].model->output_derivatives(
-        t, state_slice(source, x), std::span<const double>(source_jet_scratch_).first(2 * values.size()), 1,
-        derivatives);
+        t, state_slice(source, x),
+        std::span<const double>(source_jet_scratch_).first(2 * values.size()), 1, derivatives);
     return derivatives[node - output_offset_[source]];
   }
 
@@ -271,6 +348,7 @@ class AssembledSystem {
     state_offset_.assign(1, 0);
     input_offset_.assign(1, 0);
     output_offset_.assign(1, 0);
+    indicator_offset_.assign(1, 0);
     for (const auto& subsystem : subsystems_) {
       if (subsystem.model == nullptr) {
         throw ConfigurationError("monolithic reference: subsystem '" + subsystem.name +
@@ -279,6 +357,8 @@ class AssembledSystem {
       state_offset_.push_back(state_offset_.back() + subsystem.model->state_count());
       input_offset_.push_back(input_offset_.back() + subsystem.model->input_count());
       output_offset_.push_back(output_offset_.back() + subsystem.model->output_count());
+      indicator_offset_.push_back(indicator_offset_.back() +
+                                  subsystem.model->event_indicator_count());
     }
     for (std::size_t s = 0; s < subsystems_.size(); ++s) {
       for (std::size_t i = input_offset_[s]; i < input_offset_[s + 1]; ++i) {
@@ -373,8 +453,8 @@ class AssembledSystem {
     if (!outputs_stale_[subsystem]) return;
     const auto scratch = std::span<double>(output_scratch_)
                              .subspan(output_offset_[subsystem], output_count(subsystem));
-    subsystems_[subsystem].model->outputs(t, state_slice(subsystem, x), equation_inputs(t, x, subsystem),
-                                          scratch);
+    subsystems_[subsystem].model->outputs(t, state_slice(subsystem, x),
+                                          equation_inputs(t, x, subsystem), scratch);
     outputs_stale_[subsystem] = false;
   }
 
@@ -385,7 +465,8 @@ class AssembledSystem {
       input_values_[input] = value;
       outputs_stale_[subsystem_of_input_[input]] = true;
       // ẏ of that subsystem may depend on this input: its derivative readers too.
-      for (const std::size_t reader : derivative_readers_[subsystem_of_input_[input]]) outputs_stale_[reader] = true;
+      for (const std::size_t reader : derivative_readers_[subsystem_of_input_[input]])
+        outputs_stale_[reader] = true;
     }
   }
 
@@ -466,14 +547,14 @@ class AssembledSystem {
   }
 
   std::vector<MonolithicSubsystem> subsystems_;
-  std::vector<std::size_t> state_offset_, input_offset_, output_offset_;
+  std::vector<std::size_t> state_offset_, input_offset_, output_offset_, indicator_offset_;
   std::vector<std::size_t> subsystem_of_input_, subsystem_of_node_;
   std::vector<std::size_t> source_of_input_;
   std::vector<std::vector<std::size_t>> targets_of_node_;
   std::vector<double> input_values_, node_values_, output_scratch_;
   std::vector<bool> outputs_stale_;
   // Models reading input derivatives (Model::input_derivative_order() = 1).
-  std::vector<std::vector<double>> input_jets_;               ///< per subsystem: u, u̇ (empty if unused)
+  std::vector<std::vector<double>> input_jets_;  ///< per subsystem: u, u̇ (empty if unused)
   std::vector<std::vector<std::size_t>> derivative_readers_;  ///< per subsystem: who reads its ẏ
   std::vector<double> source_jet_scratch_, derivative_scratch_;
   std::vector<EvaluationStep> steps_;
@@ -510,10 +591,38 @@ class SundialsContext {
   SUNContext context_ = nullptr;
 };
 
+/// Counts the events at one instant (within kEventTimeResolution) and stops a
+/// model that never lets time advance.
+class EventBurstGuard {
+ public:
+  void note(double t, const std::string& subsystem) {
+    if (count_ > 0 && t - burst_start_ <= kEventTimeResolution) {
+      if (++count_ > kMaxEventsAtOneTime) {
+        throw SlaveError("monolithic reference: subsystem '" + subsystem +
+                         "' asked for more than " + std::to_string(kMaxEventsAtOneTime) +
+                         " events at t = " + time_text(t) +
+                         " without time advancing (Zeno behaviour)");
+      }
+      return;
+    }
+    burst_start_ = t;
+    count_ = 1;
+  }
+
+ private:
+  double burst_start_ = 0.0;
+  int count_ = 0;
+};
+
 class CvodeIntegrator {
  public:
   CvodeIntegrator(AssembledSystem& system, const MonolithicSettings& settings, double start)
-      : system_(system), size_(static_cast<sunindextype>(system.state_count())) {
+      : system_(system),
+        model_state_count_(system.state_count()),
+        // A system without states but with events still needs CVODE for its root
+        // finding; it integrates one dummy state ẋ = 0 then.
+        size_(static_cast<sunindextype>(std::max<std::size_t>(model_state_count_, 1))),
+        indicator_count_(system.event_indicator_count()) {
     state_.reset(N_VNew_Serial(size_, context_.get()));
     matrix_.reset(SUNDenseMatrix(size_, size_, context_.get()));
     if (!state_ || !matrix_) throw SlaveError("monolithic reference: SUNDIALS allocation failed");
@@ -523,7 +632,8 @@ class CvodeIntegrator {
     if (!linear_solver_ || memory_ == nullptr) {
       throw SlaveError("monolithic reference: SUNDIALS allocation failed");
     }
-    system_.initial_state(state());
+    std::fill(state().begin(), state().end(), 0.0);
+    system_.initial_state(model_state());
     check(CVodeSetErrHandlerFn(memory_, &CvodeIntegrator::record_error, this),
           "CVodeSetErrHandlerFn", start);
     check(CVodeInit(memory_, &CvodeIntegrator::right_hand_side, start, state_.get()), "CVodeInit",
@@ -537,61 +647,150 @@ class CvodeIntegrator {
     // per call is far too few. Still bounded: when t + h == t (a model that
     // fails just ahead), CVODE would otherwise step in place without end.
     check(CVodeSetMaxNumSteps(memory_, 1'000'000), "CVodeSetMaxNumSteps", start);
-    segment_start_ = start;
+    if (indicator_count_ > 0) {
+      // State events: CVODE locates the zero crossings of all indicators, in
+      // either direction, and returns there (CV_ROOT_RETURN).
+      check(CVodeRootInit(memory_, static_cast<int>(indicator_count_),
+                          &CvodeIntegrator::root_function),
+            "CVodeRootInit", start);
+      roots_found_.assign(indicator_count_, 0);
+    }
+    segment_start_ = segment_end_ = latest_equation_time_ = start;
   }
   CvodeIntegrator(const CvodeIntegrator&) = delete;
   CvodeIntegrator& operator=(const CvodeIntegrator&) = delete;
 
-  /// Starts integrating [start, end] from the current state. The equations
-  /// switch at `end`, so the right-hand side sees times clamped below it.
-  void begin_segment(double start, double end, bool first) {
-    if (!first) check(CVodeReInit(memory_, start, state_.get()), "CVodeReInit", start);
-    check(CVodeSetStopTime(memory_, end), "CVodeSetStopTime", start);
-    segment_start_ = start;
-    latest_equation_time_ = std::nextafter(end, -std::numeric_limits<double>::infinity());
-    stepped_ = false;
+  /// Handles the time events the models announced for t (Model::next_time_event
+  /// within kEventTimeResolution of t, or overdue), until none is left: handling
+  /// one may announce another for the same instant. Call before begin_segment.
+  void handle_time_events(double t) {
+    for (bool handled = true; handled;) {
+      handled = false;
+      for (std::size_t s = 0; s < system_.subsystem_count(); ++s) {
+        if (!(system_.next_time_event(s) <= t + kEventTimeResolution)) continue;
+        burst_guard_.note(t, system_.name(s));
+        system_.handle_event(s, t, model_state());
+        handled = true;
+      }
+    }
   }
 
-  /// Integrates (or interpolates) to `time` inside the current segment.
+  /// Starts integrating [start, end] from the current state, which events may
+  /// have changed: CVODE restarts here. The equations switch at `end`, so the
+  /// right-hand side sees times clamped below it.
+  void begin_segment(double start, double end) {
+    segment_end_ = end;
+    latest_equation_time_ = std::nextafter(end, -std::numeric_limits<double>::infinity());
+    restart(start);
+  }
+
+  /// Integrates (or interpolates) to `time` inside the current segment, handling
+  /// the state events located on the way. A state event exactly at `time` is
+  /// handled first: the state returned is the one after it.
   std::span<const double> advance_to(double time) {
-    // CVODE refuses a first output time within roundoff of the initial time;
-    // the state there is the initial state to roundoff.
-    const double roundoff = 4.0 * std::numeric_limits<double>::epsilon() *
-                            std::max(std::abs(segment_start_), std::abs(time));
-    if (!stepped_ && time - segment_start_ <= roundoff) return state();
-    double reached = 0.0;
-    last_message_.clear();
-    const int flag = CVode(memory_, time, state_.get(), &reached, CV_NORMAL);
-    if (flag < 0) fail(flag, "CVode", time);
-    stepped_ = true;
-    return state();
+    for (;;) {
+      // CVODE refuses a first output time within roundoff of the initial time;
+      // the state there is the initial state to roundoff.
+      const double roundoff = 4.0 * std::numeric_limits<double>::epsilon() *
+                              std::max(std::abs(segment_start_), std::abs(time));
+      if (!stepped_ && time - segment_start_ <= roundoff) return model_state();
+      double reached = 0.0;
+      last_message_.clear();
+      const int flag = CVode(memory_, time, state_.get(), &reached, CV_NORMAL);
+      if (flag < 0) fail(flag, "CVode", time);
+      stepped_ = true;
+      // CVODE returns the state at the root; the grid time is still ahead.
+      if (flag != CV_ROOT_RETURN) return model_state();
+      handle_state_events(reached);
+    }
   }
 
  private:
   std::span<double> state() {
     return {N_VGetArrayPointer_Serial(state_.get()), static_cast<std::size_t>(size_)};
   }
+  /// The models' states, without the dummy of a stateless system.
+  std::span<double> model_state() { return state().first(model_state_count_); }
+
+  /// CVODE from (t, current state) to the segment end, as after CVodeInit: the
+  /// state or the discrete equations may have jumped at t.
+  void restart(double t) {
+    check(CVodeReInit(memory_, t, state_.get()), "CVodeReInit", t);
+    check(CVodeSetStopTime(memory_, segment_end_), "CVodeSetStopTime", t);
+    segment_start_ = t;
+    stepped_ = false;
+  }
+
+  /// After CV_ROOT_RETURN at t: every model with an indicator that crossed zero
+  /// handles the event (once, however many of its indicators fired), in
+  /// subsystem order, each seeing the state left by the previous ones.
+  void handle_state_events(double t) {
+    check(CVodeGetRootInfo(memory_, roots_found_.data()), "CVodeGetRootInfo", t);
+    std::size_t handled = system_.subsystem_count();  // none yet
+    for (std::size_t indicator = 0; indicator < indicator_count_; ++indicator) {
+      if (roots_found_[indicator] == 0) continue;
+      const std::size_t s = system_.subsystem_of_indicator(indicator);
+      if (s == handled) continue;
+      burst_guard_.note(t, system_.name(s));
+      system_.handle_event(s, t, model_state());
+      handled = s;
+    }
+    restart(t);
+  }
+
+  /// The time at which the equations are evaluated for CVODE's t: inside
+  /// [segment start, end), where the segment's equations hold; CVODE evaluates
+  /// at the stop time itself, where the model would already switch.
+  double equation_time(double t) const {
+    return std::min(std::max(t, segment_start_), latest_equation_time_);
+  }
 
   static int right_hand_side(sunrealtype t, N_Vector x, N_Vector dxdt, void* user_data) {
     auto& self = *static_cast<CvodeIntegrator*>(user_data);
-    // The equations of this segment hold on [start, end); CVODE evaluates at
-    // the stop time itself, where the model would already switch.
-    const double time = std::clamp(t, self.segment_start_, self.latest_equation_time_);
     const auto size = static_cast<std::size_t>(self.size_);
     const std::span<double> derivatives{N_VGetArrayPointer_Serial(dxdt), size};
+    const std::span<const double> states{N_VGetArrayPointer_Serial(x), size};
     try {
-      self.system_.derivatives(time, {N_VGetArrayPointer_Serial(x), size}, derivatives);
+      self.system_.derivatives(self.equation_time(t), states.first(self.model_state_count_),
+                               derivatives.first(self.model_state_count_));
     } catch (...) {
       // Exceptions must not cross CVODE's C frames; rethrown after CVode returns.
       self.pending_error_ = std::current_exception();
       return -1;
     }
+    std::fill(derivatives.begin() + static_cast<std::ptrdiff_t>(self.model_state_count_),
+              derivatives.end(), 0.0);
     // A NaN would poison CVODE's step-size control (it can loop forever); a
     // recoverable failure makes it retry with a smaller step, and give up
     // with a flag if that does not help.
     const bool finite = std::all_of(derivatives.begin(), derivatives.end(),
                                     [](double value) { return std::isfinite(value); });
     return finite ? 0 : 1;
+  }
+
+  static int root_function(sunrealtype t, N_Vector x, sunrealtype* indicators, void* user_data) {
+    auto& self = *static_cast<CvodeIntegrator*>(user_data);
+    const std::span<double> values{indicators, self.indicator_count_};
+    const std::span<const double> states{N_VGetArrayPointer_Serial(x), self.model_state_count_};
+    const double time = self.equation_time(t);
+    try {
+      self.system_.event_indicators(time, states, values);
+      // A NaN indicator has no sign: CVODE would miss or invent crossings.
+      const auto bad = std::find_if(values.begin(), values.end(),
+                                    [](double value) { return !std::isfinite(value); });
+      if (bad != values.end()) {
+        const auto indicator = static_cast<std::size_t>(bad - values.begin());
+        throw SlaveError("monolithic reference: event indicator " + std::to_string(indicator) +
+                         " of subsystem '" +
+                         self.system_.name(self.system_.subsystem_of_indicator(indicator)) +
+                         "' is not finite at t = " + time_text(time));
+      }
+    } catch (...) {
+      // As in right_hand_side: CVODE fails with CV_RTFUNC_FAIL, fail() rethrows.
+      self.pending_error_ = std::current_exception();
+      return -1;
+    }
+    return 0;
   }
 
   static void record_error(int, const char* module, const char* function, char* message,
@@ -618,7 +817,9 @@ class CvodeIntegrator {
 
   AssembledSystem& system_;
   SundialsContext context_;
+  std::size_t model_state_count_;
   sunindextype size_;
+  std::size_t indicator_count_;
   std::unique_ptr<std::remove_pointer_t<N_Vector>, SundialsDeleter> state_;
   std::unique_ptr<std::remove_pointer_t<SUNMatrix>, SundialsDeleter> matrix_;
   std::unique_ptr<std::remove_pointer_t<SUNLinearSolver>, SundialsDeleter> linear_solver_;
@@ -626,8 +827,11 @@ class CvodeIntegrator {
   std::unique_ptr<void, CvodeMemoryDeleter> memory_owner_;
   void* memory_ = nullptr;
   double segment_start_ = 0.0;
+  double segment_end_ = 0.0;
   double latest_equation_time_ = 0.0;
   bool stepped_ = false;
+  std::vector<int> roots_found_;
+  EventBurstGuard burst_guard_;
   std::exception_ptr pending_error_;
   std::string last_message_;
 };
@@ -678,6 +882,9 @@ class SolutionRecorder {
 
 /// Pure algebraic systems have no ODE for CVODE: outputs follow from t alone.
 MonolithicSolution solve_stateless(AssembledSystem& system, std::span<const double> grid) {
+  // Nothing to initialise, but every model sees start() then initial_state() in
+  // every case: a model-exchange FMU may finish its initialisation there.
+  system.initial_state({});
   SolutionRecorder recorder(system, grid);
   for (const double time : grid) {
     system.solve_connections(time, {});
@@ -694,19 +901,32 @@ MonolithicSolution solve_monolithic(std::span<const MonolithicSubsystem> subsyst
                                     const MonolithicSettings& settings) {
   check_interval_and_grid(start, end, grid);
   AssembledSystem system(subsystems, connections);
-  if (system.state_count() == 0) return solve_stateless(system, grid);
+  system.start(start);
+  if (system.state_count() == 0 && !system.has_discrete_behaviour()) {
+    return solve_stateless(system, grid);
+  }
 
   SolutionRecorder recorder(system, grid);
   CvodeIntegrator integrator(system, settings, start);
-  std::vector<double> boundaries = system.event_times(start, end);
-  boundaries.push_back(end);
+  const std::vector<double> static_events = system.event_times(start, end);
+  auto next_static = static_events.begin();
 
+  // Segments end at the next static time event, the next time event a model
+  // announced, or the end. The announced ones are asked for again after every
+  // segment: handling an event announces the next. Model::completed_step is not
+  // called: CVODE's internal steps are not visible here (CV_NORMAL), and the
+  // models' discrete behaviour reaches the reference through indicators and
+  // announced time events.
   std::size_t next_grid = 0;
   double segment_start = start;
-  for (std::size_t k = 0; k < boundaries.size(); ++k) {
-    const double segment_end = boundaries[k];
-    const bool last = k + 1 == boundaries.size();
-    integrator.begin_segment(segment_start, segment_end, k == 0);
+  for (;;) {
+    integrator.handle_time_events(segment_start);
+    while (next_static != static_events.end() && *next_static <= segment_start) ++next_static;
+    const double next_static_event = next_static == static_events.end() ? end : *next_static;
+    // handle_time_events left every announced event beyond segment_start.
+    const double segment_end = std::min({next_static_event, system.earliest_time_event(), end});
+    const bool last = segment_end >= end;
+    integrator.begin_segment(segment_start, segment_end);
     // A grid point at an event time belongs to the next segment: there the new
     // equations hold. The final end belongs to the last segment.
     while (next_grid < grid.size() &&
@@ -715,7 +935,8 @@ MonolithicSolution solve_monolithic(std::span<const MonolithicSubsystem> subsyst
       system.solve_connections(time, integrator.advance_to(time));
       recorder.record(system);
     }
-    if (!last) integrator.advance_to(segment_end);
+    if (last) break;
+    integrator.advance_to(segment_end);
     segment_start = segment_end;
   }
   return recorder.take();

@@ -2,7 +2,9 @@
 // The monolithic reference (DESIGN §6): all models of a scenario assembled into
 // one ODE, the connection equations u_target = y_source solved exactly at every
 // right-hand-side evaluation, integrated by CVODE with tight tolerances and
-// stopped at every model time event. Co-simulation errors are measured against it.
+// stopped at every model time event. Models with discrete behaviour (FMI model
+// exchange: Model::start, event indicators, announced time events) join it like
+// the built-in ones. Co-simulation errors are measured against it.
 #include <cstddef>
 #include <span>
 #include <string>
@@ -34,9 +36,13 @@ struct MonolithicSolution {
 
 /// Solves the assembled system on [start, end] and reports every output at the
 /// grid times (increasing, inside [start, end]). At an event time the new
-/// equations hold. Throws ConfigurationError for an input connected zero or
+/// equations hold: a static time event, a time event a model announced
+/// (next_time_event) or a state event (an indicator's zero crossing, located by
+/// CVODE), the last two handled by the model's handle_event before the grid
+/// point is recorded. Throws ConfigurationError for an input connected zero or
 /// several times, a bad index or a bad grid; std::runtime_error (SlaveError)
-/// when CVODE or an algebraic loop fails, naming the time.
+/// when CVODE or an algebraic loop fails, or when a model asks for more than 100
+/// events at one time (Zeno), naming the time. A model's own exceptions pass through.
 MonolithicSolution solve_monolithic(std::span<const MonolithicSubsystem> subsystems,
                                     std::span<const MonolithicConnection> connections, double start,
                                     double end, std::span<const double> grid,

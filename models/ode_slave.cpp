@@ -95,6 +95,11 @@ std::unique_ptr<Solver> make_solver(const std::string& slave_name, const Model& 
     case SolverKind::cvode:
       return make_cvode_solver(model, settings);
     case SolverKind::euler:
+      if (model.event_indicator_count() > 0) {
+        configuration_error(slave_name,
+                            "the model has state events (event indicators), which only the 'cvode' "
+                            "solver locates");
+      }
       return make_euler_solver(model, settings.euler_substeps);
     case SolverKind::exact:
       if (!has_linear_form_everywhere(model)) {
@@ -117,6 +122,10 @@ class OdeSlave final : public Slave, private SampleSink {
     check_events(name_, model_->time_events());
     description_ = describe(*model_);
     apply_limits(name_, limits, description_.capabilities);
+    // A discrete state the model cannot save (an FMU without state access that has
+    // events) rules out rollback whatever the scenario declares.
+    description_.capabilities.can_rollback =
+        description_.capabilities.can_rollback && model_->can_save_discrete_state();
     solver_ = make_solver(name_, *model_, settings);
   }
 
@@ -131,6 +140,7 @@ class OdeSlave final : public Slave, private SampleSink {
     saved_state_.assign(states, 0.0);
     inputs_now_.assign((read_order + 1) * inputs, 0.0);
     input_jet_.assign((order + read_order + 1) * inputs, 0.0);
+    model_->start(to_seconds(start));
     model_->initial_state(state_);
     current_time_ = start;
     has_saved_state_ = false;
@@ -162,24 +172,31 @@ class OdeSlave final : public Slave, private SampleSink {
     step_samples_ = result.samples;
     integrate_macro_step(request);
     current_time_ = request.end;
+    evaluate_input_jet(request.inputs, to_seconds(request.end), model_->input_derivative_order(),
+                       inputs_now_);
+    model_->completed_step(to_seconds(request.end), state_, inputs_now_);
     write_end_outputs(request.inputs, result.end_outputs);
   }
 
   void save_state() override {
     require_set_up("save_state");
-    if (!description_.capabilities.can_rollback) violation("save_state on a slave declared rollback-less");
+    if (!description_.capabilities.can_rollback)
+      violation("save_state on a slave declared rollback-less");
     std::copy(state_.begin(), state_.end(), saved_state_.begin());
+    model_->save_discrete_state();
     saved_time_ = current_time_;
     has_saved_state_ = true;
   }
 
   void restore_state() override {
     require_set_up("restore_state");
-    if (!description_.capabilities.can_rollback) violation("restore_state on a slave declared rollback-less");
+    if (!description_.capabilities.can_rollback)
+      violation("restore_state on a slave declared rollback-less");
     if (!has_saved_state_) violation("restore_state without a saved state");
     // CVODE is re-initialized at every segment start, so x and t are the whole
     // state: the re-run is bit-identical (see solver.hpp).
     std::copy(saved_state_.begin(), saved_state_.end(), state_.begin());
+    model_->restore_discrete_state();
     current_time_ = saved_time_;
   }
 
@@ -214,11 +231,20 @@ class OdeSlave final : public Slave, private SampleSink {
     std::size_t first_sample = 0;
     double segment_start = start;
     while (segment_start < end) {
+      // A time event the model announced while running (FMI nextEventTime) that
+      // is already due is handled before integrating on.
+      if (model_->next_time_event() <= segment_start + kEventMergeDistance)
+        handle_time_event(request, segment_start);
       double segment_end = end;
-      if (next_event != events.end() && *next_event < end - kEventMergeDistance) {
+      if (next_event != events.end() && *next_event < end - kEventMergeDistance)
         segment_end = *next_event;
+      const double announced = model_->next_time_event();
+      if (announced < segment_end - kEventMergeDistance) {
+        segment_end = announced;
+      } else if (segment_end < end) {
         ++next_event;
       }
+      const bool ends_at_announced = announced <= segment_end + kEventMergeDistance;
       std::size_t sample_count = 0;
       while (first_sample + sample_count < request.sample_times.size() &&
              to_seconds(request.sample_times[first_sample + sample_count]) <= segment_end) {
@@ -230,7 +256,14 @@ class OdeSlave final : public Slave, private SampleSink {
       integrate_segment(segment);
       first_sample += sample_count;
       segment_start = segment_end;
+      if (ends_at_announced) handle_time_event(request, segment_end);
     }
+  }
+
+  /// The model's event iteration at a time event it announced.
+  void handle_time_event(const StepRequest& request, double time) {
+    evaluate_input_jet(request.inputs, time, model_->input_derivative_order(), inputs_now_);
+    model_->handle_event(time, state_, inputs_now_);
   }
 
   void integrate_segment(const Segment& segment) {
@@ -288,8 +321,10 @@ class OdeSlave final : public Slave, private SampleSink {
   // All sized in setup, so that step() and evaluate_outputs() do not allocate.
   std::vector<double> state_;
   std::vector<double> saved_state_;
-  std::vector<double> inputs_now_;  ///< the input jet the equations read (Model::input_derivative_order)
-  std::vector<double> input_jet_;  ///< (order + input derivative order + 1) rows of input_count: u, u̇, ü, ...
+  std::vector<double>
+      inputs_now_;  ///< the input jet the equations read (Model::input_derivative_order)
+  std::vector<double>
+      input_jet_;  ///< (order + input derivative order + 1) rows of input_count: u, u̇, ü, ...
   Time current_time_ = 0;
   Time saved_time_ = 0;
   bool has_saved_state_ = false;
