@@ -29,7 +29,9 @@ using Clock = std::chrono::steady_clock;
 std::filesystem::path prepare_directory(const std::string& directory) {
   std::error_code error;
   std::filesystem::create_directories(directory, error);
-  if (error) throw ConfigurationError("cannot create output directory '" + directory + "': " + error.message());
+  if (error)
+    throw ConfigurationError("cannot create output directory '" + directory +
+                             "': " + error.message());
   return directory;
 }
 
@@ -38,7 +40,6 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
   file << text;
   if (!file) throw std::runtime_error("cannot write '" + path.string() + "'");
 }
-
 
 struct Column {
   std::string name;
@@ -55,14 +56,15 @@ void write_signals_csv(const std::filesystem::path& path, const std::vector<Time
   file << '\n';
   for (std::size_t k = 0; k < grid.size(); ++k) {
     file << exact_text(to_seconds(grid[k]));
-    for (const Column& column : columns) file << ',' << exact_text(column.values[k * column.stride + column.offset]);
+    for (const Column& column : columns)
+      file << ',' << exact_text(column.values[k * column.stride + column.offset]);
     file << '\n';
   }
   if (!file) throw std::runtime_error("cannot write '" + path.string() + "'");
 }
 
-std::vector<double> column_of(std::span<const double> values, std::size_t stride, std::size_t offset,
-                              std::size_t count) {
+std::vector<double> column_of(std::span<const double> values, std::size_t stride,
+                              std::size_t offset, std::size_t count) {
   std::vector<double> column(count);
   for (std::size_t k = 0; k < count; ++k) column[k] = values[k * stride + offset];
   return column;
@@ -75,7 +77,8 @@ class ProgressLine {
   void update(double time) {
     if (!enabled_) return;
     const auto now = Clock::now();
-    if (now - began_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(250)) return;
+    if (now - began_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(250))
+      return;
     last_ = now;
     shown_ = true;
     std::fprintf(stderr, "\r[couplet] t = %.3f / %.3f s (%3.0f%%)", time, end_,
@@ -95,9 +98,14 @@ class ProgressLine {
 
 }  // namespace
 
-RunLogHeader log_header(const Scenario& scenario, const System& system, const Algorithm& algorithm) {
-  RunLogHeader header{scenario.source, scenario.text, to_ticks(scenario.start), to_ticks(scenario.end),
-                      std::string(algorithm.name()), {}};
+RunLogHeader log_header(const Scenario& scenario, const System& system,
+                        const Algorithm& algorithm) {
+  RunLogHeader header{scenario.source,
+                      scenario.text,
+                      to_ticks(scenario.start),
+                      to_ticks(scenario.end),
+                      std::string(algorithm.name()),
+                      {}};
   for (std::size_t s = 0; s < system.slave_count(); ++s) {
     const auto* remote = dynamic_cast<const drivers::RemoteSlave*>(&system.slave(s));
     header.slave_links.push_back(remote != nullptr ? remote->link_name() : "");
@@ -113,8 +121,15 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
   const std::vector<Time> grid = evaluation_grid(scenario);
   const auto directory = prepare_directory(options.output_directory);
 
-  SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end), grid);
-  RunPacer pacer(parse_clock(scenario.clock, scenario.source), system, to_ticks(scenario.start), to_ticks(scenario.end));
+  // The reference first: a scenario that cannot have one (a co-simulation FMU)
+  // says so before the run rather than after it.
+  models::MonolithicSolution reference;
+  if (scenario.monolithic_reference) reference = solve_reference(scenario, catalog, system, grid);
+
+  SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
+                              grid);
+  RunPacer pacer(parse_clock(scenario.clock, scenario.source), system, to_ticks(scenario.start),
+                 to_ticks(scenario.end));
   std::optional<Recorder> recorder;
   if (options.record_log) {
     recorder.emplace((directory / "run.log").string());
@@ -155,7 +170,8 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
   summary["wall_time_s"] = wall_time;
   summary["decision_hash"] = hash_text(executor.decision_hash());
   if (recorder) {
-    summary["run_log"] = {{"path", recorder->path()}, {"bytes", recorder->bytes_written()},
+    summary["run_log"] = {{"path", recorder->path()},
+                          {"bytes", recorder->bytes_written()},
                           {"records_waited", recorder->records_waited()}};
   }
   summary["evaluation"]["grid_s"] = scenario.evaluation_grid;
@@ -182,15 +198,16 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
     columns.push_back({system.output_name(signal), trace.values[signal.slave],
                        system.description(signal.slave).outputs.size(), signal.port});
   }
-  models::MonolithicSolution reference;
   if (scenario.monolithic_reference) {
-    reference = solve_reference(scenario, catalog, system, grid);
     for (const PortReference& signal : signals) {
       const std::size_t stride = system.description(signal.slave).outputs.size();
-      const std::vector<double> cosimulation = column_of(trace.values[signal.slave], stride, signal.port, grid.size());
-      const std::vector<double> exact = column_of(reference.outputs[signal.slave], stride, signal.port, grid.size());
+      const std::vector<double> cosimulation =
+          column_of(trace.values[signal.slave], stride, signal.port, grid.size());
+      const std::vector<double> exact =
+          column_of(reference.outputs[signal.slave], stride, signal.port, grid.size());
       const SignalError error = compare_to_reference(cosimulation, exact);
-      summary["errors"][system.output_name(signal)] = {{"nrmse_pct", error.nrmse_pct}, {"rmse", error.rmse}};
+      summary["errors"][system.output_name(signal)] = {{"nrmse_pct", error.nrmse_pct},
+                                                       {"rmse", error.rmse}};
     }
     for (const PortReference& signal : signals) {
       columns.push_back({system.output_name(signal) + ":reference", reference.outputs[signal.slave],
@@ -235,30 +252,26 @@ void validate_scenario(const Scenario& scenario) {
   resolve_signals(scenario, system);
   SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
                               evaluation_grid(scenario));
-  const RunPacer pacer(parse_clock(scenario.clock, scenario.source), system, to_ticks(scenario.start),
-                       to_ticks(scenario.end));
+  const RunPacer pacer(parse_clock(scenario.clock, scenario.source), system,
+                       to_ticks(scenario.start), to_ticks(scenario.end));
   executor.initialize();
+  // A reference the scenario asks for must be possible (not with co-simulation FMUs).
+  if (scenario.monolithic_reference && scenario.groups.empty()) {
+    for (const SlaveSpec& spec : scenario.slaves)
+      open_source(spec, catalog)->make_model(slave_settings(scenario, spec));
+  }
 }
 
 std::string describe_models(const models::ModelCatalog& catalog) {
-  std::ostringstream text;
+  std::string text;
   for (const models::ModelEntry& entry : catalog.entries()) {
-    const models::ModelDescription& model = entry.description;
-    text << model.name << " — " << model.summary << "\n";
-    text << "  inputs: ";
-    for (std::size_t i = 0; i < model.inputs.size(); ++i) text << (i ? ", " : "") << model.inputs[i];
-    if (model.inputs.empty()) text << "none";
-    text << "\n  outputs: ";
-    for (std::size_t j = 0; j < model.outputs.size(); ++j) {
-      text << (j ? ", " : "") << model.outputs[j].name << (model.outputs[j].direct_feedthrough ? " (feedthrough)" : "");
-    }
-    text << "\n  parameters:\n";
-    for (const models::ParameterDescription& parameter : model.parameters) {
-      text << "    " << std::left << std::setw(14) << parameter.name << " = " << std::setw(10)
-           << parameter.default_value << "  " << parameter.meaning << "\n";
-    }
+    text += models::catalog_source(catalog, entry.description.name)->describe();
   }
-  return text.str();
+  return text;
+}
+
+std::string describe_fmu(const std::string& fmu_path) {
+  return models::fmu_source(fmu_path, models::FmuKind::automatic)->describe();
 }
 
 std::string summary_table(const nlohmann::json& summary) {
@@ -268,23 +281,27 @@ std::string summary_table(const nlohmann::json& summary) {
   };
   row("scenario", summary.value("scenario", ""));
   row("algorithm", summary.value("algorithm", ""));
-  if (summary.contains("macro_steps")) row("macro steps", std::to_string(summary["macro_steps"].get<std::uint64_t>()));
-  if (summary.contains("slave_steps")) row("slave steps", std::to_string(summary["slave_steps"].get<std::uint64_t>()));
+  if (summary.contains("macro_steps"))
+    row("macro steps", std::to_string(summary["macro_steps"].get<std::uint64_t>()));
+  if (summary.contains("slave_steps"))
+    row("slave steps", std::to_string(summary["slave_steps"].get<std::uint64_t>()));
   row("end time [s]", exact_text(summary.value("end_time", 0.0)));
   char wall[32];
   std::snprintf(wall, sizeof wall, "%.3f", summary.value("wall_time_s", 0.0));
   row("wall time [s]", wall);
-  if (summary.contains("decision_hash")) row("decision hash", summary["decision_hash"].get<std::string>());
+  if (summary.contains("decision_hash"))
+    row("decision hash", summary["decision_hash"].get<std::string>());
   if (summary.contains("run_log")) {
     const auto bytes = summary["run_log"]["bytes"].get<std::uint64_t>();
-    row("run log", summary["run_log"]["path"].get<std::string>() + " (" + std::to_string((bytes + 512) / 1024) +
-                       " KiB; couplet replay/report)");
+    row("run log", summary["run_log"]["path"].get<std::string>() + " (" +
+                       std::to_string((bytes + 512) / 1024) + " KiB; couplet replay/report)");
   }
   if (summary.contains("errors")) {
     text << "  error against the monolithic reference:\n";
     for (const auto& [name, error] : summary["errors"].items()) {
       char line[96];
-      std::snprintf(line, sizeof line, "NRMSE %8.4f %%   RMSE %.3e", error["nrmse_pct"].get<double>(), error["rmse"].get<double>());
+      std::snprintf(line, sizeof line, "NRMSE %8.4f %%   RMSE %.3e",
+                    error["nrmse_pct"].get<double>(), error["rmse"].get<double>());
       row("  " + name, line);
     }
   }

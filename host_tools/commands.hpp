@@ -34,6 +34,9 @@ void validate_scenario(const Scenario& scenario);
 /// `couplet models`: the built-in models, their ports and parameters.
 std::string describe_models(const models::ModelCatalog& catalog);
 
+/// `couplet models FILE.fmu`: the FMU's variables, capabilities and interfaces.
+std::string describe_fmu(const std::string& fmu_path);
+
 /// A short human-readable table of a summary.
 std::string summary_table(const nlohmann::json& summary);
 

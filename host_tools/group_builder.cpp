@@ -27,6 +27,10 @@ std::unique_ptr<Slave> make_member(const SlaveSpec& spec, const GroupSpec& group
                              "' but sits behind a link; remote slaves cannot roll back, which the group's "
                              "iterative algorithm needs (leave it outside the group)");
   }
+  if (!spec.fmu.empty()) {
+    throw ConfigurationError(spec.where + ": slave '" + spec.name + "' is in group '" + group.name +
+                             "' but is an FMU; groups take built-in models only for now (leave it outside the group)");
+  }
   try {
     return models::make_ode_slave(spec.name, catalog.create(spec.model, spec.parameters), spec.solver,
                                   spec.capabilities);

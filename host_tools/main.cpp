@@ -46,7 +46,9 @@ int main(int argc, char** argv) {
   validate->add_option("scenario", scenario_path, "scenario file (YAML)")->required();
   validate->add_option("--set", assignments, "override a scenario key: key.path=value (repeatable)");
 
-  CLI::App* models = app.add_subcommand("models", "list the built-in models, ports and parameters");
+  CLI::App* models = app.add_subcommand("models", "list the built-in models, or an FMU's variables and capabilities");
+  std::vector<std::string> fmu_paths;
+  models->add_option("fmu", fmu_paths, "FMU files to describe instead of the built-in models");
 
   bool no_log = false;
   run->add_flag("--no-log", no_log, "do not write run.log");
@@ -74,7 +76,8 @@ int main(int argc, char** argv) {
 
   try {
     if (models->parsed()) {
-      std::cout << describe_models(couplet::models::ModelCatalog::builtin());
+      if (fmu_paths.empty()) std::cout << describe_models(couplet::models::ModelCatalog::builtin());
+      for (const std::string& path : fmu_paths) std::cout << describe_fmu(path);
       return 0;
     }
     if (replay->parsed()) return replay_log_command(log_path, verify);

@@ -5,6 +5,7 @@
 #include "drivers/remote_slave.hpp"
 #include "drivers/serial_transport.hpp"
 #include "drivers/udp_transport.hpp"
+#include "host_tools/system_builder.hpp"
 #include "host_tools/target_process.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/exact_text.hpp"
@@ -17,11 +18,19 @@ namespace {
 // A spawned target needs a moment to load; a few seconds is generous.
 constexpr auto kSpawnTimeout = std::chrono::seconds(10);
 
-
 std::vector<std::string> target_arguments(const SlaveSpec& spec) {
   const LinkSpec& link = *spec.link;
   std::vector<std::string> arguments = {"--model", spec.model};
-  for (const auto& [name, value] : spec.parameters) arguments.push_back("--param=" + name + "=" + exact_text(value));
+  if (!spec.fmu.empty()) {
+    arguments = {"--fmu", spec.fmu};
+    if (spec.fmu_kind != models::FmuKind::automatic) {
+      arguments.insert(
+          arguments.end(),
+          {"--fmu-kind", spec.fmu_kind == models::FmuKind::co_simulation ? "cs" : "me"});
+    }
+  }
+  for (const auto& [name, value] : spec.parameters)
+    arguments.push_back("--param=" + name + "=" + exact_text(value));
   if (link.is_udp()) {
     arguments.insert(arguments.end(), {"--udp", link.udp});
   } else {
@@ -34,21 +43,28 @@ std::vector<std::string> target_arguments(const SlaveSpec& spec) {
 
 drivers::LinkPolicy policy_of(const LinkSpec& link) {
   drivers::LinkPolicy policy;
-  policy.retransmit_timeout = std::chrono::microseconds(static_cast<long>(link.retransmit_timeout * 1e6));
-  policy.max_retransmit_interval = std::max(policy.max_retransmit_interval, policy.retransmit_timeout);
+  policy.retransmit_timeout =
+      std::chrono::microseconds(static_cast<long>(link.retransmit_timeout * 1e6));
+  policy.max_retransmit_interval =
+      std::max(policy.max_retransmit_interval, policy.retransmit_timeout);
   policy.peer_timeout = std::chrono::microseconds(static_cast<long>(link.timeout * 1e6));
   return policy;
 }
 
 }  // namespace
 
-std::unique_ptr<Slave> make_remote_slave(const SlaveSpec& spec, const models::ModelCatalog& catalog) {
+std::unique_ptr<Slave> make_remote_slave(const Scenario& scenario, const SlaveSpec& spec,
+                                         const models::ModelCatalog& catalog) {
   const LinkSpec& link = *spec.link;
   // The host checks model and parameters itself: its messages name the scenario
   // element, and the monolithic reference needs the model anyway.
-  catalog.create(spec.model, spec.parameters);
+  const std::unique_ptr<models::SlaveSource> source = open_source(spec, catalog);
+  const models::SlaveSettings settings = slave_settings(scenario, spec);
+  source->make_slave(settings);
 
-  targets::SlaveConfiguration configuration{spec.name, spec.model, spec.parameters, spec.solver, spec.capabilities};
+  targets::SlaveConfiguration configuration{spec.name,         source->identity(),
+                                            spec.parameters,   spec.solver,
+                                            spec.capabilities, settings.coupled_inputs};
   auto configure = std::make_unique<couplet_wire_Configure>();
   targets::to_wire(configuration, *configure);
 
@@ -65,8 +81,8 @@ std::unique_ptr<Slave> make_remote_slave(const SlaveSpec& spec, const models::Mo
   } else {
     transport = drivers::SerialTransport::open(device, link.baud);
   }
-  return std::make_unique<drivers::RemoteSlave>(spec.name, std::move(transport), configure.get(), policy_of(link),
-                                                std::move(process));
+  return std::make_unique<drivers::RemoteSlave>(spec.name, std::move(transport), configure.get(),
+                                                policy_of(link), std::move(process));
 }
 
 }  // namespace couplet::tools

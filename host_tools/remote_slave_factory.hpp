@@ -12,6 +12,7 @@
 namespace couplet::tools {
 
 /// `spec.link` must be set. Errors name the slave and its scenario element.
-std::unique_ptr<Slave> make_remote_slave(const SlaveSpec& spec, const models::ModelCatalog& catalog);
+std::unique_ptr<Slave> make_remote_slave(const Scenario& scenario, const SlaveSpec& spec,
+                                         const models::ModelCatalog& catalog);
 
 }  // namespace couplet::tools

@@ -1,6 +1,7 @@
 #include "host_tools/scenario.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -35,7 +36,8 @@ void set_path(YAML::Node node, const std::vector<std::string>& parts, std::size_
     node[parts[index]] = value;
     return;
   }
-  if (!node[parts[index]] || !node[parts[index]].IsMap()) node[parts[index]] = YAML::Node(YAML::NodeType::Map);
+  if (!node[parts[index]] || !node[parts[index]].IsMap())
+    node[parts[index]] = YAML::Node(YAML::NodeType::Map);
   set_path(node[parts[index]], parts, index + 1, value);
 }
 
@@ -46,21 +48,31 @@ models::SolverSettings parse_solver(const YAML::Node& node, const std::string& s
   check_keys(node, source, path, {"type", "method", "rtol", "atol", "max_step", "substeps"});
   if (node["type"]) {
     const std::string type = require_string(node["type"], source, path + ".type");
-    if (type == "cvode") settings.kind = models::SolverKind::cvode;
-    else if (type == "euler") settings.kind = models::SolverKind::euler;
-    else if (type == "exact") settings.kind = models::SolverKind::exact;
-    else throw ConfigurationError(locate(source, node["type"], path + ".type") + ": unknown solver '" + type + "' (cvode, euler, exact)");
+    if (type == "cvode")
+      settings.kind = models::SolverKind::cvode;
+    else if (type == "euler")
+      settings.kind = models::SolverKind::euler;
+    else if (type == "exact")
+      settings.kind = models::SolverKind::exact;
+    else
+      throw ConfigurationError(locate(source, node["type"], path + ".type") + ": unknown solver '" +
+                               type + "' (cvode, euler, exact)");
   }
   if (node["method"]) {
     const std::string method = require_string(node["method"], source, path + ".method");
-    if (method == "bdf") settings.method = models::CvodeMethod::bdf;
-    else if (method == "adams") settings.method = models::CvodeMethod::adams;
-    else throw ConfigurationError(locate(source, node["method"], path + ".method") + ": unknown CVODE method '" + method + "' (bdf, adams)");
+    if (method == "bdf")
+      settings.method = models::CvodeMethod::bdf;
+    else if (method == "adams")
+      settings.method = models::CvodeMethod::adams;
+    else
+      throw ConfigurationError(locate(source, node["method"], path + ".method") +
+                               ": unknown CVODE method '" + method + "' (bdf, adams)");
   }
   const auto positive = [&](const char* key, double& target) {
     if (!node[key]) return;
     target = require_number(node[key], source, path + "." + key);
-    if (!(target > 0.0)) throw ConfigurationError(locate(source, node[key], path + "." + key) + ": must be positive");
+    if (!(target > 0.0))
+      throw ConfigurationError(locate(source, node[key], path + "." + key) + ": must be positive");
   };
   positive("rtol", settings.relative_tolerance);
   positive("atol", settings.absolute_tolerance);
@@ -68,7 +80,8 @@ models::SolverSettings parse_solver(const YAML::Node& node, const std::string& s
   if (node["substeps"]) {
     const double substeps = require_number(node["substeps"], source, path + ".substeps");
     if (substeps < 1 || substeps != static_cast<double>(static_cast<int>(substeps))) {
-      throw ConfigurationError(locate(source, node["substeps"], path + ".substeps") + ": must be a whole number >= 1");
+      throw ConfigurationError(locate(source, node["substeps"], path + ".substeps") +
+                               ": must be a whole number >= 1");
     }
     settings.euler_substeps = static_cast<int>(substeps);
   }
@@ -80,11 +93,13 @@ models::CapabilityLimits parse_capabilities(const YAML::Node& node, const std::s
   models::CapabilityLimits limits;
   if (!node) return limits;
   check_keys(node, source, path,
-             {"max_input_degree", "output_derivative_order", "imposed_step", "rollback", "intermediate_samples"});
+             {"max_input_degree", "output_derivative_order", "imposed_step", "rollback",
+              "intermediate_samples"});
   const auto whole = [&](const char* key) {
     const double value = require_number(node[key], source, path + "." + key);
     if (value < 0 || value != static_cast<double>(static_cast<int>(value))) {
-      throw ConfigurationError(locate(source, node[key], path + "." + key) + ": must be a whole number >= 0");
+      throw ConfigurationError(locate(source, node[key], path + "." + key) +
+                               ": must be a whole number >= 0");
     }
     return static_cast<int>(value);
   };
@@ -93,14 +108,18 @@ models::CapabilityLimits parse_capabilities(const YAML::Node& node, const std::s
     try {
       target = node[key].as<bool>();
     } catch (const YAML::Exception&) {
-      throw ConfigurationError(locate(source, node[key], path + "." + key) + ": expected true or false");
+      throw ConfigurationError(locate(source, node[key], path + "." + key) +
+                               ": expected true or false");
     }
   };
   if (node["max_input_degree"]) limits.max_input_degree = whole("max_input_degree");
-  if (node["output_derivative_order"]) limits.output_derivative_order = whole("output_derivative_order");
+  if (node["output_derivative_order"])
+    limits.output_derivative_order = whole("output_derivative_order");
   if (node["imposed_step"]) {
     const double step = require_number(node["imposed_step"], source, path + ".imposed_step");
-    if (!(step > 0.0)) throw ConfigurationError(locate(source, node["imposed_step"], path + ".imposed_step") + ": must be positive (seconds)");
+    if (!(step > 0.0))
+      throw ConfigurationError(locate(source, node["imposed_step"], path + ".imposed_step") +
+                               ": must be positive (seconds)");
     limits.imposed_step = step_to_ticks(step);
   }
   flag("rollback", limits.can_rollback);
@@ -110,15 +129,44 @@ models::CapabilityLimits parse_capabilities(const YAML::Node& node, const std::s
 
 SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std::string& source) {
   const std::string path = "slaves." + name;
-  if (!node.IsMap()) throw ConfigurationError(locate(source, node, path) + ": must be a map with 'model'");
-  check_keys(node, source, path, {"model", "parameters", "solver", "capabilities", "link"});
+  if (!node.IsMap())
+    throw ConfigurationError(locate(source, node, path) + ": must be a map with 'model' or 'fmu'");
+  check_keys(node, source, path,
+             {"model", "fmu", "fmu_kind", "parameters", "solver", "capabilities", "link"});
   SlaveSpec spec;
   spec.name = name;
   spec.where = locate(source, node, path);
-  if (!node["model"]) throw ConfigurationError(locate(source, node, path) + ": missing 'model' (see `couplet models`)");
-  spec.model = require_string(node["model"], source, path + ".model");
+  if (static_cast<bool>(node["model"]) == static_cast<bool>(node["fmu"])) {
+    throw ConfigurationError(
+        locate(source, node, path) +
+        ": give either 'model' (a built-in model, see `couplet models`) or 'fmu' (an FMU file)");
+  }
+  if (node["model"]) {
+    spec.model = require_string(node["model"], source, path + ".model");
+    if (node["fmu_kind"])
+      throw ConfigurationError(locate(source, node["fmu_kind"], path + ".fmu_kind") +
+                               ": only with 'fmu'");
+  } else {
+    // Relative to the scenario file, so a scenario and its FMUs move together.
+    const std::filesystem::path fmu = require_string(node["fmu"], source, path + ".fmu");
+    spec.fmu = (fmu.is_absolute() ? fmu : std::filesystem::path(source).parent_path() / fmu)
+                   .lexically_normal()
+                   .string();
+    if (const YAML::Node kind = node["fmu_kind"]) {
+      const std::string text = require_string(kind, source, path + ".fmu_kind");
+      if (text == "cs")
+        spec.fmu_kind = models::FmuKind::co_simulation;
+      else if (text == "me")
+        spec.fmu_kind = models::FmuKind::model_exchange;
+      else
+        throw ConfigurationError(locate(source, kind, path + ".fmu_kind") +
+                                 ": expected 'cs' or 'me'");
+    }
+  }
   if (const YAML::Node parameters = node["parameters"]) {
-    if (!parameters.IsMap()) throw ConfigurationError(locate(source, parameters, path + ".parameters") + ": must be a map");
+    if (!parameters.IsMap())
+      throw ConfigurationError(locate(source, parameters, path + ".parameters") +
+                               ": must be a map");
     for (const auto& entry : parameters) {
       const std::string key = entry.first.as<std::string>();
       spec.parameters[key] = require_number(entry.second, source, path + ".parameters." + key);
@@ -133,7 +181,9 @@ SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std
 // groups: {name: {slaves: [member, ...], algorithm: {...}}} (docs/iterative.md).
 std::vector<GroupSpec> parse_groups(const YAML::Node& node, const std::vector<SlaveSpec>& slaves,
                                     const std::string& source) {
-  if (!node.IsMap()) throw ConfigurationError(locate(source, node, "groups") + ": must be a map of group name to {slaves, algorithm}");
+  if (!node.IsMap())
+    throw ConfigurationError(locate(source, node, "groups") +
+                             ": must be a map of group name to {slaves, algorithm}");
   std::vector<GroupSpec> groups;
   for (const auto& entry : node) {
     GroupSpec group;
@@ -146,24 +196,34 @@ std::vector<GroupSpec> parse_groups(const YAML::Node& node, const std::vector<Sl
       throw ConfigurationError(group.where + ": 'slaves' must be a non-empty list of slave names");
     }
     for (std::size_t k = 0; k < members.size(); ++k) {
-      const std::string member = require_string(members[k], source, path + ".slaves[" + std::to_string(k) + "]");
-      const bool declared = std::any_of(slaves.begin(), slaves.end(), [&](const SlaveSpec& slave) { return slave.name == member; });
-      if (!declared) throw ConfigurationError(locate(source, members[k], path + ".slaves") + ": '" + member + "' is not declared under 'slaves'");
+      const std::string member =
+          require_string(members[k], source, path + ".slaves[" + std::to_string(k) + "]");
+      const bool declared = std::any_of(slaves.begin(), slaves.end(), [&](const SlaveSpec& slave) {
+        return slave.name == member;
+      });
+      if (!declared)
+        throw ConfigurationError(locate(source, members[k], path + ".slaves") + ": '" + member +
+                                 "' is not declared under 'slaves'");
       for (const GroupSpec& other : groups) {
         if (std::find(other.members.begin(), other.members.end(), member) != other.members.end()) {
-          throw ConfigurationError(locate(source, members[k], path + ".slaves") + ": '" + member + "' is already in group '" + other.name + "'");
+          throw ConfigurationError(locate(source, members[k], path + ".slaves") + ": '" + member +
+                                   "' is already in group '" + other.name + "'");
         }
       }
       if (std::find(group.members.begin(), group.members.end(), member) != group.members.end()) {
-        throw ConfigurationError(locate(source, members[k], path + ".slaves") + ": '" + member + "' is listed twice");
+        throw ConfigurationError(locate(source, members[k], path + ".slaves") + ": '" + member +
+                                 "' is listed twice");
       }
       group.members.push_back(member);
     }
-    if (std::any_of(slaves.begin(), slaves.end(), [&](const SlaveSpec& slave) { return slave.name == group.name; })) {
+    if (std::any_of(slaves.begin(), slaves.end(),
+                    [&](const SlaveSpec& slave) { return slave.name == group.name; })) {
       throw ConfigurationError(group.where + ": a group cannot have the name of a slave");
     }
     group.algorithm = entry.second["algorithm"];
-    if (!group.algorithm) throw ConfigurationError(group.where + ": missing 'algorithm' (type: ifosmondi or ifosmondi_jfm, step)");
+    if (!group.algorithm)
+      throw ConfigurationError(group.where +
+                               ": missing 'algorithm' (type: ifosmondi or ifosmondi_jfm, step)");
     groups.push_back(std::move(group));
   }
   return groups;
@@ -185,7 +245,8 @@ double require_number(const YAML::Node& node, const std::string& source, const s
   throw ConfigurationError(locate(source, node, key) + ": expected a number");
 }
 
-std::string require_string(const YAML::Node& node, const std::string& source, const std::string& key) {
+std::string require_string(const YAML::Node& node, const std::string& source,
+                           const std::string& key) {
   if (!node.IsScalar()) throw ConfigurationError(locate(source, node, key) + ": expected a string");
   return node.as<std::string>();
 }
@@ -216,7 +277,8 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
   try {
     root = YAML::Load(text);
   } catch (const YAML::ParserException& error) {
-    throw ConfigurationError(source + ":" + std::to_string(error.mark.line + 1) + ": not valid YAML: " + error.msg);
+    throw ConfigurationError(source + ":" + std::to_string(error.mark.line + 1) +
+                             ": not valid YAML: " + error.msg);
   }
   if (!root.IsMap()) throw ConfigurationError(source + ": a scenario must be a YAML map");
   for (const auto& [key, value] : overrides) {
@@ -228,7 +290,9 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
     }
     set_path(root, split_path(key), 0, parsed);
   }
-  check_keys(root, source, "", {"name", "time", "slaves", "connections", "algorithm", "groups", "reference", "evaluation", "clock"});
+  check_keys(root, source, "",
+             {"name", "time", "slaves", "connections", "algorithm", "groups", "reference",
+              "evaluation", "clock"});
 
   Scenario scenario;
   scenario.source = source;
@@ -240,45 +304,63 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
   scenario.start = time["start"] ? require_number(time["start"], source, "time.start") : 0.0;
   if (!time["end"]) throw ConfigurationError(locate(source, time, "time.end") + ": missing");
   scenario.end = require_number(time["end"], source, "time.end");
-  if (!(scenario.end > scenario.start)) throw ConfigurationError(locate(source, time["end"], "time.end") + ": must be after time.start");
+  if (!(scenario.end > scenario.start))
+    throw ConfigurationError(locate(source, time["end"], "time.end") +
+                             ": must be after time.start");
 
   const YAML::Node slaves = root["slaves"];
-  if (!slaves || !slaves.IsMap() || slaves.size() == 0) throw ConfigurationError(source + ": 'slaves' must be a non-empty map of slave name to {model, parameters, solver}");
-  for (const auto& entry : slaves) scenario.slaves.push_back(parse_slave(entry.first.as<std::string>(), entry.second, source));
+  if (!slaves || !slaves.IsMap() || slaves.size() == 0)
+    throw ConfigurationError(
+        source + ": 'slaves' must be a non-empty map of slave name to {model, parameters, solver}");
+  for (const auto& entry : slaves)
+    scenario.slaves.push_back(parse_slave(entry.first.as<std::string>(), entry.second, source));
 
   if (const YAML::Node connections = root["connections"]) {
-    if (!connections.IsSequence()) throw ConfigurationError(locate(source, connections, "connections") + ": must be a list of {from: slave.output, to: slave.input}");
+    if (!connections.IsSequence())
+      throw ConfigurationError(locate(source, connections, "connections") +
+                               ": must be a list of {from: slave.output, to: slave.input}");
     for (std::size_t k = 0; k < connections.size(); ++k) {
       const std::string path = "connections[" + std::to_string(k) + "]";
       const YAML::Node connection = connections[k];
       check_keys(connection, source, path, {"from", "to"});
-      if (!connection["from"] || !connection["to"]) throw ConfigurationError(locate(source, connection, path) + ": needs 'from' and 'to'");
+      if (!connection["from"] || !connection["to"])
+        throw ConfigurationError(locate(source, connection, path) + ": needs 'from' and 'to'");
       scenario.connections.push_back({require_string(connection["from"], source, path + ".from"),
                                       require_string(connection["to"], source, path + ".to"),
                                       locate(source, connection, path)});
     }
   }
 
-  if (const YAML::Node groups = root["groups"]; groups && !groups.IsNull()) scenario.groups = parse_groups(groups, scenario.slaves, source);
+  if (const YAML::Node groups = root["groups"]; groups && !groups.IsNull())
+    scenario.groups = parse_groups(groups, scenario.slaves, source);
   scenario.algorithm = root["algorithm"];
   scenario.clock = root["clock"];
-  if (!scenario.algorithm) throw ConfigurationError(source + ": missing 'algorithm' (algorithm.type, algorithm.step)");
+  if (!scenario.algorithm)
+    throw ConfigurationError(source + ": missing 'algorithm' (algorithm.type, algorithm.step)");
 
   if (const YAML::Node reference = root["reference"]) {
     const std::string kind = require_string(reference, source, "reference");
-    if (kind == "monolithic") scenario.monolithic_reference = true;
-    else if (kind != "none") throw ConfigurationError(locate(source, reference, "reference") + ": expected 'monolithic' or 'none'");
+    if (kind == "monolithic")
+      scenario.monolithic_reference = true;
+    else if (kind != "none")
+      throw ConfigurationError(locate(source, reference, "reference") +
+                               ": expected 'monolithic' or 'none'");
   }
   if (const YAML::Node evaluation = root["evaluation"]) {
     check_keys(evaluation, source, "evaluation", {"grid", "signals"});
     if (evaluation["grid"]) {
       scenario.evaluation_grid = require_number(evaluation["grid"], source, "evaluation.grid");
-      if (!(scenario.evaluation_grid > 0.0)) throw ConfigurationError(locate(source, evaluation["grid"], "evaluation.grid") + ": must be positive");
+      if (!(scenario.evaluation_grid > 0.0))
+        throw ConfigurationError(locate(source, evaluation["grid"], "evaluation.grid") +
+                                 ": must be positive");
     }
     if (const YAML::Node signals = evaluation["signals"]) {
-      if (!signals.IsSequence()) throw ConfigurationError(locate(source, signals, "evaluation.signals") + ": must be a list of slave.output");
+      if (!signals.IsSequence())
+        throw ConfigurationError(locate(source, signals, "evaluation.signals") +
+                                 ": must be a list of slave.output");
       for (std::size_t k = 0; k < signals.size(); ++k) {
-        scenario.evaluation_signals.push_back(require_string(signals[k], source, "evaluation.signals[" + std::to_string(k) + "]"));
+        scenario.evaluation_signals.push_back(
+            require_string(signals[k], source, "evaluation.signals[" + std::to_string(k) + "]"));
       }
     }
   }

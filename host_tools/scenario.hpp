@@ -10,12 +10,15 @@
 
 #include "host_tools/link_spec.hpp"
 #include "models/ode_slave.hpp"
+#include "models/slave_source.hpp"
 
 namespace couplet::tools {
 
 struct SlaveSpec {
   std::string name;
-  std::string model;
+  std::string model;  ///< a catalog model, or empty when `fmu` is set
+  std::string fmu;    ///< an FMU file, resolved against the scenario file's directory
+  models::FmuKind fmu_kind = models::FmuKind::automatic;
   std::map<std::string, double, std::less<>> parameters;  ///< overrides of the defaults
   models::SolverSettings solver;
   models::CapabilityLimits capabilities;  ///< declared limits (device emulation)

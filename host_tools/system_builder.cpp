@@ -8,15 +8,35 @@ namespace couplet::tools {
 
 namespace {
 
-std::unique_ptr<models::Model> create_model(const SlaveSpec& spec, const models::ModelCatalog& catalog) {
-  try {
-    return catalog.create(spec.model, spec.parameters);
-  } catch (const ConfigurationError& error) {
-    throw ConfigurationError(spec.where + ": " + error.what());
-  }
+[[noreturn]] void rethrow_at(const SlaveSpec& spec, const ConfigurationError& error) {
+  throw ConfigurationError(spec.where + ": " + error.what());
 }
 
 }  // namespace
+
+std::unique_ptr<models::SlaveSource> open_source(const SlaveSpec& spec,
+                                                 const models::ModelCatalog& catalog) {
+  try {
+    return spec.fmu.empty() ? models::catalog_source(catalog, spec.model)
+                            : models::fmu_source(spec.fmu, spec.fmu_kind);
+  } catch (const ConfigurationError& error) {
+    rethrow_at(spec, error);
+  }
+}
+
+models::SlaveSettings slave_settings(const Scenario& scenario, const SlaveSpec& spec) {
+  models::SlaveSettings settings{spec.name, spec.parameters, spec.solver, spec.capabilities,
+                                 std::nullopt};
+  if (!spec.fmu.empty()) {
+    settings.coupled_inputs.emplace();
+    const std::string prefix = spec.name + ".";
+    for (const ConnectionSpec& connection : scenario.connections) {
+      if (connection.to.rfind(prefix, 0) == 0)
+        settings.coupled_inputs->push_back(connection.to.substr(prefix.size()));
+    }
+  }
+  return settings;
+}
 
 System build_system(const Scenario& scenario, const models::ModelCatalog& catalog) {
   System system;
@@ -25,12 +45,16 @@ System build_system(const Scenario& scenario, const models::ModelCatalog& catalo
       // A group member lives inside its composite slave, which takes the place of
       // the group's first member (docs/iterative.md).
       if (const GroupSpec* group = group_of(scenario, spec.name)) {
-        if (!system.find_slave(group->name)) system.add_slave(group->name, make_group_slave(scenario, *group, catalog));
+        if (!system.find_slave(group->name))
+          system.add_slave(group->name, make_group_slave(scenario, *group, catalog));
         continue;
       }
-      system.add_slave(spec.name, spec.link ? make_remote_slave(spec, catalog)
-                                            : models::make_ode_slave(spec.name, create_model(spec, catalog),
-                                                                     spec.solver, spec.capabilities));
+      if (spec.link) {
+        system.add_slave(spec.name, make_remote_slave(scenario, spec, catalog));
+      } else {
+        system.add_slave(spec.name,
+                         open_source(spec, catalog)->make_slave(slave_settings(scenario, spec)));
+      }
     } catch (const ConfigurationError& error) {
       const std::string message = error.what();
       if (message.rfind(scenario.source, 0) == 0) throw;
@@ -52,14 +76,17 @@ std::vector<PortReference> resolve_signals(const Scenario& scenario, const Syste
   std::vector<PortReference> signals;
   if (scenario.evaluation_signals.empty()) {
     for (std::size_t s = 0; s < system.slave_count(); ++s) {
-      for (std::size_t j = 0; j < system.description(s).outputs.size(); ++j) signals.push_back({s, j});
+      for (std::size_t j = 0; j < system.description(s).outputs.size(); ++j)
+        signals.push_back({s, j});
     }
     return signals;
   }
   for (const std::string& written : scenario.evaluation_signals) {
-    const std::string name = outer_name(scenario, written);  // a group member's: "group.member.output"
+    const std::string name =
+        outer_name(scenario, written);  // a group member's: "group.member.output"
     const std::size_t dot = name.find('.');
-    const auto slave = dot == std::string::npos ? std::nullopt : system.find_slave(name.substr(0, dot));
+    const auto slave =
+        dot == std::string::npos ? std::nullopt : system.find_slave(name.substr(0, dot));
     bool found = false;
     if (slave) {
       const auto& outputs = system.description(*slave).outputs;
@@ -70,7 +97,9 @@ std::vector<PortReference> resolve_signals(const Scenario& scenario, const Syste
         }
       }
     }
-    if (!found) throw ConfigurationError(scenario.source + ": evaluation.signals: '" + name + "' is not an output of any slave (write slave.output)");
+    if (!found)
+      throw ConfigurationError(scenario.source + ": evaluation.signals: '" + name +
+                               "' is not an output of any slave (write slave.output)");
   }
   return signals;
 }
@@ -85,13 +114,20 @@ std::vector<Time> evaluation_grid(const Scenario& scenario) {
   return grid;
 }
 
-models::MonolithicSolution solve_reference(const Scenario& scenario, const models::ModelCatalog& catalog,
+models::MonolithicSolution solve_reference(const Scenario& scenario,
+                                           const models::ModelCatalog& catalog,
                                            const System& system, const std::vector<Time>& grid) {
   if (!scenario.groups.empty()) return solve_grouped_reference(scenario, catalog, system, grid);
   std::vector<std::unique_ptr<models::Model>> owned;
   std::vector<models::MonolithicSubsystem> subsystems;
   for (const SlaveSpec& spec : scenario.slaves) {
-    owned.push_back(create_model(spec, catalog));
+    try {
+      owned.push_back(open_source(spec, catalog)->make_model(slave_settings(scenario, spec)));
+    } catch (const ConfigurationError& error) {
+      const std::string message = error.what();
+      if (message.rfind(spec.where, 0) == 0) throw;
+      rethrow_at(spec, error);
+    }
     subsystems.push_back({spec.name, owned.back().get()});
   }
   std::vector<models::MonolithicConnection> connections;
@@ -102,7 +138,8 @@ models::MonolithicSolution solve_reference(const Scenario& scenario, const model
   std::vector<double> grid_seconds;
   grid_seconds.reserve(grid.size());
   for (const Time t : grid) grid_seconds.push_back(to_seconds(t));
-  return models::solve_monolithic(subsystems, connections, scenario.start, scenario.end, grid_seconds);
+  return models::solve_monolithic(subsystems, connections, scenario.start, scenario.end,
+                                  grid_seconds);
 }
 
 }  // namespace couplet::tools

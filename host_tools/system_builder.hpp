@@ -6,9 +6,18 @@
 #include "host_tools/scenario.hpp"
 #include "models/catalog.hpp"
 #include "models/monolithic_reference.hpp"
+#include "models/slave_source.hpp"
 #include "runtime/system.hpp"
 
 namespace couplet::tools {
+
+/// Where the slave of `spec` comes from: its catalog model or its FMU (opened
+/// and checked now). Errors name the scenario element.
+std::unique_ptr<models::SlaveSource> open_source(const SlaveSpec& spec, const models::ModelCatalog& catalog);
+
+/// The settings of the slave of `spec`; for an FMU, the inputs that some
+/// connection of the scenario drives (the others keep their start values).
+models::SlaveSettings slave_settings(const Scenario& scenario, const SlaveSpec& spec);
 
 /// Slaves in scenario order, connected; errors name the scenario element.
 System build_system(const Scenario& scenario, const models::ModelCatalog& catalog);

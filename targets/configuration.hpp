@@ -4,6 +4,8 @@
 // and declared capability limits travel to couplet-target, which wraps the model
 // exactly as the host would, so that results are bit-identical (DESIGN §8).
 #include <map>
+#include <optional>
+#include <vector>
 #include <string>
 
 #include "models/ode_slave.hpp"
@@ -20,6 +22,7 @@ struct SlaveConfiguration {
   ParameterOverrides parameters;
   models::SolverSettings solver;
   models::CapabilityLimits limits;
+  std::optional<std::vector<std::string>> coupled_inputs;  ///< nullopt: every input
 };
 
 /// Fills `wire` (all of it). Throws ConfigurationError when a name or the

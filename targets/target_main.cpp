@@ -1,6 +1,7 @@
-// couplet-target — serves a built-in model over UDP or serial (DESIGN §7, §8).
+// couplet-target — serves a built-in model or an FMU over UDP or serial.
 //
-//   couplet-target --model NAME [--param k=v]... (--udp HOST:PORT | --serial DEVICE [--baud N])
+//   couplet-target (--model NAME | --fmu FILE [--fmu-kind cs|me]) [--param k=v]...
+//                  (--udp HOST:PORT | --serial DEVICE [--baud N])
 //                  [--realtime] [--once] [--session-timeout S] [--cpu N] [--priority P]
 //
 // Once it listens, it prints exactly one line on stdout, then nothing more:
@@ -24,6 +25,7 @@
 #include "drivers/udp_transport.hpp"
 #include "drivers/wall_clock.hpp"
 #include "models/catalog.hpp"
+#include "models/slave_source.hpp"
 #include "runtime/errors.hpp"
 #include "targets/serve.hpp"
 
@@ -31,7 +33,9 @@ namespace {
 
 std::atomic<bool> stop_requested{false};
 
-void request_stop(int) { stop_requested.store(true); }
+void request_stop(int) {
+  stop_requested.store(true);
+}
 
 constexpr int kExitConfiguration = 2;
 
@@ -81,9 +85,10 @@ void print_realtime_report(const couplet::targets::TargetServer& server) {
   const auto& lateness = server.input_lateness();
   const auto& counters = server.counters();
   if (counters.periods == 0) return;
-  std::cerr << "couplet-target: real time: " << counters.periods << " periods, " << counters.starved_periods
-            << " without a fresh input; input lateness [us] min " << static_cast<double>(lateness.min_ns()) / 1e3
-            << ", median " << static_cast<double>(lateness.quantile_ns(0.5)) / 1e3 << ", p99 "
+  std::cerr << "couplet-target: real time: " << counters.periods << " periods, "
+            << counters.starved_periods << " without a fresh input; input lateness [us] min "
+            << static_cast<double>(lateness.min_ns()) / 1e3 << ", median "
+            << static_cast<double>(lateness.quantile_ns(0.5)) / 1e3 << ", p99 "
             << static_cast<double>(lateness.quantile_ns(0.99)) / 1e3 << ", max "
             << static_cast<double>(lateness.max_ns()) / 1e3 << "\n";
 }
@@ -92,8 +97,10 @@ void print_realtime_report(const couplet::targets::TargetServer& server) {
 
 int main(int argc, char** argv) {
   using namespace couplet;
-  CLI::App app{"couplet-target — serves a built-in model over a link"};
+  CLI::App app{"couplet-target — serves a built-in model or an FMU over a link"};
   std::string model;
+  std::string fmu;
+  std::string fmu_kind = "auto";
   std::vector<std::string> assignments;
   std::string udp;
   std::string serial;
@@ -104,20 +111,35 @@ int main(int argc, char** argv) {
   int cpu = -1;
   int priority = 80;
   bool refuse_configure = false;
-  app.add_option("--model", model, "built-in model to serve (see `couplet models`)")->required();
+  auto* model_option =
+      app.add_option("--model", model, "built-in model to serve (see `couplet models`)");
+  auto* fmu_option = app.add_option("--fmu", fmu, "FMI 2.0 FMU to serve (docs/fmi.md)");
+  model_option->excludes(fmu_option);
+  app.add_option("--fmu-kind", fmu_kind, "interface of the FMU: cs, me, or auto (me when offered)")
+      ->check(CLI::IsMember({"auto", "cs", "me"}))
+      ->capture_default_str();
   app.add_option("--param", assignments, "parameter override name=value (repeatable)");
-  auto* udp_option = app.add_option("--udp", udp, "listen on HOST:PORT (port 0: the system chooses)");
-  auto* serial_option = app.add_option("--serial", serial, "serial device, or 'pty' for a new pseudo-terminal");
+  auto* udp_option =
+      app.add_option("--udp", udp, "listen on HOST:PORT (port 0: the system chooses)");
+  auto* serial_option =
+      app.add_option("--serial", serial, "serial device, or 'pty' for a new pseudo-terminal");
   udp_option->excludes(serial_option);
   app.add_option("--baud", baud, "serial line speed")->capture_default_str();
   app.add_flag("--realtime", realtime, "advance the model on the wall clock (DESIGN §8)");
   app.add_flag("--once", once, "exit when the first session ends");
-  app.add_option("--session-timeout", session_timeout, "seconds of silence after which a session is abandoned")
+  app.add_option("--session-timeout", session_timeout,
+                 "seconds of silence after which a session is abandoned")
       ->capture_default_str();
   app.add_option("--cpu", cpu, "real-time mode: pin to this CPU");
-  app.add_option("--priority", priority, "real-time mode: SCHED_FIFO priority")->capture_default_str();
-  app.add_flag("--refuse-configure", refuse_configure, "behave like a device that refuses configuration");
+  app.add_option("--priority", priority, "real-time mode: SCHED_FIFO priority")
+      ->capture_default_str();
+  app.add_flag("--refuse-configure", refuse_configure,
+               "behave like a device that refuses configuration");
   CLI11_PARSE(app, argc, argv);
+  if (model.empty() == fmu.empty()) {
+    std::cerr << "couplet-target: give exactly one of --model NAME or --fmu FILE\n";
+    return kExitConfiguration;
+  }
   if (udp.empty() == serial.empty()) {
     std::cerr << "couplet-target: give exactly one of --udp HOST:PORT or --serial DEVICE\n";
     return kExitConfiguration;
@@ -130,10 +152,16 @@ int main(int argc, char** argv) {
     targets::TargetOptions options;
     options.model = model;
     options.parameters = parse_parameters(assignments);
-    options.session_timeout = std::chrono::milliseconds(static_cast<long>(session_timeout * 1000.0));
+    options.session_timeout =
+        std::chrono::milliseconds(static_cast<long>(session_timeout * 1000.0));
     options.accepts_configure = !refuse_configure;
     options.realtime = realtime;
-    targets::TargetServer server(models::ModelCatalog::builtin(), options);
+    const models::FmuKind kind = fmu_kind == "cs"   ? models::FmuKind::co_simulation
+                                 : fmu_kind == "me" ? models::FmuKind::model_exchange
+                                                    : models::FmuKind::automatic;
+    targets::TargetServer server =
+        fmu.empty() ? targets::TargetServer(models::ModelCatalog::builtin(), options)
+                    : targets::TargetServer(models::fmu_source(fmu, kind), options);
 
     std::unique_ptr<drivers::Transport> transport;
     std::string ready;

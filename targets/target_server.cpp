@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "runtime/wire_conversions.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/wire_conversions.hpp"
 
 namespace couplet::targets {
 
@@ -18,12 +18,40 @@ std::uint64_t monotonic_ns(drivers::Deadline time) {
 
 }  // namespace
 
+namespace {
+
+/// A catalog source that owns its catalog (the server outlives the caller's).
+class OwnedCatalogSource final : public models::SlaveSource {
+ public:
+  OwnedCatalogSource(models::ModelCatalog catalog, const std::string& model)
+      : catalog_(std::move(catalog)), source_(models::catalog_source(catalog_, model)) {}
+  std::string name() const override { return source_->name(); }
+  std::string identity() const override { return source_->identity(); }
+  std::unique_ptr<Slave> make_slave(const models::SlaveSettings& settings) const override {
+    return source_->make_slave(settings);
+  }
+  std::unique_ptr<models::Model> make_model(const models::SlaveSettings& settings) const override {
+    return source_->make_model(settings);
+  }
+  std::string describe() const override { return source_->describe(); }
+
+ private:
+  models::ModelCatalog catalog_;
+  std::unique_ptr<models::SlaveSource> source_;
+};
+
+}  // namespace
+
 TargetServer::TargetServer(const models::ModelCatalog& catalog, TargetOptions options)
-    : catalog_(catalog),
+    : TargetServer(std::make_shared<OwnedCatalogSource>(catalog, options.model), options) {}
+
+TargetServer::TargetServer(std::shared_ptr<const models::SlaveSource> source, TargetOptions options)
+    : source_(std::move(source)),
       options_(std::move(options)),
       request_(std::make_unique<protocol::Envelope>()),
       reply_(std::make_unique<protocol::Envelope>()),
       cache_(protocol::kMaxFrameBytes) {
+  options_.model = source_->identity();
   SlaveConfiguration initial;
   initial.slave_name = options_.model;
   initial.model = options_.model;
@@ -33,14 +61,17 @@ TargetServer::TargetServer(const models::ModelCatalog& catalog, TargetOptions op
 void TargetServer::rebuild(const SlaveConfiguration& configuration) {
   ParameterOverrides parameters = options_.parameters;
   for (const auto& [name, value] : configuration.parameters) parameters[name] = value;
-  std::unique_ptr<models::Model> model = catalog_.create(options_.model, parameters);
   std::unique_ptr<Slave> slave =
-      models::make_ode_slave(configuration.slave_name, std::move(model), configuration.solver, configuration.limits);
+      source_->make_slave({configuration.slave_name, parameters, configuration.solver,
+                           configuration.limits, configuration.coupled_inputs});
   const SlaveDescription& description = slave->description();
-  const std::size_t rows = static_cast<std::size_t>(description.capabilities.output_derivative_order) + 1;
-  if (description.inputs.size() > protocol::kMaxPorts || description.outputs.size() > protocol::kMaxPorts ||
+  const std::size_t rows =
+      static_cast<std::size_t>(description.capabilities.output_derivative_order) + 1;
+  if (description.inputs.size() > protocol::kMaxPorts ||
+      description.outputs.size() > protocol::kMaxPorts ||
       rows * description.outputs.size() > protocol::kMaxEndOutputs) {
-    throw ConfigurationError("model '" + options_.model + "' has more ports or derivatives than the wire protocol carries");
+    throw ConfigurationError("model '" + options_.model +
+                             "' has more ports or derivatives than the wire protocol carries");
   }
   slave_ = std::move(slave);
   slave_name_ = configuration.slave_name;
@@ -61,8 +92,8 @@ void TargetServer::open_session(std::uint64_t session, protocol::Sequence sequen
   rebuild(initial);  // a new session starts from the command line's configuration
 }
 
-std::size_t TargetServer::handle(std::span<const std::uint8_t> frame, std::span<std::uint8_t> answer,
-                                 drivers::Deadline now) {
+std::size_t TargetServer::handle(std::span<const std::uint8_t> frame,
+                                 std::span<std::uint8_t> answer, drivers::Deadline now) {
   ++counters_.frames;
   protocol::Envelope& request = *request_;
   if (!protocol::decode_frame(frame, request)) {
@@ -123,7 +154,8 @@ std::size_t TargetServer::encode_answer(std::span<std::uint8_t> answer) {
   const protocol::EncodeResult encoded = protocol::encode_frame(*reply_, answer);
   if (encoded) return encoded.size;
   // Cannot happen with answers built within the limits; say so rather than be silent.
-  answer_error(couplet_wire_ErrorCode_ERROR_UNSPECIFIED, std::string("answer does not encode: ") + encoded.reason);
+  answer_error(couplet_wire_ErrorCode_ERROR_UNSPECIFIED,
+               std::string("answer does not encode: ") + encoded.reason);
   return protocol::encode_frame(*reply_, answer).size;
 }
 
@@ -131,10 +163,18 @@ void TargetServer::execute(drivers::Deadline now) {
   const protocol::Envelope& request = *request_;
   try {
     switch (request.which_body) {
-      case couplet_wire_Envelope_hello_tag: describe(); return;
-      case couplet_wire_Envelope_configure_tag: configure(request.body.configure); return;
-      case couplet_wire_Envelope_initialize_tag: initialize(request.body.initialize); return;
-      case couplet_wire_Envelope_evaluate_outputs_tag: evaluate(request.body.evaluate_outputs); return;
+      case couplet_wire_Envelope_hello_tag:
+        describe();
+        return;
+      case couplet_wire_Envelope_configure_tag:
+        configure(request.body.configure);
+        return;
+      case couplet_wire_Envelope_initialize_tag:
+        initialize(request.body.initialize);
+        return;
+      case couplet_wire_Envelope_evaluate_outputs_tag:
+        evaluate(request.body.evaluate_outputs);
+        return;
       case couplet_wire_Envelope_step_request_tag:
         if (options_.realtime) {
           accept_input(request.body.step_request, now);
@@ -142,12 +182,16 @@ void TargetServer::execute(drivers::Deadline now) {
           step(request.body.step_request, now);
         }
         return;
-      case couplet_wire_Envelope_start_tag: start(request.body.start, now); return;
+      case couplet_wire_Envelope_start_tag:
+        start(request.body.start, now);
+        return;
       case couplet_wire_Envelope_stop_tag:
         stopped_ = true;
         reply_->which_body = couplet_wire_Envelope_ack_tag;
         return;
-      default: answer_error(couplet_wire_ErrorCode_ERROR_BAD_REQUEST, "unexpected message for a target"); return;
+      default:
+        answer_error(couplet_wire_ErrorCode_ERROR_BAD_REQUEST, "unexpected message for a target");
+        return;
     }
   } catch (const ConfigurationError& error) {
     answer_error(couplet_wire_ErrorCode_ERROR_REFUSED, error.what());
@@ -173,10 +217,12 @@ void TargetServer::describe() {
 }
 
 void TargetServer::configure(const couplet_wire_Configure& request) {
-  if (!options_.accepts_configure) throw ConfigurationError("this target does not accept configuration");
+  if (!options_.accepts_configure)
+    throw ConfigurationError("this target does not accept configuration");
   const SlaveConfiguration configuration = from_wire(request);
   if (!configuration.model.empty() && configuration.model != options_.model) {
-    throw ConfigurationError("this target serves model '" + options_.model + "', not '" + configuration.model + "'");
+    throw ConfigurationError("this target serves model '" + options_.model + "', not '" +
+                             configuration.model + "'");
   }
   rebuild(configuration);
   describe();
@@ -190,24 +236,29 @@ void TargetServer::initialize(const couplet_wire_Initialize& request) {
   requested_end_ = current_time_;
   period_ = 0;
   has_fresh_input_ = false;
-  for (std::size_t i = 0; i < input_count(); ++i) inputs_[i] = Polynomial::constant(to_seconds(current_time_), 0.0);
+  for (std::size_t i = 0; i < input_count(); ++i)
+    inputs_[i] = Polynomial::constant(to_seconds(current_time_), 0.0);
   reply_->which_body = couplet_wire_Envelope_ack_tag;
 }
 
 std::size_t TargetServer::end_output_count() const {
-  return static_cast<std::size_t>(slave_->description().capabilities.output_derivative_order + 1) * output_count();
+  return static_cast<std::size_t>(slave_->description().capabilities.output_derivative_order + 1) *
+         output_count();
 }
 
 void TargetServer::evaluate(const couplet_wire_EvaluateOutputs& request) {
   if (!initialized_) throw ProtocolViolation("evaluate_outputs before initialize");
-  if (request.inputs_count != input_count()) throw ProtocolViolation("evaluate_outputs with the wrong number of inputs");
-  for (std::size_t i = 0; i < request.inputs_count; ++i) inputs_[i] = wire::from_wire(request.inputs[i]);
+  if (request.inputs_count != input_count())
+    throw ProtocolViolation("evaluate_outputs with the wrong number of inputs");
+  for (std::size_t i = 0; i < request.inputs_count; ++i)
+    inputs_[i] = wire::from_wire(request.inputs[i]);
   // Real-time mode: the master's inputs at a communication time are also the
   // best input to hold until its next step request arrives.
   reply_->which_body = couplet_wire_Envelope_outputs_tag;
   couplet_wire_Outputs& outputs = reply_->body.outputs;
   outputs.time_ns = current_time_;
-  outputs.derivative_order = static_cast<std::uint32_t>(slave_->description().capabilities.output_derivative_order);
+  outputs.derivative_order =
+      static_cast<std::uint32_t>(slave_->description().capabilities.output_derivative_order);
   outputs.values_count = static_cast<pb_size_t>(end_output_count());
   slave_->evaluate_outputs(std::span<const Polynomial>(inputs_.data(), input_count()),
                            std::span<double>(outputs.values, outputs.values_count));
@@ -215,22 +266,27 @@ void TargetServer::evaluate(const couplet_wire_EvaluateOutputs& request) {
 
 void TargetServer::step(const couplet_wire_StepRequest& request, drivers::Deadline received) {
   if (!initialized_) throw ProtocolViolation("step before initialize");
-  if (request.inputs_count != input_count()) throw ProtocolViolation("step with the wrong number of inputs");
+  if (request.inputs_count != input_count())
+    throw ProtocolViolation("step with the wrong number of inputs");
   const std::size_t sample_values = request.sample_times_ns_count * output_count();
-  if (sample_values > protocol::kMaxSampleValues) throw ProtocolViolation("more output samples than one answer carries");
-  for (std::size_t i = 0; i < request.inputs_count; ++i) inputs_[i] = wire::from_wire(request.inputs[i]);
+  if (sample_values > protocol::kMaxSampleValues)
+    throw ProtocolViolation("more output samples than one answer carries");
+  for (std::size_t i = 0; i < request.inputs_count; ++i)
+    inputs_[i] = wire::from_wire(request.inputs[i]);
   reply_->which_body = couplet_wire_Envelope_step_result_tag;
   couplet_wire_StepResult& result = reply_->body.step_result;
   result.status = couplet_wire_Status_STATUS_OK;
   result.time_ns = request.end_ns;
-  result.derivative_order = static_cast<std::uint32_t>(slave_->description().capabilities.output_derivative_order);
+  result.derivative_order =
+      static_cast<std::uint32_t>(slave_->description().capabilities.output_derivative_order);
   result.end_outputs_count = static_cast<pb_size_t>(end_output_count());
   result.samples_count = static_cast<pb_size_t>(sample_values);
-  const StepRequest step_request{request.start_ns, request.end_ns,
-                                 std::span<const Polynomial>(inputs_.data(), input_count()),
-                                 std::span<const Time>(request.sample_times_ns, request.sample_times_ns_count)};
-  slave_->step(step_request, OutputBuffers{std::span<double>(result.end_outputs, result.end_outputs_count),
-                                           std::span<double>(result.samples, result.samples_count)});
+  const StepRequest step_request{
+      request.start_ns, request.end_ns, std::span<const Polynomial>(inputs_.data(), input_count()),
+      std::span<const Time>(request.sample_times_ns, request.sample_times_ns_count)};
+  slave_->step(step_request,
+               OutputBuffers{std::span<double>(result.end_outputs, result.end_outputs_count),
+                             std::span<double>(result.samples, result.samples_count)});
   current_time_ = request.end_ns;
   ++counters_.steps;
   result.has_timing = true;
@@ -242,37 +298,48 @@ void TargetServer::step(const couplet_wire_StepRequest& request, drivers::Deadli
 // ---- real-time mode (DESIGN §8): the model advances on the wall clock ----
 
 std::int64_t TargetServer::wall_ns(Time model_time) const {
-  return anchor_ns_ + static_cast<std::int64_t>(
-                          std::llround(static_cast<double>(model_time - start_time_) / realtime_factor_));
+  return anchor_ns_ + static_cast<std::int64_t>(std::llround(
+                          static_cast<double>(model_time - start_time_) / realtime_factor_));
 }
 
 Time TargetServer::model_time_at(drivers::Deadline wall) const {
-  const auto since = std::chrono::duration_cast<std::chrono::nanoseconds>(wall.time_since_epoch()).count() - anchor_ns_;
-  return start_time_ + static_cast<Time>(std::llround(static_cast<double>(since) * realtime_factor_));
+  const auto since =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(wall.time_since_epoch()).count() -
+      anchor_ns_;
+  return start_time_ +
+         static_cast<Time>(std::llround(static_cast<double>(since) * realtime_factor_));
 }
 
 void TargetServer::start(const couplet_wire_Start& request, drivers::Deadline received) {
-  if (!options_.realtime) throw ProtocolViolation("start: this target runs in virtual time (no --realtime)");
+  if (!options_.realtime)
+    throw ProtocolViolation("start: this target runs in virtual time (no --realtime)");
   if (!initialized_) throw ProtocolViolation("start before initialize");
-  if (!(request.realtime_factor > 0.0)) throw ProtocolViolation("start: the real-time factor must be > 0");
+  if (!(request.realtime_factor > 0.0))
+    throw ProtocolViolation("start: the real-time factor must be > 0");
   realtime_factor_ = request.realtime_factor;
   start_time_ = current_time_;
-  anchor_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(received.time_since_epoch()).count();
+  anchor_ns_ =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(received.time_since_epoch()).count();
   running_ = true;
   reply_->which_body = couplet_wire_Envelope_ack_tag;
 }
 
 // The newest input wins and applies from its arrival; how late it came (after
 // the start of its step, on the target's clock) is recorded.
-void TargetServer::accept_input(const couplet_wire_StepRequest& request, drivers::Deadline received) {
+void TargetServer::accept_input(const couplet_wire_StepRequest& request,
+                                drivers::Deadline received) {
   if (!running_) throw ProtocolViolation("step request before start in real-time mode");
-  if (request.inputs_count != input_count()) throw ProtocolViolation("step with the wrong number of inputs");
-  if (request.sample_times_ns_count != 0) throw ProtocolViolation("a real-time target reports no intermediate samples");
+  if (request.inputs_count != input_count())
+    throw ProtocolViolation("step with the wrong number of inputs");
+  if (request.sample_times_ns_count != 0)
+    throw ProtocolViolation("a real-time target reports no intermediate samples");
   if (request.end_ns <= request.start_ns) throw ProtocolViolation("empty or negative step");
-  for (std::size_t i = 0; i < request.inputs_count; ++i) fresh_inputs_[i] = wire::from_wire(request.inputs[i]);
+  for (std::size_t i = 0; i < request.inputs_count; ++i)
+    fresh_inputs_[i] = wire::from_wire(request.inputs[i]);
   has_fresh_input_ = true;
   fresh_input_time_ = std::max(current_time_, model_time_at(received));
-  const std::int64_t received_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(received.time_since_epoch()).count();
+  const std::int64_t received_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(received.time_since_epoch()).count();
   fresh_input_lateness_ = received_ns - wall_ns(request.start_ns);
   input_lateness_.add(fresh_input_lateness_, false);
   if (request.end_ns > requested_end_) requested_end_ = request.end_ns;
@@ -287,7 +354,8 @@ std::optional<drivers::Deadline> TargetServer::next_boundary() const {
 
 void TargetServer::step_segment(Time from, Time to, std::span<double> end_outputs) {
   if (to <= from) return;
-  const StepRequest request{from, to, std::span<const Polynomial>(inputs_.data(), input_count()), {}};
+  const StepRequest request{
+      from, to, std::span<const Polynomial>(inputs_.data(), input_count()), {}};
   slave_->step(request, OutputBuffers{end_outputs, {}});
 }
 
@@ -298,7 +366,8 @@ std::size_t TargetServer::advance_realtime(std::span<std::uint8_t> push, drivers
   reply_->which_body = couplet_wire_Envelope_step_result_tag;
   couplet_wire_StepResult& result = reply_->body.step_result;
   result.time_ns = boundary;
-  result.derivative_order = static_cast<std::uint32_t>(slave_->description().capabilities.output_derivative_order);
+  result.derivative_order =
+      static_cast<std::uint32_t>(slave_->description().capabilities.output_derivative_order);
   result.end_outputs_count = static_cast<pb_size_t>(end_output_count());
   result.samples_count = 0;
   const std::span<double> end_outputs(result.end_outputs, result.end_outputs_count);
@@ -320,7 +389,8 @@ std::size_t TargetServer::advance_realtime(std::span<std::uint8_t> push, drivers
     return encode_answer(push);
   }
   if (current_time_ == boundary) {  // nothing integrated: outputs at the current time
-    slave_->evaluate_outputs(std::span<const Polynomial>(inputs_.data(), input_count()), end_outputs);
+    slave_->evaluate_outputs(std::span<const Polynomial>(inputs_.data(), input_count()),
+                             end_outputs);
   }
   current_time_ = boundary;
   has_fresh_input_ = false;

@@ -25,6 +25,7 @@
 #include "drivers/transport.hpp"
 #include "drivers/wall_clock.hpp"
 #include "models/catalog.hpp"
+#include "models/slave_source.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/sequence.hpp"
@@ -59,8 +60,12 @@ struct TargetCounters {
 
 class TargetServer {
  public:
-  /// Throws ConfigurationError on an unknown model or parameter.
+  /// Serves options.model of `catalog`. Throws ConfigurationError on an unknown
+  /// model or parameter.
   TargetServer(const models::ModelCatalog& catalog, TargetOptions options);
+  /// Serves what `source` makes (an FMU, a catalog model); options.model is
+  /// replaced by the source's identity, which a Configure must name.
+  TargetServer(std::shared_ptr<const models::SlaveSource> source, TargetOptions options);
 
   /// Handles one received frame; writes the answer into `answer` and returns its
   /// size, or 0 when there is nothing to answer.
@@ -106,7 +111,7 @@ class TargetServer {
   std::size_t end_output_count() const;
   std::size_t encode_answer(std::span<std::uint8_t> answer);
 
-  models::ModelCatalog catalog_;
+  std::shared_ptr<const models::SlaveSource> source_;
   TargetOptions options_;
   std::string slave_name_;
   std::unique_ptr<Slave> slave_;

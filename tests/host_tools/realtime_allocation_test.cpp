@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "stepping_allocations.hpp"
+#include "test_fmus.hpp"
 
 namespace couplet::testing {
 namespace {
@@ -36,6 +37,18 @@ TEST(RealtimeAllocation, RecordingTheRunLogAllocatesNothingAfterTheFirstStep) {
 
 TEST(RealtimeAllocation, GaussSeidelAllocatesNothingAfterTheFirstStep) {
   EXPECT_EQ(allocations_after_first_step({"time.end=20", "algorithm.type=gauss_seidel", "algorithm.step=0.05"}), 0);
+}
+
+// On couplet's side; the test FMUs themselves do not allocate in fmi2DoStep either.
+TEST(RealtimeAllocation, CoSimulationFmuSlavesAllocateNothingAfterTheFirstStep) {
+  const std::string directory = COUPLET_TEST_FMU_DIR;
+  EXPECT_EQ(allocations_after_warm_up("two_mass_switch_fmu.yaml",
+                                      {"time.end=20", "algorithm.step=0.05", "algorithm.input_order=1",
+                                       "slaves.left.fmu=" + directory + "/switch_left.fmu",
+                                       "slaves.right.fmu=" + directory + "/switch_right.fmu",
+                                       "slaves.right.fmu_kind=cs"})
+                .allocations,
+            0);
 }
 
 }  // namespace

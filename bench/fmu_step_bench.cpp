@@ -1,0 +1,68 @@
+// Cost of FMUs as slaves (issue: FMI 2.0): the two-mass switch with both halves
+// built-in, as model-exchange FMUs (couplet's CVODE integrates them, like the
+// built-in models: the difference is the FMI calls) and as co-simulation FMUs
+// (the FMUs' own fixed-step RK4 inside fmi2DoStep), per macro step. Compare the
+// times of one run (docs/results.md), not absolute values.
+//   build/bench/fmu_step_bench
+#include <benchmark/benchmark.h>
+
+#include "host_tools/algorithm_factory.hpp"
+#include "host_tools/scenario.hpp"
+#include "host_tools/system_builder.hpp"
+#include "runtime/sequential_executor.hpp"
+#include "test_fmus.hpp"
+
+namespace couplet {
+namespace {
+
+enum class Halves { builtin, model_exchange, co_simulation };
+
+tools::Scenario scenario_of(Halves halves) {
+  const std::string directory = COUPLET_TEST_FMU_DIR;
+  std::vector<std::pair<std::string, std::string>> overrides = {
+      {"time.end", "20"}, {"algorithm.step", "0.01"}, {"algorithm.input_order", "1"}};
+  if (halves == Halves::builtin) {
+    return tools::load_scenario(std::string(COUPLET_SOURCE_DIR) + "/scenarios/two_mass_switch.yaml",
+                                overrides);
+  }
+  const std::string kind = halves == Halves::model_exchange ? "me" : "cs";
+  overrides.insert(overrides.end(),
+                   {{"slaves.left.fmu", directory + "/switch_left.fmu"},
+                    {"slaves.right.fmu", directory + "/switch_right.fmu"},
+                    {"slaves.left.fmu_kind", kind},
+                    {"slaves.right.fmu_kind", kind},
+                    {"slaves.left.solver", "{type: cvode, rtol: 1.0e-9, atol: 1.0e-11}"}});
+  return tools::load_scenario(
+      std::string(COUPLET_SOURCE_DIR) + "/scenarios/two_mass_switch_fmu.yaml", overrides);
+}
+
+void BM_TwoMassSwitch(benchmark::State& state) {
+  const tools::Scenario scenario = scenario_of(static_cast<Halves>(state.range(0)));
+  std::uint64_t macro_steps = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    System system = tools::build_system(scenario, models::ModelCatalog::builtin());
+    const auto algorithm = tools::make_algorithm(scenario);
+    SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start),
+                                to_ticks(scenario.end), tools::evaluation_grid(scenario));
+    executor.initialize();
+    state.ResumeTiming();
+    while (executor.advance()) {
+    }
+    macro_steps += executor.counters().macro_steps;
+  }
+  state.counters["ns_per_macro_step"] = benchmark::Counter(
+      static_cast<double>(macro_steps), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+BENCHMARK(BM_TwoMassSwitch)
+    ->ArgName("halves_builtin0_me1_cs2")
+    ->Arg(0)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace couplet
+
+BENCHMARK_MAIN();

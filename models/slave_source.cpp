@@ -1,0 +1,167 @@
+#include "models/slave_source.hpp"
+
+#include <iomanip>
+#include <sstream>
+
+#include "models/fmi/fmu_slaves.hpp"
+#include "runtime/errors.hpp"
+
+namespace couplet::models {
+namespace {
+
+std::string describe_model(const ModelDescription& model) {
+  std::ostringstream text;
+  text << model.name << " — " << model.summary << "\n";
+  text << "  inputs: ";
+  for (std::size_t i = 0; i < model.inputs.size(); ++i) text << (i ? ", " : "") << model.inputs[i];
+  if (model.inputs.empty()) text << "none";
+  text << "\n  outputs: ";
+  for (std::size_t j = 0; j < model.outputs.size(); ++j) {
+    text << (j ? ", " : "") << model.outputs[j].name
+         << (model.outputs[j].direct_feedthrough ? " (feedthrough)" : "");
+  }
+  text << "\n  parameters:\n";
+  for (const ParameterDescription& parameter : model.parameters) {
+    text << "    " << std::left << std::setw(14) << parameter.name << " = " << std::setw(10)
+         << parameter.default_value << "  " << parameter.meaning << "\n";
+  }
+  return text.str();
+}
+
+class CatalogSource final : public SlaveSource {
+ public:
+  CatalogSource(const ModelCatalog& catalog, const std::string& model_name)
+      : catalog_(catalog), entry_(catalog.find(model_name)) {}
+
+  std::string name() const override { return entry_.description.name; }
+  std::string identity() const override { return entry_.description.name; }
+
+  std::unique_ptr<Slave> make_slave(const SlaveSettings& settings) const override {
+    return make_ode_slave(settings.slave_name, make_model(settings), settings.solver,
+                          settings.limits);
+  }
+
+  std::unique_ptr<Model> make_model(const SlaveSettings& settings) const override {
+    return catalog_.create(entry_.description.name, settings.parameters);
+  }
+
+  std::string describe() const override { return describe_model(entry_.description); }
+
+ private:
+  const ModelCatalog& catalog_;
+  const ModelEntry& entry_;
+};
+
+class FmuSource final : public SlaveSource {
+ public:
+  FmuSource(std::shared_ptr<fmi::Package> package, fmi::InterfaceKind kind)
+      : package_(std::move(package)), kind_(kind) {
+    package_->library(kind_);  // a missing binary or function is a start-up error
+  }
+
+  std::string name() const override {
+    return "FMU '" + package_->path() + "' (" + fmi::to_string(kind_) + ")";
+  }
+  std::string identity() const override { return "fmu:" + package_->description().guid; }
+
+  std::unique_ptr<Slave> make_slave(const SlaveSettings& settings) const override {
+    const fmi::FmuSettings fmu = fmu_settings(settings);
+    if (kind_ == fmi::InterfaceKind::co_simulation)
+      return fmi::make_co_simulation_slave(package_, fmu);
+    return make_ode_slave(settings.slave_name, fmi::make_model_exchange_model(package_, fmu),
+                          settings.solver, settings.limits);
+  }
+
+  std::unique_ptr<Model> make_model(const SlaveSettings& settings) const override {
+    if (kind_ == fmi::InterfaceKind::co_simulation) {
+      throw ConfigurationError(
+          "slave '" + settings.slave_name + "': FMU '" + package_->path() +
+          "' is used for co-simulation, which keeps its equations inside: no monolithic "
+          "reference (use fmu_kind: me if the FMU offers model exchange, or reference: none)");
+    }
+    return fmi::make_model_exchange_model(package_, fmu_settings(settings));
+  }
+
+  std::string describe() const override;
+
+ private:
+  static fmi::FmuSettings fmu_settings(const SlaveSettings& settings) {
+    return {settings.slave_name, settings.parameters, settings.limits, settings.coupled_inputs};
+  }
+
+  std::shared_ptr<fmi::Package> package_;
+  fmi::InterfaceKind kind_;
+};
+
+std::string yes_no(bool flag) {
+  return flag ? "yes" : "no";
+}
+
+std::string FmuSource::describe() const {
+  const fmi::Description& description = package_->description();
+  std::ostringstream text;
+  text << "FMU " << package_->path() << " — " << description.model_name << " (FMI "
+       << description.fmi_version << ", GUID " << description.guid;
+  if (!description.generation_tool.empty()) text << ", made by " << description.generation_tool;
+  text << ")\n  offers: " << (description.co_simulation ? "cs " : "")
+       << (description.model_exchange ? "me " : "") << "(couplet uses " << fmi::to_string(kind_)
+       << " unless fmu_kind says otherwise)\n";
+  if (const auto& cs = description.co_simulation) {
+    text << "  co-simulation: canHandleVariableCommunicationStepSize "
+         << yes_no(cs->can_handle_variable_communication_step_size) << ", canInterpolateInputs "
+         << yes_no(cs->can_interpolate_inputs) << ", maxOutputDerivativeOrder "
+         << cs->max_output_derivative_order << ", canGetAndSetFMUstate "
+         << yes_no(cs->can_get_and_set_fmu_state) << "\n";
+  }
+  if (const auto& me = description.model_exchange) {
+    text << "  model exchange: " << description.states().size() << " states, "
+         << description.number_of_event_indicators << " event indicators, canGetAndSetFMUstate "
+         << yes_no(me->can_get_and_set_fmu_state) << ", providesDirectionalDerivative "
+         << yes_no(me->provides_directional_derivative) << "\n";
+  }
+  const fmi::DefaultExperiment& experiment = description.default_experiment;
+  if (experiment.step_size)
+    text << "  default experiment step size: " << *experiment.step_size << " s\n";
+  text << "  variables (name, causality, variability, type, start, unit):\n";
+  for (const fmi::Variable& variable : description.variables) {
+    if (variable.causality == fmi::Causality::local) continue;
+    text << "    " << std::left << std::setw(16) << variable.name << std::setw(12)
+         << fmi::to_string(variable.causality) << std::setw(11)
+         << fmi::to_string(variable.variability) << std::setw(9) << fmi::to_string(variable.type);
+    if (variable.start) {
+      text << std::setw(12) << *variable.start;
+    } else if (variable.start_text) {
+      text << std::setw(12) << ("\"" + *variable.start_text + "\"");
+    } else {
+      text << std::setw(12) << "-";
+    }
+    text << variable.unit;
+    if (variable.causality == fmi::Causality::output) {
+      const auto index = description.find(variable.name);
+      if (index && description.has_direct_feedthrough(*index)) text << "  (feedthrough)";
+    }
+    text << "\n";
+  }
+  return text.str();
+}
+
+}  // namespace
+
+std::unique_ptr<SlaveSource> catalog_source(const ModelCatalog& catalog,
+                                            const std::string& model_name) {
+  return std::make_unique<CatalogSource>(catalog, model_name);
+}
+
+std::unique_ptr<SlaveSource> fmu_source(const std::string& fmu_path, FmuKind kind) {
+  std::shared_ptr<fmi::Package> package = fmi::Package::open(fmu_path);
+  fmi::InterfaceKind chosen = package->default_kind();
+  if (kind == FmuKind::co_simulation) chosen = fmi::InterfaceKind::co_simulation;
+  if (kind == FmuKind::model_exchange) chosen = fmi::InterfaceKind::model_exchange;
+  if (!package->offers(chosen)) {
+    throw ConfigurationError("FMU '" + fmu_path + "': fmu_kind: does not offer " +
+                             fmi::to_string(chosen));
+  }
+  return std::make_unique<FmuSource>(std::move(package), chosen);
+}
+
+}  // namespace couplet::models
