@@ -119,8 +119,8 @@ void Instance::set_start_values(
     if (!settable(variable) || variable.type == VariableType::string) {
       throw ConfigurationError(
           "slave '" + slave_name_ + "': FMU '" + package_->path() + "': parameters." + name +
-          ": a " + to_string(variable.causality) + " " + to_string(variable.type) +
-          " variable cannot be set (settable: " + settable_names(description) + ")");
+          ": cannot be set (causality " + to_string(variable.causality) + ", type " +
+          to_string(variable.type) + "; settable: " + settable_names(description) + ")");
     }
     const fmi2ValueReference reference = variable.value_reference;
     switch (variable.type) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -351,6 +352,67 @@ TEST(FmuTarget, SpawnedTargetServingAnFmuDecidesAsLocal) {
     EXPECT_EQ(read_file(run_directory("fmi-local-" + kind) / "signals.csv"),
               read_file(run_directory("fmi-remote-" + kind) / "signals.csv"))
         << kind;
+  }
+}
+
+}  // namespace
+}  // namespace couplet::testing
+
+namespace couplet::testing {
+namespace {
+
+/// switch_left.fmu unpacked, `alter`ed and packed again (cmake -E tar) as `name`.fmu.
+std::string altered_fmu(const std::string& name, const std::function<void(const std::filesystem::path&)>& alter) {
+  const auto directory = fresh_directory("fmi-altered-" + name);
+  const auto unpacked = directory / "unpacked";
+  std::filesystem::create_directories(unpacked);
+  const std::string unpack = "cd " + unpacked.string() + " && cmake -E tar xf " + fmu("switch_left");
+  EXPECT_EQ(std::system(unpack.c_str()), 0);
+  alter(unpacked);
+  const auto packed = directory / (name + ".fmu");
+  const std::string pack = "cd " + unpacked.string() + " && cmake -E tar cf " + packed.string() + " --format=zip .";
+  EXPECT_EQ(std::system(pack.c_str()), 0);
+  return packed.string();
+}
+
+void replace_in_description(const std::filesystem::path& unpacked, const std::string& from, const std::string& to) {
+  const auto file = unpacked / "modelDescription.xml";
+  std::string text = read_file(file);
+  const std::size_t at = text.find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+  std::ofstream(file) << text;
+}
+
+TEST(FmuErrors, DamagedPackagesAreNamedWithTheirElement) {
+  struct Damage {
+    std::string name;
+    std::function<void(const std::filesystem::path&)> alter;
+    std::vector<std::string> words;
+  };
+  const std::vector<Damage> damages = {
+      {"guid", [](const auto& d) { replace_in_description(d, "c0091e7a", "deadbeef"); },
+       {"fmi2Instantiate returned NULL", "GUID"}},
+      {"fmi1", [](const auto& d) { replace_in_description(d, "fmiVersion=\"2.0\"", "fmiVersion=\"1.0\""); },
+       {"fmiVersion", "1.0"}},
+      {"fmi3", [](const auto& d) { replace_in_description(d, "fmiVersion=\"2.0\"", "fmiVersion=\"3.0\""); },
+       {"fmiVersion", "3.0"}},
+      {"malformed", [](const auto& d) { replace_in_description(d, "</fmiModelDescription>", "</fmiModel"); },
+       {"modelDescription.xml"}},
+      {"unknown_element_value", [](const auto& d) { replace_in_description(d, "causality=\"input\"", "causality=\"sideways\""); },
+       {"causality", "sideways"}},
+      {"no_binaries", [](const auto& d) { std::filesystem::remove_all(d / "binaries"); }, {"binaries/linux64"}},
+  };
+  for (const Damage& damage : damages) {
+    const std::string path = altered_fmu(damage.name, damage.alter);
+    const auto [code, errors] = run_cli("validate", single_slave("    fmu: " + path + "\n"), "fmi-damaged");
+    EXPECT_EQ(code, 2) << damage.name << ": " << errors;
+    EXPECT_EQ(std::count(errors.begin(), errors.end(), '\n'), 1) << damage.name << ": " << errors;
+    EXPECT_NE(errors.find("slaves.s"), std::string::npos) << damage.name << ": " << errors;
+    EXPECT_NE(errors.find(damage.name + ".fmu"), std::string::npos) << damage.name << ": " << errors;
+    for (const std::string& word : damage.words) {
+      EXPECT_NE(errors.find(word), std::string::npos) << damage.name << ": " << word << " in " << errors;
+    }
   }
 }
 
