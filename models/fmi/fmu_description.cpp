@@ -16,7 +16,6 @@
 #include "runtime/errors.hpp"
 
 namespace couplet::models::fmi {
-namespace {
 
 /// 'text'. Built by appending: `"'" + std::string(text)` trips GCC 12's false
 /// -Wrestrict positive (GCC bug 105329).
@@ -26,6 +25,8 @@ std::string single_quoted(std::string_view text) {
   result.append(1, '\'').append(text).append(1, '\'');
   return result;
 }
+
+namespace {
 
 // The XML spellings (FMI 2.0 §2.2.7), one table per enum: the parser and
 // to_string read the same table, so they cannot disagree.

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace couplet::models::fmi {
@@ -108,6 +109,9 @@ struct Description {
 /// CoSimulation nor a ModelExchange element. Variables sharing a value reference
 /// are aliases (§2.2.7) and are accepted.
 Description parse_description(const std::string& xml, const std::string& file);
+
+/// 'text', for messages (shared by the loader's files).
+std::string single_quoted(std::string_view text);
 
 const char* to_string(Causality causality);
 const char* to_string(Variability variability);

@@ -9,19 +9,11 @@
 #include <string_view>
 #include <utility>
 
+#include "models/fmi/fmu_description.hpp"
 #include "runtime/errors.hpp"
 
 namespace couplet::models::fmi {
 namespace {
-
-/// 'text'. Built by appending: `"'" + std::string(text)` trips GCC 12's false
-/// -Wrestrict positive (GCC bug 105329).
-std::string single_quoted(std::string_view text) {
-  std::string result;
-  result.reserve(text.size() + 2);
-  result.append(1, '\'').append(text).append(1, '\'');
-  return result;
-}
 
 /// "binaries/linux64/X.so": the path inside the FMU, which is what a user can
 /// recognise (the unpacked directory's own name is random).
