@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
       app.add_option("--serial", serial, "serial device, or 'pty' for a new pseudo-terminal");
   udp_option->excludes(serial_option);
   app.add_option("--baud", baud, "serial line speed")->capture_default_str();
-  app.add_flag("--realtime", realtime, "advance the model on the wall clock (DESIGN §8)");
+  app.add_flag("--realtime", realtime, "advance the model on the wall clock (docs/links.md)");
   app.add_flag("--once", once, "exit when the first session ends");
   app.add_option("--session-timeout", session_timeout,
                  "seconds of silence after which a session is abandoned")
