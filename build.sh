@@ -2,6 +2,8 @@
 # couplet developer entry point (the README's quick start).
 #   ./build.sh run    install what is missing, build, run the default scenario
 #   ./build.sh test   install what is missing, build, run the test suite (ctest)
+#   ./build.sh package  build the Debian packages couplet, couplet-target and
+#                       couplet-dev into the build directory (docs/deploy.md)
 # Set BUILD_DIR to build elsewhere (default: build).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -11,8 +13,10 @@ packages=(cmake g++ make libeigen3-dev libsundials-dev libyaml-cpp-dev libcli11-
           libboost-dev nanopb libnanopb-dev protobuf-compiler python3-protobuf
           libzip-dev libpugixml-dev pkgconf)
 # Only for the tests: the report test parses the HTML with Python and renders it
-# in headless Chromium (couplet report itself needs neither).
-test_packages=(chromium python3)
+# in headless Chromium (couplet report itself needs neither); the packaging
+# tests run cpack, whose Debian dependencies come from dpkg-shlibdeps and file.
+test_packages=(chromium python3 dpkg-dev file)
+package_packages=(dpkg-dev file)
 build_dir=${BUILD_DIR:-build}
 
 install_missing() {
@@ -31,15 +35,21 @@ install_missing() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-build() {
+configure() {
   cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build "$build_dir" -j"$(nproc)"
+}
+
+# Everything, or only the named targets.
+build() {
+  configure
+  cmake --build "$build_dir" -j"$(nproc)" ${1:+--target "$@"}
 }
 
 case "${1:-}" in
   run)
     install_missing "${packages[@]}"
-    build
+    # Only the tools, not the tests and benchmarks.
+    build couplet couplet-target couplet-netem
     "$build_dir"/couplet run scenarios/two_mass_switch.yaml -o out/two_mass_switch
     ;;
   test)
@@ -47,8 +57,14 @@ case "${1:-}" in
     build
     ctest --test-dir "$build_dir" --output-on-failure -j"$(nproc)"
     ;;
+  package)
+    install_missing "${packages[@]}" "${package_packages[@]}"
+    build couplet couplet-target couplet-netem
+    (cd "$build_dir" && cpack -G DEB)
+    ls "$build_dir"/*.deb
+    ;;
   *)
-    echo "usage: $0 run|test" >&2
+    echo "usage: $0 run|test|package" >&2
     exit 2
     ;;
 esac

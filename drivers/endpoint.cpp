@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::drivers {
 

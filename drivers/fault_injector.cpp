@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::drivers {
 

@@ -4,7 +4,7 @@
 #include <random>
 #include <sstream>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::drivers {
 

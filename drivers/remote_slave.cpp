@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
-#include "runtime/wire_conversions.hpp"
-#include "runtime/errors.hpp"
+#include "protocol/wire_conversions.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::drivers {
 

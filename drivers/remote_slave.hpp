@@ -31,7 +31,7 @@
 #include "drivers/link_client.hpp"
 #include "drivers/wall_clock.hpp"
 #include "protocol/limits.hpp"
-#include "runtime/slave.hpp"
+#include "couplet/slave.hpp"
 
 namespace couplet::drivers {
 

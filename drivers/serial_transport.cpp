@@ -9,7 +9,7 @@
 #include "drivers/poll_wait.hpp"
 #include "protocol/cobs.hpp"
 #include "protocol/codec.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::drivers {
 

@@ -10,7 +10,7 @@
 
 #include "drivers/endpoint.hpp"
 #include "drivers/transport.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::drivers {
 

@@ -5,7 +5,7 @@
 
 #include "drivers/endpoint.hpp"
 #include "drivers/poll_wait.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::drivers {
 

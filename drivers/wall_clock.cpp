@@ -4,7 +4,7 @@
 #include <cerrno>
 #include <cmath>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::drivers {
 

@@ -10,7 +10,7 @@
 #include <ctime>
 #include <vector>
 
-#include "runtime/time.hpp"
+#include "couplet/time.hpp"
 
 namespace couplet::drivers {
 

@@ -7,7 +7,7 @@
 #include "host_tools/ifosmondi_settings.hpp"
 #include "runtime/algorithms/gauss_seidel.hpp"
 #include "runtime/algorithms/jacobi.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::tools {
 

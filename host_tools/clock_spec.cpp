@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "host_tools/scenario.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::tools {
 

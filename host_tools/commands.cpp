@@ -14,7 +14,7 @@
 #include "host_tools/run_pacer.hpp"
 #include "host_tools/system_builder.hpp"
 #include "runtime/decision_hash.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 #include "runtime/exact_text.hpp"
 #include "runtime/metrics.hpp"
 #include "runtime/recorder.hpp"

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::tools {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::tools {
 namespace {

@@ -6,7 +6,7 @@
 #include "models/ode_slave.hpp"
 #include "runtime/composite_slave.hpp"
 #include "runtime/decision_hash.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::tools {
 

@@ -6,7 +6,7 @@
 
 #include "runtime/algorithms/ifosmondi.hpp"
 #include "runtime/algorithms/ifosmondi_jfm.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::tools {
 namespace {

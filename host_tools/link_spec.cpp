@@ -1,8 +1,10 @@
 #include "host_tools/link_spec.hpp"
 
+#include <filesystem>
+
 #include "drivers/endpoint.hpp"
 #include "host_tools/scenario.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::tools {
 
@@ -25,7 +27,8 @@ double positive_seconds(const YAML::Node& node, const std::string& source, const
 }  // namespace
 
 LinkSpec parse_link(const YAML::Node& node, const std::string& source, const std::string& path) {
-  check_keys(node, source, path, {"udp", "serial", "spawn", "realtime", "timeout", "retransmit_timeout"});
+  check_keys(node, source, path,
+             {"udp", "serial", "spawn", "program", "realtime", "timeout", "retransmit_timeout"});
   LinkSpec link;
   link.where = locate(source, node, path);
   if (node["spawn"]) link.spawn = parse_flag(node["spawn"], source, path + ".spawn");
@@ -60,6 +63,17 @@ LinkSpec parse_link(const YAML::Node& node, const std::string& source, const std
   }
   if (link.udp.empty() == link.serial_device.empty()) {
     throw ConfigurationError(link.where + ": give exactly one of udp: \"HOST:PORT\" or serial: {device: PATH}");
+  }
+  if (const YAML::Node program = node["program"]) {
+    if (!link.spawn) {
+      throw ConfigurationError(locate(source, program, path + ".program") +
+                               ": the program to start needs spawn: true");
+    }
+    // Relative to the scenario file, as FMUs are.
+    const std::filesystem::path file = require_string(program, source, path + ".program");
+    link.program = (file.is_absolute() ? file : std::filesystem::path(source).parent_path() / file)
+                       .lexically_normal()
+                       .string();
   }
   if (link.realtime && !link.spawn) {
     throw ConfigurationError(link.where + ": realtime: true starts a spawned target in real-time mode; it needs spawn: true");

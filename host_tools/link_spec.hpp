@@ -1,9 +1,10 @@
 #pragma once
-// The `link:` key of a slave in a scenario (DESIGN §7, §8; docs/links.md):
+// The `link:` key of a slave in a scenario (docs/links.md):
 //   link: {udp: "HOST:PORT"}                        a target that is already running
 //   link: {serial: {device: PATH, baud: N}}         a device on a serial line
 //   link: {spawn: true, udp: "127.0.0.1:0"}         start a local couplet-target
 //   link: {spawn: true, serial: {device: pty}}      ... over a pseudo-terminal
+//   link: {spawn: true, program: PATH, udp: ...}    start a device program instead
 // Optional: timeout (s, dead peer), retransmit_timeout (s), realtime (spawned
 // target advances on the wall clock).
 #include <yaml-cpp/yaml.h>
@@ -17,6 +18,7 @@ struct LinkSpec {
   std::string serial_device;  ///< a device path; with spawn, "pty"
   unsigned baud = 115200;
   bool spawn = false;
+  std::string program;        ///< with spawn: the program to start (empty: couplet-target)
   bool realtime = false;
   double timeout = 2.0;               ///< seconds without an answer: the peer is dead
   double retransmit_timeout = 0.05;   ///< seconds before the first retransmission

@@ -8,7 +8,7 @@
 
 #include "host_tools/commands.hpp"
 #include "host_tools/log_commands.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace {
 

@@ -15,7 +15,7 @@
 #include <iostream>
 
 #include "drivers/udp_impairment_proxy.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace {
 

@@ -7,9 +7,10 @@
 #include "drivers/udp_transport.hpp"
 #include "host_tools/system_builder.hpp"
 #include "host_tools/target_process.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 #include "runtime/exact_text.hpp"
 #include "targets/configuration.hpp"
+#include "targets/device_source.hpp"
 
 namespace couplet::tools {
 
@@ -20,7 +21,8 @@ constexpr auto kSpawnTimeout = std::chrono::seconds(10);
 
 std::vector<std::string> target_arguments(const SlaveSpec& spec) {
   const LinkSpec& link = *spec.link;
-  std::vector<std::string> arguments = {"--model", spec.model};
+  std::vector<std::string> arguments;
+  if (!spec.model.empty()) arguments = {"--model", spec.model};
   if (!spec.fmu.empty()) {
     arguments = {"--fmu", spec.fmu};
     if (spec.fmu_kind != models::FmuKind::automatic) {
@@ -29,8 +31,12 @@ std::vector<std::string> target_arguments(const SlaveSpec& spec) {
           {"--fmu-kind", spec.fmu_kind == models::FmuKind::co_simulation ? "cs" : "me"});
     }
   }
-  for (const auto& [name, value] : spec.parameters)
-    arguments.push_back("--param=" + name + "=" + exact_text(value));
+  // A device's program checks its parameters when the Configure brings them,
+  // and answers an error the master reports; others were checked on the host.
+  if (spec.device.empty()) {
+    for (const auto& [name, value] : spec.parameters)
+      arguments.push_back("--param=" + name + "=" + exact_text(value));
+  }
   if (link.is_udp()) {
     arguments.insert(arguments.end(), {"--udp", link.udp});
   } else {
@@ -56,13 +62,17 @@ drivers::LinkPolicy policy_of(const LinkSpec& link) {
 std::unique_ptr<Slave> make_remote_slave(const Scenario& scenario, const SlaveSpec& spec,
                                          const models::ModelCatalog& catalog) {
   const LinkSpec& link = *spec.link;
-  // The host checks model and parameters itself: its messages name the scenario
-  // element, and the monolithic reference needs the model anyway.
-  const std::unique_ptr<models::SlaveSource> source = open_source(spec, catalog);
   const models::SlaveSettings settings = slave_settings(scenario, spec);
-  source->make_slave(settings);
-
-  targets::SlaveConfiguration configuration{spec.name,         source->identity(),
+  std::string identity = targets::device_identity(spec.device);
+  if (spec.device.empty()) {
+    // The host checks model and parameters itself: its messages name the scenario
+    // element, and the monolithic reference needs the model anyway. A device's
+    // program checks them (and its error names the slave).
+    const std::unique_ptr<models::SlaveSource> source = open_source(spec, catalog);
+    source->make_slave(settings);
+    identity = source->identity();
+  }
+  targets::SlaveConfiguration configuration{spec.name,         identity,
                                             spec.parameters,   spec.solver,
                                             spec.capabilities, settings.coupled_inputs};
   auto configure = std::make_unique<couplet_wire_Configure>();
@@ -72,7 +82,7 @@ std::unique_ptr<Slave> make_remote_slave(const Scenario& scenario, const SlaveSp
   std::string udp = link.udp;
   std::string device = link.serial_device;
   if (link.spawn) {
-    process = TargetProcess::spawn(target_arguments(spec), spec.name, kSpawnTimeout);
+    process = TargetProcess::spawn(link.program, target_arguments(spec), spec.name, kSpawnTimeout);
     (link.is_udp() ? udp : device) = process->address();
   }
   std::unique_ptr<drivers::Transport> transport;

@@ -7,7 +7,7 @@
 
 #include "host_tools/scenario.hpp"
 #include "models/catalog.hpp"
-#include "runtime/slave.hpp"
+#include "couplet/slave.hpp"
 
 namespace couplet::tools {
 

@@ -3,7 +3,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "runtime/wire_conversions.hpp"
+#include "protocol/wire_conversions.hpp"
 
 namespace couplet::tools {
 

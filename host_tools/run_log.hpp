@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "protocol/run_log_frame.hpp"
-#include "runtime/polynomial.hpp"
-#include "runtime/slave.hpp"
+#include "couplet/polynomial.hpp"
+#include "couplet/slave.hpp"
 #include "runtime/system.hpp"
-#include "runtime/time.hpp"
+#include "couplet/time.hpp"
 
 namespace couplet::tools {
 

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::tools {
 
@@ -129,23 +129,38 @@ models::CapabilityLimits parse_capabilities(const YAML::Node& node, const std::s
 
 SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std::string& source) {
   const std::string path = "slaves." + name;
-  if (!node.IsMap())
-    throw ConfigurationError(locate(source, node, path) + ": must be a map with 'model' or 'fmu'");
+  if (!node.IsMap()) {
+    throw ConfigurationError(locate(source, node, path) +
+                             ": must be a map with 'model', 'fmu' or 'device'");
+  }
   check_keys(node, source, path,
-             {"model", "fmu", "fmu_kind", "parameters", "solver", "capabilities", "link"});
+             {"model", "fmu", "fmu_kind", "device", "parameters", "solver", "capabilities", "link"});
   SlaveSpec spec;
   spec.name = name;
   spec.where = locate(source, node, path);
-  if (static_cast<bool>(node["model"]) == static_cast<bool>(node["fmu"])) {
-    throw ConfigurationError(
-        locate(source, node, path) +
-        ": give either 'model' (a built-in model, see `couplet models`) or 'fmu' (an FMU file)");
+  const int sources = static_cast<int>(static_cast<bool>(node["model"])) +
+                      static_cast<int>(static_cast<bool>(node["fmu"])) +
+                      static_cast<int>(static_cast<bool>(node["device"]));
+  if (sources != 1) {
+    throw ConfigurationError(locate(source, node, path) +
+                             ": give one of 'model' (a built-in model, see `couplet models`), "
+                             "'fmu' (an FMU file) or 'device' (a device program behind a link)");
   }
-  if (node["model"]) {
+  if (node["fmu_kind"] && !node["fmu"])
+    throw ConfigurationError(locate(source, node["fmu_kind"], path + ".fmu_kind") + ": only with 'fmu'");
+  if (node["device"]) {
+    // The device's own program knows its ports; the host meets it over the link.
+    spec.device = require_string(node["device"], source, path + ".device");
+    if (!node["link"]) {
+      throw ConfigurationError(locate(source, node["device"], path + ".device") +
+                               ": a device is served by its own program: give a 'link' "
+                               "(e.g. link: {udp: \"HOST:PORT\"}, or spawn: true with program: PATH)");
+    }
+    if (node["solver"])
+      throw ConfigurationError(locate(source, node["solver"], path + ".solver") +
+                               ": a device has no solver couplet chooses");
+  } else if (node["model"]) {
     spec.model = require_string(node["model"], source, path + ".model");
-    if (node["fmu_kind"])
-      throw ConfigurationError(locate(source, node["fmu_kind"], path + ".fmu_kind") +
-                               ": only with 'fmu'");
   } else {
     // Relative to the scenario file, so a scenario and its FMUs move together.
     const std::filesystem::path fmu = require_string(node["fmu"], source, path + ".fmu");

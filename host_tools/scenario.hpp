@@ -16,8 +16,9 @@ namespace couplet::tools {
 
 struct SlaveSpec {
   std::string name;
-  std::string model;  ///< a catalog model, or empty when `fmu` is set
+  std::string model;  ///< a catalog model, or empty when `fmu` or `device` is set
   std::string fmu;    ///< an FMU file, resolved against the scenario file's directory
+  std::string device;  ///< a device program's name (couplet/device.hpp); always behind a link
   models::FmuKind fmu_kind = models::FmuKind::automatic;
   std::map<std::string, double, std::less<>> parameters;  ///< overrides of the defaults
   models::SolverSettings solver;

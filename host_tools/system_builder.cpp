@@ -2,7 +2,7 @@
 
 #include "host_tools/group_builder.hpp"
 #include "host_tools/remote_slave_factory.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::tools {
 
@@ -16,6 +16,11 @@ namespace {
 
 std::unique_ptr<models::SlaveSource> open_source(const SlaveSpec& spec,
                                                  const models::ModelCatalog& catalog) {
+  if (!spec.device.empty()) {
+    throw ConfigurationError(spec.where + ": slave '" + spec.name + "' is device '" + spec.device +
+                             "', whose behaviour lives in its own program: couplet has no "
+                             "equations for it (no monolithic reference: use reference: none)");
+  }
   try {
     return spec.fmu.empty() ? models::catalog_source(catalog, spec.model)
                             : models::fmu_source(spec.fmu, spec.fmu_kind);
@@ -27,7 +32,8 @@ std::unique_ptr<models::SlaveSource> open_source(const SlaveSpec& spec,
 models::SlaveSettings slave_settings(const Scenario& scenario, const SlaveSpec& spec) {
   models::SlaveSettings settings{spec.name, spec.parameters, spec.solver, spec.capabilities,
                                  std::nullopt};
-  if (!spec.fmu.empty()) {
+  // FMUs and devices leave unconnected inputs at their start values or defaults.
+  if (!spec.fmu.empty() || !spec.device.empty()) {
     settings.coupled_inputs.emplace();
     const std::string prefix = spec.name + ".";
     for (const ConnectionSpec& connection : scenario.connections) {

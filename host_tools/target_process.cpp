@@ -12,7 +12,7 @@
 #include <sstream>
 #include <thread>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::tools {
 
@@ -77,9 +77,16 @@ std::string TargetProcess::locate_executable() {
                            " (install it next to couplet, or set COUPLET_TARGET)");
 }
 
-std::unique_ptr<TargetProcess> TargetProcess::spawn(const std::vector<std::string>& arguments,
-                                                    const std::string& slave_name, std::chrono::milliseconds timeout) {
-  const std::string executable = locate_executable();
+std::unique_ptr<TargetProcess> TargetProcess::spawn(const std::string& program,
+                                                    const std::vector<std::string>& arguments,
+                                                    const std::string& slave_name,
+                                                    std::chrono::milliseconds timeout) {
+  const std::string executable = program.empty() ? locate_executable() : program;
+  if (!is_executable(executable)) {
+    throw ConfigurationError("slave '" + slave_name + "': the program '" + executable +
+                             "' to spawn is not an executable file");
+  }
+  const std::string shown = std::filesystem::path(executable).filename().string();
   std::vector<std::string> words = {executable};
   words.insert(words.end(), arguments.begin(), arguments.end());
   std::vector<char*> argv;
@@ -93,7 +100,7 @@ std::unique_ptr<TargetProcess> TargetProcess::spawn(const std::vector<std::strin
   if (pid < 0) {
     ::close(pipe_ends[0]);
     ::close(pipe_ends[1]);
-    throw ConfigurationError("slave '" + slave_name + "': cannot fork couplet-target");
+    throw ConfigurationError("slave '" + slave_name + "': cannot fork " + shown);
   }
   if (pid == 0) {
     // Child: only async-signal-safe calls until exec.
@@ -108,12 +115,13 @@ std::unique_ptr<TargetProcess> TargetProcess::spawn(const std::vector<std::strin
 
   const std::string line = read_line(pipe_ends[0], timeout);
   std::istringstream words_in(line);
-  std::string program;
+  std::string announced;  // the program's name for itself
   std::string ready;
-  words_in >> program >> ready >> process->kind_ >> process->address_;
-  if (program != "couplet-target" || ready != "ready" || process->address_.empty()) {
+  words_in >> announced >> ready >> process->kind_ >> process->address_;
+  if (announced.empty() || ready != "ready" || process->address_.empty()) {
     const std::string why = exit_description(pid);
-    throw ConfigurationError("slave '" + slave_name + "': the spawned couplet-target did not start: " + why);
+    throw ConfigurationError("slave '" + slave_name + "': the spawned " + shown +
+                             " did not start: " + why);
   }
   return process;
 }

@@ -1,6 +1,6 @@
 #pragma once
-// A couplet-target started by the master for `link: {spawn: true}` (host test
-// benches, DESIGN §8). The executable is looked up in $COUPLET_TARGET, then
+// A target program — couplet-target or a device program built with the SDK —
+// started by the master for `link: {spawn: true}` (host test benches). The executable is looked up in $COUPLET_TARGET, then
 // beside the running executable (/proc/self/exe), then one directory up. The
 // child reports where it listens on its first stdout line ("couplet-target
 // ready udp 127.0.0.1:45678"); it receives SIGTERM if the master dies
@@ -16,9 +16,11 @@ namespace couplet::tools {
 
 class TargetProcess {
  public:
-  /// Starts couplet-target with `arguments` and waits up to `timeout` for its
-  /// ready line. Throws ConfigurationError naming `slave_name` on failure.
-  static std::unique_ptr<TargetProcess> spawn(const std::vector<std::string>& arguments,
+  /// Starts `program` (empty: couplet-target) with `arguments` and waits up to
+  /// `timeout` for its ready line ("PROGRAM ready udp HOST:PORT"). Throws
+  /// ConfigurationError naming `slave_name` on failure.
+  static std::unique_ptr<TargetProcess> spawn(const std::string& program,
+                                              const std::vector<std::string>& arguments,
                                               const std::string& slave_name, std::chrono::milliseconds timeout);
   ~TargetProcess();
   TargetProcess(const TargetProcess&) = delete;

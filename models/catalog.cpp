@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::models {
 namespace {

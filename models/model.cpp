@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::models {
 

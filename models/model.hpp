@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/slave.hpp"
+#include "couplet/slave.hpp"
 
 namespace couplet::models {
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "models/model.hpp"
-#include "runtime/slave.hpp"
+#include "couplet/slave.hpp"
 
 namespace couplet::models {
 

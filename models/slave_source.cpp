@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "models/fmi/fmu_slaves.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::models {
 namespace {
@@ -31,7 +31,7 @@ std::string describe_model(const ModelDescription& model) {
 class CatalogSource final : public SlaveSource {
  public:
   CatalogSource(const ModelCatalog& catalog, const std::string& model_name)
-      : catalog_(catalog), entry_(catalog.find(model_name)) {}
+      : catalog_(catalog), entry_(catalog_.find(model_name)) {}
 
   std::string name() const override { return entry_.description.name; }
   std::string identity() const override { return entry_.description.name; }
@@ -48,7 +48,7 @@ class CatalogSource final : public SlaveSource {
   std::string describe() const override { return describe_model(entry_.description); }
 
  private:
-  const ModelCatalog& catalog_;
+  ModelCatalog catalog_;
   const ModelEntry& entry_;
 };
 

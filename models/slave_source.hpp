@@ -11,7 +11,7 @@
 #include "models/catalog.hpp"
 #include "models/model.hpp"
 #include "models/ode_slave.hpp"
-#include "runtime/slave.hpp"
+#include "couplet/slave.hpp"
 
 namespace couplet::models {
 
@@ -49,7 +49,8 @@ class SlaveSource {
   virtual std::string describe() const = 0;
 };
 
-/// A model of the catalog. Throws ConfigurationError for an unknown name.
+/// A model of the catalog; the source keeps its own copy of the catalog.
+/// Throws ConfigurationError for an unknown name.
 std::unique_ptr<SlaveSource> catalog_source(const ModelCatalog& catalog,
                                             const std::string& model_name);
 

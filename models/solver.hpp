@@ -13,8 +13,8 @@
 #include <string>
 
 #include "models/model.hpp"
-#include "runtime/polynomial.hpp"
-#include "runtime/time.hpp"
+#include "couplet/polynomial.hpp"
+#include "couplet/time.hpp"
 
 namespace couplet::models {
 

@@ -16,6 +16,7 @@ inline constexpr std::size_t kMaxParameters = 32;
 inline constexpr std::size_t kMaxSampleTimes = 1024; ///< intermediate samples per step
 inline constexpr std::size_t kMaxSampleValues = 6144;  ///< sample times × outputs per step
 inline constexpr std::size_t kMaxNameBytes = 63;     ///< names, without the terminating NUL
+inline constexpr std::size_t kMaxUnitBytes = 31;     ///< port units, without the terminating NUL
 
 template <typename Struct, typename Element, std::size_t Count>
 constexpr std::size_t capacity(Element (Struct::*)[Count]) {
@@ -33,6 +34,7 @@ static_assert(capacity(&couplet_wire_Configure::parameters) == kMaxParameters);
 static_assert(capacity(&couplet_wire_StepRequest::sample_times_ns) == kMaxSampleTimes);
 static_assert(capacity(&couplet_wire_StepResult::samples) == kMaxSampleValues);
 static_assert(capacity(&couplet_wire_Port::name) == kMaxNameBytes + 1);
+static_assert(capacity(&couplet_wire_Port::unit) == kMaxUnitBytes + 1);
 static_assert(capacity(&couplet_wire_Configure::model) == kMaxNameBytes + 1);
 
 }  // namespace couplet::protocol

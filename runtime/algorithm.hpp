@@ -23,9 +23,9 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/polynomial.hpp"
+#include "couplet/polynomial.hpp"
 #include "runtime/system.hpp"
-#include "runtime/time.hpp"
+#include "couplet/time.hpp"
 
 namespace couplet {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet {
 

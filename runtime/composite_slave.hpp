@@ -37,7 +37,7 @@
 
 #include "runtime/algorithms/ifosmondi_algorithm.hpp"
 #include "runtime/sequential_executor.hpp"
-#include "runtime/slave.hpp"
+#include "couplet/slave.hpp"
 #include "runtime/system.hpp"
 
 namespace couplet {

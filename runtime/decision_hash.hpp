@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "runtime/polynomial.hpp"
+#include "couplet/polynomial.hpp"
 
 namespace couplet {
 

@@ -6,7 +6,7 @@
 // Every RMS is exact: the integral of the squared polynomial over the step divided
 // by the step, never a sum over sample points of the signal. Allocation-free, so
 // the defect-controlled algorithm can call it on the real-time path.
-#include "runtime/polynomial.hpp"
+#include "couplet/polynomial.hpp"
 
 namespace couplet {
 

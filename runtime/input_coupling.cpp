@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet {
 

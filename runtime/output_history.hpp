@@ -7,8 +7,8 @@
 #include <cstddef>
 #include <span>
 
-#include "runtime/polynomial.hpp"
-#include "runtime/time.hpp"
+#include "couplet/polynomial.hpp"
+#include "couplet/time.hpp"
 
 namespace couplet {
 

@@ -1,4 +1,4 @@
-#include "runtime/polynomial.hpp"
+#include "couplet/polynomial.hpp"
 
 #include <Eigen/QR>
 #include <algorithm>

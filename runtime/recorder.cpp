@@ -9,8 +9,8 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "runtime/errors.hpp"
-#include "runtime/wire_conversions.hpp"
+#include "couplet/errors.hpp"
+#include "protocol/wire_conversions.hpp"
 
 namespace couplet {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 #include "runtime/input_coupling.hpp"
 
 namespace couplet {

@@ -1,4 +1,4 @@
-#include "runtime/slave.hpp"
+#include "couplet/slave.hpp"
 
 #include <string>
 

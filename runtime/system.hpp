@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/slave.hpp"
+#include "couplet/slave.hpp"
 
 namespace couplet {
 

@@ -1,8 +1,8 @@
 #include "targets/configuration.hpp"
 
 #include "protocol/limits.hpp"
-#include "runtime/errors.hpp"
-#include "runtime/wire_conversions.hpp"
+#include "couplet/errors.hpp"
+#include "protocol/wire_conversions.hpp"
 
 namespace couplet::targets {
 

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "runtime/errors.hpp"
-#include "runtime/wire_conversions.hpp"
+#include "couplet/errors.hpp"
+#include "protocol/wire_conversions.hpp"
 
 namespace couplet::targets {
 
@@ -18,32 +18,8 @@ std::uint64_t monotonic_ns(drivers::Deadline time) {
 
 }  // namespace
 
-namespace {
-
-/// A catalog source that owns its catalog (the server outlives the caller's).
-class OwnedCatalogSource final : public models::SlaveSource {
- public:
-  OwnedCatalogSource(models::ModelCatalog catalog, const std::string& model)
-      : catalog_(std::move(catalog)), source_(models::catalog_source(catalog_, model)) {}
-  std::string name() const override { return source_->name(); }
-  std::string identity() const override { return source_->identity(); }
-  std::unique_ptr<Slave> make_slave(const models::SlaveSettings& settings) const override {
-    return source_->make_slave(settings);
-  }
-  std::unique_ptr<models::Model> make_model(const models::SlaveSettings& settings) const override {
-    return source_->make_model(settings);
-  }
-  std::string describe() const override { return source_->describe(); }
-
- private:
-  models::ModelCatalog catalog_;
-  std::unique_ptr<models::SlaveSource> source_;
-};
-
-}  // namespace
-
 TargetServer::TargetServer(const models::ModelCatalog& catalog, TargetOptions options)
-    : TargetServer(std::make_shared<OwnedCatalogSource>(catalog, options.model), options) {}
+    : TargetServer(models::catalog_source(catalog, options.model), options) {}
 
 TargetServer::TargetServer(std::shared_ptr<const models::SlaveSource> source, TargetOptions options)
     : source_(std::move(source)),

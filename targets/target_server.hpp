@@ -29,7 +29,7 @@
 #include "protocol/codec.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/sequence.hpp"
-#include "runtime/slave.hpp"
+#include "couplet/slave.hpp"
 #include "targets/configuration.hpp"
 
 namespace couplet::targets {

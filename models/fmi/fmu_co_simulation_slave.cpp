@@ -7,7 +7,7 @@
 
 #include "models/fmi/fmu_instance.hpp"
 #include "models/fmi/fmu_slaves.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::models::fmi {
 namespace {

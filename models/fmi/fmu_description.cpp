@@ -13,7 +13,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::models::fmi {
 

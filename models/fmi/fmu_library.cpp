@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "models/fmi/fmu_description.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::models::fmi {
 namespace {

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::models::fmi {
 namespace {

@@ -1,7 +1,7 @@
 #include <algorithm>
 
 #include "models/fmi/fmu_slaves.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::models::fmi {
 

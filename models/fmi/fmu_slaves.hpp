@@ -21,7 +21,7 @@
 #include "models/fmi/fmu_package.hpp"
 #include "models/model.hpp"
 #include "models/ode_slave.hpp"
-#include "runtime/slave.hpp"
+#include "couplet/slave.hpp"
 
 namespace couplet::models::fmi {
 

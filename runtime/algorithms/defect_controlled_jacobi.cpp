@@ -6,7 +6,7 @@
 #include <string>
 
 #include "runtime/defects.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet {
 namespace {

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet {
 namespace {

@@ -18,8 +18,8 @@
 #include <cstdint>
 
 #include "runtime/output_history.hpp"
-#include "runtime/polynomial.hpp"
-#include "runtime/time.hpp"
+#include "couplet/polynomial.hpp"
+#include "couplet/time.hpp"
 
 namespace couplet {
 

@@ -13,7 +13,7 @@
 #include <array>
 
 #include "runtime/output_history.hpp"
-#include "runtime/polynomial.hpp"
+#include "couplet/polynomial.hpp"
 
 namespace couplet {
 

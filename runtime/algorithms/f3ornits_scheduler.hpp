@@ -41,7 +41,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/time.hpp"
+#include "couplet/time.hpp"
 
 namespace couplet {
 

@@ -5,7 +5,7 @@
 #include <limits>
 #include <string>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet {
 namespace {

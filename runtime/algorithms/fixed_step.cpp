@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet {
 

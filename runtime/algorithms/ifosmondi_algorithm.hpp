@@ -39,7 +39,7 @@
 #include "runtime/algorithm.hpp"
 #include "runtime/algorithms/ifosmondi_coupling.hpp"
 #include "runtime/algorithms/ifosmondi_step_control.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet {
 

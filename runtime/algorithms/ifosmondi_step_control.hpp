@@ -11,7 +11,7 @@
 // schedule is exact. Clipping a step to the end of the run (or of a composite
 // slave's outer step) does not shrink the controller's step: that is not a sign of
 // convergence trouble.
-#include "runtime/time.hpp"
+#include "couplet/time.hpp"
 
 namespace couplet {
 

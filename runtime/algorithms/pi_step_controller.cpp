@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet {
 namespace {

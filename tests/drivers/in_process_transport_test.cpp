@@ -8,7 +8,7 @@
 
 #include "drivers/fault_injector.hpp"
 #include "drivers/in_process_transport.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::drivers {
 namespace {

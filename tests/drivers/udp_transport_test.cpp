@@ -7,7 +7,7 @@
 
 #include "drivers/udp_transport.hpp"
 #include "protocol/codec.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::drivers {
 namespace {

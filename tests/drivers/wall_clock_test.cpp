@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "drivers/wall_clock.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::drivers {
 namespace {

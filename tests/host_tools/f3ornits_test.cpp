@@ -18,7 +18,7 @@
 #include "models/linear_model.hpp"
 #include "models/monolithic_reference.hpp"
 #include "runtime/algorithms/f3ornits.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 #include "runtime/metrics.hpp"
 #include "runtime/sequential_executor.hpp"
 #include "test_support.hpp"

@@ -14,7 +14,7 @@
 
 #include "host_tools/commands.hpp"
 #include "host_tools/test_support.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 #include "test_fmus.hpp"
 
 namespace couplet::testing {

@@ -13,7 +13,7 @@
 #include "models/catalog.hpp"
 #include "models/monolithic_reference.hpp"
 #include "models/ode_slave.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::models {
 namespace {

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::models {
 namespace {

@@ -20,7 +20,7 @@
 #include "models/fmi/fmu_archive.hpp"
 #include "models/fmi/fmu_description.hpp"
 #include "models/fmi/fmu_library.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::models::fmi {
 namespace {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "models/catalog.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 // --- Heap-allocation counter (glibc): the executable's malloc family interposes
 // the C library's, so every allocation of the process, Eigen's included, is seen.

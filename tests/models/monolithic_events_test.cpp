@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "models/monolithic_reference.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::models {
 namespace {

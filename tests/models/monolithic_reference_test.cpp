@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "models/catalog.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::models {
 namespace {

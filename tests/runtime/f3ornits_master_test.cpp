@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 #include "runtime/sequential_executor.hpp"
 
 namespace couplet {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet {
 namespace {

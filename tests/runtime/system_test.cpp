@@ -1,7 +1,7 @@
 // System validation: every rejection fires and names the culprit.
 #include <gtest/gtest.h>
 
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 #include "runtime/system.hpp"
 
 namespace couplet {

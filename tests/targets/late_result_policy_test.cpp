@@ -9,7 +9,7 @@
 #include "drivers/in_process_transport.hpp"
 #include "drivers/remote_slave.hpp"
 #include "models/catalog.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 #include "support/served_target.hpp"
 #include "targets/serve.hpp"
 

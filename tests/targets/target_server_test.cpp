@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "runtime/wire_conversions.hpp"
+#include "protocol/wire_conversions.hpp"
 #include "models/catalog.hpp"
 #include "protocol/codec.hpp"
 #include "targets/target_server.hpp"

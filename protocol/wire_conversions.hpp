@@ -9,8 +9,8 @@
 #include <string>
 
 #include "protocol/couplet.pb.h"
-#include "runtime/polynomial.hpp"
-#include "runtime/slave.hpp"
+#include "couplet/polynomial.hpp"
+#include "couplet/slave.hpp"
 
 namespace couplet::wire {
 

@@ -1,6 +1,7 @@
 #pragma once
 // Typed errors. Configuration errors name the scenario element; slave errors name
-// the slave and the time; protocol violations are bugs of the master (DESIGN §3).
+// the slave and the time; protocol violations are requests outside a slave's
+// declared capabilities (a bug of the master or of a peer).
 #include <stdexcept>
 #include <string>
 

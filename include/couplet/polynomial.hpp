@@ -1,5 +1,5 @@
 #pragma once
-// Polynomials in time for inputs and output estimates (DESIGN §3).
+// Polynomials in time: the inputs a slave receives over a step, and output estimates.
 //
 // Stored in a shifted and scaled abscissa s = (t - origin) / scale so that
 // coefficients stay well conditioned whatever the absolute time and the step size.

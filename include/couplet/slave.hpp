@@ -1,5 +1,5 @@
 #pragma once
-// The slave interface: one subsystem seen as a black box (DESIGN §1, §3).
+// The slave interface: one subsystem seen by the co-simulation master as a black box.
 //
 // Calling contract, in this order:
 //   setup(start)                    once; may allocate
@@ -13,19 +13,21 @@
 #include <string>
 #include <vector>
 
-#include "runtime/errors.hpp"
-#include "runtime/polynomial.hpp"
-#include "runtime/time.hpp"
+#include "couplet/errors.hpp"
+#include "couplet/polynomial.hpp"
+#include "couplet/time.hpp"
 
 namespace couplet {
 
 struct OutputDescription {
   std::string name;
   bool direct_feedthrough = false;  ///< y depends algebraically on some input
+  std::string unit;                 ///< e.g. "m/s"; empty when not declared
 };
 
 struct InputDescription {
   std::string name;
+  std::string unit;  ///< e.g. "N"; empty when not declared
 };
 
 struct SlaveCapabilities {
@@ -84,8 +86,8 @@ class Slave {
   /// request outside the capabilities.
   virtual void step(const StepRequest& request, const OutputBuffers& result) = 0;
 
-  /// Split-phase stepping for slaves behind links (DESIGN §3 "Executor: ...
-  /// concurrently over links"): before carrying out a batch, the executor
+  /// Split-phase stepping for slaves behind links, which the executor steps
+  /// concurrently: before carrying out a batch, the executor
   /// announces each of its steps, in plan order, with the very request step()
   /// will then receive; a remote slave sends it at once, so that all targets of
   /// the batch compute at the same time. Default: nothing.

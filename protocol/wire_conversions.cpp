@@ -1,10 +1,10 @@
-#include "runtime/wire_conversions.hpp"
+#include "protocol/wire_conversions.hpp"
 
 #include <algorithm>
 #include <cstring>
 
 #include "protocol/limits.hpp"
-#include "runtime/errors.hpp"
+#include "couplet/errors.hpp"
 
 namespace couplet::wire {
 
@@ -44,11 +44,13 @@ void to_wire(const SlaveDescription& description, const std::string& model, coup
   wire.inputs_count = static_cast<pb_size_t>(description.inputs.size());
   for (std::size_t i = 0; i < description.inputs.size(); ++i) {
     copy_name(wire.inputs[i].name, description.inputs[i].name, "input name");
+    copy_name(wire.inputs[i].unit, description.inputs[i].unit, "unit");
   }
   wire.outputs_count = static_cast<pb_size_t>(description.outputs.size());
   for (std::size_t j = 0; j < description.outputs.size(); ++j) {
     copy_name(wire.outputs[j].name, description.outputs[j].name, "output name");
     wire.outputs[j].direct_feedthrough = description.outputs[j].direct_feedthrough;
+    copy_name(wire.outputs[j].unit, description.outputs[j].unit, "unit");
   }
   const SlaveCapabilities& capabilities = description.capabilities;
   wire.has_capabilities = true;
@@ -70,9 +72,10 @@ SlaveDescription from_wire(const couplet_wire_Describe& wire, const std::string&
                      std::to_string(couplet_wire_Version_VERSION_CURRENT));
   }
   SlaveDescription description;
-  for (std::size_t i = 0; i < wire.inputs_count; ++i) description.inputs.push_back({wire.inputs[i].name});
+  for (std::size_t i = 0; i < wire.inputs_count; ++i) description.inputs.push_back({wire.inputs[i].name, wire.inputs[i].unit});
   for (std::size_t j = 0; j < wire.outputs_count; ++j) {
-    description.outputs.push_back({wire.outputs[j].name, wire.outputs[j].direct_feedthrough});
+    description.outputs.push_back(
+        {wire.outputs[j].name, wire.outputs[j].direct_feedthrough, wire.outputs[j].unit});
   }
   const couplet_wire_Capabilities& wire_capabilities = wire.capabilities;
   SlaveCapabilities& capabilities = description.capabilities;

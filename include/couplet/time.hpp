@@ -1,6 +1,6 @@
 #pragma once
 // Integer time. Communication times are exact int64 nanoseconds so that schedules
-// are reproducible bit for bit (DESIGN §3); arithmetic inside a step uses seconds.
+// are reproducible bit for bit; arithmetic inside a step uses seconds.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>

@@ -1,0 +1,69 @@
+# Installation, the CMake package, the pkg-config file and the Debian packages
+# (docs/deploy.md). Components, one Debian package each:
+#   target  couplet-target and the shared libraries a device program needs
+#   dev     public headers, CMake package, pkg-config file: building devices
+#   host    couplet and couplet-netem (not built with COUPLET_TARGET_ONLY)
+include(CMakePackageConfigHelpers)
+# Installing (and cpack) does not build the tests and benchmarks first: build
+# the installed targets (./build.sh package does), then install.
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY TRUE)
+set(COUPLET_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/couplet)
+
+install(TARGETS couplet_runtime couplet_device EXPORT coupletTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT target NAMELINK_COMPONENT dev)
+install(TARGETS couplet-target RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT target)
+install(FILES targets/systemd/couplet-target@.service targets/systemd/couplet-target.conf
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/couplet/systemd COMPONENT target)
+if(TARGET couplet)
+  install(TARGETS couplet couplet-netem RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT host)
+endif()
+
+install(FILES ${COUPLET_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/couplet COMPONENT dev)
+# Users' own FMUs: couplet_add_fmu() and the FMI 2.0 declarations it compiles against.
+install(FILES models/fmi/fmi2.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/couplet/fmi COMPONENT dev)
+install(EXPORT coupletTargets NAMESPACE couplet:: DESTINATION ${COUPLET_CMAKE_DIR} COMPONENT dev)
+configure_package_config_file(cmake/coupletConfig.cmake.in ${PROJECT_BINARY_DIR}/coupletConfig.cmake
+  INSTALL_DESTINATION ${COUPLET_CMAKE_DIR} PATH_VARS CMAKE_INSTALL_INCLUDEDIR)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/coupletConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/coupletConfig.cmake ${PROJECT_BINARY_DIR}/coupletConfigVersion.cmake
+              cmake/CoupletFmu.cmake
+  DESTINATION ${COUPLET_CMAKE_DIR} COMPONENT dev)
+# Relocatable: the prefix is found from where the .pc file lies.
+file(RELATIVE_PATH COUPLET_PC_PREFIX /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
+string(REGEX REPLACE "/$" "" COUPLET_PC_PREFIX "${COUPLET_PC_PREFIX}")
+configure_file(cmake/couplet.pc.in ${PROJECT_BINARY_DIR}/couplet.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/couplet.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
+
+# Debian packages: cpack -G DEB in the build directory (./build.sh package).
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME couplet)
+set(CPACK_PACKAGE_VENDOR "couplet")
+set(CPACK_PACKAGE_CONTACT "couplet developers <couplet@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "co-simulation runtime with hardware in the loop")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION science)
+# Dependencies on Debian's shared libraries come from dpkg-shlibdeps; those on
+# couplet's own packages are declared below.
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${PROJECT_BINARY_DIR})
+set(CPACK_DEBIAN_TARGET_PACKAGE_NAME couplet-target)
+set(CPACK_COMPONENT_TARGET_DESCRIPTION
+  "couplet target side: couplet-target and the device library\n couplet-target serves a built-in model or an FMU as a co-simulation slave\n over UDP or a serial line; devices built with the couplet SDK link the\n device library.")
+set(CPACK_DEBIAN_DEV_PACKAGE_NAME couplet-dev)
+set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
+set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "couplet-target (= ${PROJECT_VERSION})")
+set(CPACK_COMPONENT_DEV_DESCRIPTION
+  "couplet device SDK: headers, CMake package and pkg-config file\n Build your own device (real I/O behind a couplet link) with\n find_package(couplet) and couplet::device.")
+set(CPACK_DEBIAN_HOST_PACKAGE_NAME couplet)
+set(CPACK_DEBIAN_HOST_PACKAGE_DEPENDS "couplet-target (= ${PROJECT_VERSION})")
+set(CPACK_COMPONENT_HOST_DESCRIPTION
+  "couplet co-simulation master and tools\n couplet runs, validates, replays and reports co-simulations of built-in\n models, FMUs and devices behind links; couplet-netem impairs UDP links.")
+if(TARGET couplet)
+  set(CPACK_COMPONENTS_ALL target dev host)
+else()
+  set(CPACK_COMPONENTS_ALL target dev)
+endif()
+include(CPack)

@@ -1,0 +1,239 @@
+// The device SDK (couplet/device.hpp): the example device spawned as a remote
+// slave decides exactly as in-process; off-grid steps and failing callbacks
+// give errors naming the slave; the description is checked.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <thread>
+
+#include "couplet/device.hpp"
+#include "dc_motor.hpp"
+#include "drivers/udp_transport.hpp"
+#include "host_tools/algorithm_factory.hpp"
+#include "host_tools/system_builder.hpp"
+#include "models/slave_source.hpp"
+#include "runtime/decision_hash.hpp"
+#include "runtime/sequential_executor.hpp"
+#include "targets/device_source.hpp"
+#include "targets/serve.hpp"
+#include "test_support.hpp"
+
+namespace couplet::testing {
+namespace {
+
+const std::string kMotorScenario = std::string(COUPLET_SOURCE_DIR) + "/examples/dc_motor/dc_motor.yaml";
+
+tools::Scenario motor_scenario(const std::vector<std::string>& assignments) {
+  std::vector<std::pair<std::string, std::string>> overrides = {
+      tools::parse_override(std::string("slaves.motor.link.program=") + COUPLET_DC_MOTOR_DEVICE)};
+  for (const std::string& assignment : assignments) overrides.push_back(tools::parse_override(assignment));
+  return tools::load_scenario(kMotorScenario, overrides);
+}
+
+/// The example scenario with the motor stepped in this process, through the
+/// slave the SDK makes, instead of behind a link: the decision hash of the run.
+std::string in_process_hash(const tools::Scenario& scenario, Time* end_time, double* end_speed) {
+  dc_motor::SimulatedDrive drive;
+  const Device device = dc_motor::make_device(drive);
+  const models::ModelCatalog catalog = models::ModelCatalog::builtin();
+  System system;
+  for (const tools::SlaveSpec& spec : scenario.slaves) {
+    if (spec.name == "motor") {
+      system.add_slave("motor", make_device_slave(device, spec.parameters,
+                                                  tools::slave_settings(scenario, spec).coupled_inputs));
+    } else {
+      system.add_slave(spec.name, tools::open_source(spec, catalog)
+                                      ->make_slave(tools::slave_settings(scenario, spec)));
+    }
+  }
+  for (const tools::ConnectionSpec& connection : scenario.connections)
+    system.connect(connection.from, connection.to);
+  const std::unique_ptr<Algorithm> algorithm = tools::make_algorithm(scenario);
+  SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
+                              tools::evaluation_grid(scenario));
+  executor.initialize();
+  while (executor.advance()) {
+  }
+  *end_time = executor.frontier();
+  std::vector<double> outputs(2);
+  system.slave(0).evaluate_outputs({}, outputs);
+  *end_speed = outputs[1];
+  return hash_text(executor.decision_hash());
+}
+
+TEST(DeviceSdk, SpawnedDeviceDecidesAsInProcess) {
+  const tools::Scenario scenario = motor_scenario({});
+  const nlohmann::json remote =
+      tools::run_scenario(scenario, {fresh_directory("device-remote").string(), false});
+  Time end = 0;
+  double speed = 0.0;
+  const std::string local = in_process_hash(scenario, &end, &speed);
+  EXPECT_EQ(remote.at("decision_hash").get<std::string>(), local);
+  EXPECT_EQ(end, to_ticks(2.0));
+  // The duty input is left unconnected: its default 0.5 of 24 V drives the
+  // motor towards V d / k = 240 rad/s, less what friction and the load take.
+  EXPECT_GT(speed, 200.0);
+  EXPECT_LT(speed, 240.0);
+}
+
+TEST(DeviceSdk, SpawnedDeviceTakesScenarioParameters) {
+  const nlohmann::json half = tools::run_scenario(
+      motor_scenario({"slaves.motor.parameters.V=12"}), {fresh_directory("device-12v").string(), false});
+  const nlohmann::json full =
+      tools::run_scenario(motor_scenario({}), {fresh_directory("device-24v").string(), false});
+  EXPECT_NE(half.at("decision_hash"), full.at("decision_hash"));
+}
+
+TEST(DeviceSdk, UnknownParameterIsRefusedNamingIt) {
+  try {
+    tools::run_scenario(motor_scenario({"slaves.motor.parameters.gain=3"}),
+                        {fresh_directory("device-badparam").string(), false});
+    FAIL() << "an unknown device parameter was accepted";
+  } catch (const std::exception& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("motor"), std::string::npos) << message;
+    EXPECT_NE(message.find("gain"), std::string::npos) << message;
+  }
+}
+
+TEST(DeviceSdk, OffGridStepIsRefusedWithAClearError) {
+  dc_motor::SimulatedDrive drive;
+  const Device device = dc_motor::make_device(drive);
+  const std::unique_ptr<Slave> slave = make_device_slave(device);
+  slave->setup(0);
+  std::vector<Polynomial> inputs(2, Polynomial::constant(0.0, 0.0));
+  std::vector<double> outputs(2);
+  const StepRequest off_grid{0, 1'500'000, inputs, {}};
+  try {
+    slave->step(off_grid, {outputs, {}});
+    FAIL() << "a 1.5 ms step was accepted by a device sampling every 1 ms";
+  } catch (const ProtocolViolation& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("dc_motor"), std::string::npos) << message;
+    EXPECT_NE(message.find("multiple"), std::string::npos) << message;
+  }
+  // The same request from a scenario: the run stops before it, naming the slave.
+  try {
+    tools::run_scenario(motor_scenario({"algorithm.step=0.0015"}),
+                        {fresh_directory("device-offgrid").string(), false});
+    FAIL() << "a scenario stepping off the device's grid ran";
+  } catch (const std::exception& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("motor"), std::string::npos) << message;
+  }
+}
+
+/// A device whose step fails at t >= 0.5 s, served on a thread over UDP.
+class FailingDeviceTarget {
+ public:
+  FailingDeviceTarget() : transport_(drivers::UdpTransport::bind("127.0.0.1:0")) {
+    Device device;
+    device.description = {.name = "flaky",
+                          .inputs = {{.name = "u"}},
+                          .outputs = {{.name = "y"}}};
+    device.callbacks.outputs = [](std::span<const Polynomial>, std::span<double> values) {
+      values[0] = 1.0;
+    };
+    device.callbacks.step = [](const StepRequest& request, const OutputBuffers& result) {
+      if (request.end > to_ticks(0.5)) throw std::runtime_error("encoder signal lost");
+      result.end_outputs[0] = 1.0;
+    };
+    endpoint_ = transport_->local_endpoint();
+    server_ = std::make_unique<targets::TargetServer>(targets::device_source(device),
+                                                      targets::TargetOptions{});
+    thread_ = std::thread([this] { targets::serve(*server_, *transport_, {}, stop_); });
+  }
+  ~FailingDeviceTarget() {
+    stop_ = true;
+    thread_.join();
+  }
+  const std::string& endpoint() const { return endpoint_; }
+
+ private:
+  std::unique_ptr<drivers::UdpTransport> transport_;
+  std::string endpoint_;
+  std::unique_ptr<targets::TargetServer> server_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+TEST(DeviceSdk, ThrowingStepEndsTheRunNamingSlaveAndCause) {
+  const FailingDeviceTarget target;
+  const std::string text =
+      "name: flaky\n"
+      "time: {start: 0, end: 1}\n"
+      "slaves:\n"
+      "  sensor:\n"
+      "    device: flaky\n"
+      "    link: {udp: \"" + target.endpoint() + "\"}\n"
+      "  mass:\n"
+      "    model: translational.mass\n"
+      "connections:\n"
+      "  - {from: sensor.y, to: mass.f}\n"
+      "  - {from: mass.x, to: sensor.u}\n"
+      "algorithm: {type: jacobi, step: 0.1}\n";
+  const tools::Scenario scenario = tools::parse_scenario(text, "flaky.yaml");
+  try {
+    tools::run_scenario(scenario, {fresh_directory("device-throws").string(), false});
+    FAIL() << "the run went on after the device failed";
+  } catch (const SlaveError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("sensor"), std::string::npos) << message;
+    EXPECT_NE(message.find("encoder signal lost"), std::string::npos) << message;
+    EXPECT_NE(message.find("step"), std::string::npos) << message;
+  }
+}
+
+TEST(DeviceSdk, ReferenceIsRefusedForADevice) {
+  try {
+    tools::validate_scenario(motor_scenario({"reference=monolithic"}));
+    FAIL() << "a reference was accepted for a device";
+  } catch (const ConfigurationError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("slaves.motor"), std::string::npos) << message;
+    EXPECT_NE(message.find("reference"), std::string::npos) << message;
+  }
+}
+
+TEST(DeviceSdk, DescriptionIsChecked) {
+  const auto refused = [](Device device, const std::string& expected) {
+    try {
+      check_device(device);
+      ADD_FAILURE() << "accepted; expected an error with '" << expected << "'";
+    } catch (const ConfigurationError& error) {
+      EXPECT_NE(std::string(error.what()).find(expected), std::string::npos) << error.what();
+    }
+  };
+  Device valid;
+  valid.description = {.name = "d", .inputs = {{.name = "u"}}, .outputs = {{.name = "y"}}};
+  valid.callbacks.outputs = [](std::span<const Polynomial>, std::span<double>) {};
+  valid.callbacks.step = [](const StepRequest&, const OutputBuffers&) {};
+  EXPECT_NO_THROW(check_device(valid));
+
+  Device twice = valid;
+  twice.description.outputs.push_back({.name = "u"});
+  refused(twice, "two ports named 'u'");
+  Device no_step = valid;
+  no_step.callbacks.step = nullptr;
+  refused(no_step, "'step'");
+  Device degree = valid;
+  degree.description.input_degree = 5;
+  refused(degree, "input_degree");
+  Device many = valid;
+  for (int i = 0; i < 17; ++i) many.description.inputs.push_back({.name = "i" + std::to_string(i)});
+  refused(many, "at most 16 inputs");
+  Device dotted = valid;
+  dotted.description.outputs[0].name = "a.b";
+  refused(dotted, "'a.b'");
+
+  try {
+    make_device_slave(valid, {{"gain", 1.0}});
+    ADD_FAILURE() << "an undeclared parameter was accepted";
+  } catch (const ConfigurationError& error) {
+    EXPECT_NE(std::string(error.what()).find("no parameter 'gain'"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace couplet::testing
