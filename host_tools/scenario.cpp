@@ -190,6 +190,11 @@ SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std
   spec.solver = parse_solver(node["solver"], source, path + ".solver");
   spec.capabilities = parse_capabilities(node["capabilities"], source, path + ".capabilities");
   if (node["link"]) spec.link = parse_link(node["link"], source, path + ".link");
+  if (spec.link && spec.link->spawn && !spec.device.empty() && spec.link->program.empty()) {
+    throw ConfigurationError(spec.link->where + ": spawning device '" + spec.device +
+                             "' needs program: PATH (its program; couplet-target serves "
+                             "built-in models and FMUs only)");
+  }
   return spec;
 }
 

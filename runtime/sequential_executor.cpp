@@ -52,6 +52,11 @@ void SequentialExecutor::initialize() {
     StepSlot& slot = slots_[s];
     slot.samples.reserve(slot.sample_times.capacity() * slot.output_count);
     scratch_[s].algorithm_sample_positions.reserve(slot.sample_times.capacity());
+    // Room for the evaluation grid's times inside a step too, so that the first
+    // step holding grid times (not necessarily an early one) does not allocate.
+    const std::size_t samples = slot.sample_times.capacity() + kGridSamplesPerStepReserved;
+    scratch_[s].sample_times.reserve(samples);
+    scratch_[s].samples.reserve(samples * slot.output_count);
     if (!trace_.times.empty() && trace_.times.front() == start_) {
       std::copy_n(slot.outputs.begin(), slot.output_count, trace_.values[s].begin());
     }

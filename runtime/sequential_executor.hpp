@@ -17,11 +17,17 @@
 
 namespace couplet {
 
+/// Evaluation-grid times one step may hold before its sample buffers grow.
+inline constexpr std::size_t kGridSamplesPerStepReserved = 64;
+
 struct RunCounters {
   std::uint64_t macro_steps = 0;   ///< times the communication frontier advanced
   std::uint64_t slave_steps = 0;   ///< step calls, repeats included
   std::uint64_t rollbacks = 0;     ///< restore_state calls
-  std::uint64_t sample_buffer_growths = 0;  ///< allocations on the stepping path
+  /// Allocations on the stepping path: a step holding more samples than
+  /// reserved at initialize() (the algorithm's own, plus
+  /// kGridSamplesPerStepReserved evaluation-grid times).
+  std::uint64_t sample_buffer_growths = 0;
 };
 
 /// Outputs of every slave on the evaluation grid.

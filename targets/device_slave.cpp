@@ -106,28 +106,28 @@ DeviceParameters session_parameters(const DeviceDescription& device,
 }
 
 /// Runs a user callback; what it throws becomes a SlaveError naming the device
-/// and the call, so that the master's message says where the run ended.
-template <typename Call>
-void guarded(const DeviceDescription& device, const char* what, Time time, Call&& call) {
+/// and the call (`what()` describes it, built only then: this is the real-time
+/// path), so that the master's message says where the run ended.
+template <typename Describe, typename Call>
+void guarded(const DeviceDescription& device, Describe&& what, Call&& call) {
   try {
     call();
   } catch (const ProtocolViolation&) {
     throw;
   } catch (const std::exception& error) {
-    throw SlaveError(device_label(device) + ": " + what + " at t = " + seconds_text(time) +
-                     " s failed: " + error.what());
+    throw SlaveError(device_label(device) + ": " + what() + " failed: " + error.what());
   } catch (...) {
-    throw SlaveError(device_label(device) + ": " + what + " at t = " + seconds_text(time) +
-                     " s failed (a non-standard exception)");
+    throw SlaveError(device_label(device) + ": " + what() + " failed (a non-standard exception)");
   }
 }
 
 class DeviceSlave final : public Slave {
  public:
-  DeviceSlave(const Device& device, const DeviceParameters& overrides,
+  DeviceSlave(std::string slave_name, const Device& device, const DeviceParameters& overrides,
               const models::CapabilityLimits& limits,
               const std::optional<std::vector<std::string>>& connected_inputs)
-      : device_(device),
+      : slave_name_(std::move(slave_name)),
+        device_(device),
         shown_(shown_inputs(device.description, connected_inputs)),
         description_(slave_description(device.description, shown_)),
         parameters_(session_parameters(device.description, overrides)) {
@@ -142,22 +142,26 @@ class DeviceSlave final : public Slave {
     for (std::size_t i = 0; i < inputs.size(); ++i)
       all_inputs_[i] = Polynomial::constant(to_seconds(start), inputs[i].default_value);
     if (device_.callbacks.initialize) {
-      guarded(device_.description, "initialize", start,
+      guarded(device_.description, [&] { return "initialize at t = " + seconds_text(start) + " s"; },
               [&] { device_.callbacks.initialize(start, parameters_); });
     }
   }
 
   void evaluate_outputs(std::span<const Polynomial> inputs, std::span<double> end_outputs) override {
     const std::span<const Polynomial> all = with_defaults(inputs);
-    guarded(device_.description, "outputs", current_,
-            [&] { device_.callbacks.outputs(all, end_outputs); });
+    guarded(device_.description, [&] { return "outputs at t = " + seconds_text(current_) + " s"; },
+            [&] { device_.callbacks.outputs(current_, all, end_outputs); });
   }
 
   void step(const StepRequest& request, const OutputBuffers& result) override {
-    check_step_request(device_.description.name, description_, current_, request);
+    check_step_request(slave_name_, description_, current_, request);
     StepRequest device_request = request;
     device_request.inputs = with_defaults(request.inputs);
-    guarded(device_.description, "step", request.start,
+    guarded(device_.description,
+            [&] {
+              return "step from t = " + seconds_text(request.start) + " to " +
+                     seconds_text(request.end) + " s";
+            },
             [&] { device_.callbacks.step(device_request, result); });
     current_ = request.end;
   }
@@ -171,6 +175,7 @@ class DeviceSlave final : public Slave {
     return {all_inputs_.data(), device_.description.inputs.size()};
   }
 
+  std::string slave_name_;  ///< the scenario's name for it, for messages
   const Device& device_;
   std::vector<std::size_t> shown_;  ///< device input index of each slave input
   SlaveDescription description_;
@@ -187,8 +192,8 @@ class DeviceSource final : public models::SlaveSource {
   std::string identity() const override { return targets::device_identity(device_.description.name); }
 
   std::unique_ptr<Slave> make_slave(const models::SlaveSettings& settings) const override {
-    return std::make_unique<DeviceSlave>(device_, settings.parameters, settings.limits,
-                                         settings.coupled_inputs);
+    return std::make_unique<DeviceSlave>(settings.slave_name, device_, settings.parameters,
+                                         settings.limits, settings.coupled_inputs);
   }
 
   std::unique_ptr<models::Model> make_model(const models::SlaveSettings& settings) const override {
@@ -262,8 +267,8 @@ std::unique_ptr<Slave> make_device_slave(
     const Device& device, const DeviceParameters& overrides,
     const std::optional<std::vector<std::string>>& connected_inputs) {
   check_device(device);
-  return std::make_unique<DeviceSlave>(device, overrides, models::CapabilityLimits{},
-                                       connected_inputs);
+  return std::make_unique<DeviceSlave>(device.description.name, device, overrides,
+                                       models::CapabilityLimits{}, connected_inputs);
 }
 
 namespace targets {

@@ -160,7 +160,7 @@ void add_target_options(CLI::App& app, TargetProgramSettings& settings) {
   app.add_flag("--refuse-configure", settings.refuse_configure,
                "behave like a device that refuses configuration");
   app.add_flag("--describe", settings.describe,
-               "print the ports, capabilities and parameters served, then exit");
+               "print what is served (ports, parameters), then exit");
 }
 
 std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {

@@ -350,8 +350,13 @@ std::size_t TargetServer::advance_realtime(std::span<std::uint8_t> push, drivers
   const bool fresh = has_fresh_input_;
   try {
     if (fresh) {
-      // Until the new input arrived the old one held (extrapolated); from then on the new one.
-      const Time switch_time = std::min(fresh_input_time_, boundary);
+      // Until the new input arrived the old one held (extrapolated); from then on
+      // the new one. A sampling slave (imposed step) takes it at its next sample.
+      Time switch_time = std::min(fresh_input_time_, boundary);
+      if (const Time sample = slave_->description().capabilities.imposed_step; sample > 0) {
+        const Time periods = (switch_time - current_time_ + sample - 1) / sample;
+        switch_time = std::min(current_time_ + periods * sample, boundary);
+      }
       step_segment(current_time_, switch_time, end_outputs);
       std::copy_n(fresh_inputs_.begin(), input_count(), inputs_.begin());
       step_segment(switch_time, boundary, end_outputs);

@@ -93,7 +93,7 @@ couplet::Device make_device(Drive& drive) {
     *measured = {drive.encoder_count(), 0.0, 0.0,
                  kTwoPi / parameters.at("counts_per_revolution")};
   };
-  device.callbacks.outputs = [measured](std::span<const couplet::Polynomial>,
+  device.callbacks.outputs = [measured](couplet::Time, std::span<const couplet::Polynomial>,
                                         std::span<double> values) {
     values[0] = measured->position;
     values[1] = measured->speed;

@@ -17,7 +17,7 @@
 // Calling contract (one session after another; callbacks run on the serving
 // thread, never concurrently):
 //   initialize(start, parameters)  at the start of every session; may allocate
-//   outputs(inputs, values)        at the current time, any number of times
+//   outputs(now, inputs, values)   at the current time, any number of times
 //   step(request, result)          from the current time to request.end
 // After initialize, outputs and step are on the real-time path: they must not
 // allocate, block (except on the device's own I/O) or log. An exception thrown
@@ -83,11 +83,11 @@ using DeviceParameters = std::map<std::string, double, std::less<>>;
 struct DeviceCallbacks {
   /// Optional. Puts the device in its initial state at `start` (a new session).
   std::function<void(Time start, const DeviceParameters& parameters)> initialize;
-  /// Required. The outputs at the current time into `values` (one per output,
-  /// then their derivatives row by row as in OutputBuffers::end_outputs). For
-  /// outputs with direct feedthrough, `inputs` are the input polynomials at this
-  /// instant; otherwise they may be ignored.
-  std::function<void(std::span<const Polynomial> inputs, std::span<double> values)> outputs;
+  /// Required. The outputs at the current time `now` into `values` (one per
+  /// output, then their derivatives row by row as in OutputBuffers::end_outputs).
+  /// For outputs with direct feedthrough, `inputs` are the input polynomials
+  /// around `now` (inputs[i].value(to_seconds(now))); otherwise they may be ignored.
+  std::function<void(Time now, std::span<const Polynomial> inputs, std::span<double> values)> outputs;
   /// Required. Advances from request.start (the current time) to request.end
   /// with the inputs given as polynomials over the step (time in seconds:
   /// inputs[i].value(to_seconds(t))); writes the outputs at request.end into

@@ -15,6 +15,7 @@
 #include "models/slave_source.hpp"
 #include "runtime/decision_hash.hpp"
 #include "runtime/sequential_executor.hpp"
+#include "support/allocation_counter.hpp"
 #include "targets/device_source.hpp"
 #include "targets/serve.hpp"
 #include "test_support.hpp"
@@ -85,6 +86,27 @@ TEST(DeviceSdk, SpawnedDeviceTakesScenarioParameters) {
   EXPECT_NE(half.at("decision_hash"), full.at("decision_hash"));
 }
 
+// On the wall clock a sampling device takes a new input at its next sample
+// instant, so every step it makes stays on its grid.
+TEST(DeviceSdk, SampledDeviceRunsInRealTime) {
+  const nlohmann::json summary = tools::run_scenario(
+      motor_scenario({"time.end=0.3", "slaves.motor.link.realtime=true",
+                      "clock={type: wall, realtime_factor: 1.0, tolerance: 0.005, on_late: hold, "
+                      "max_misses: 300}"}),
+      {fresh_directory("device-realtime").string(), false});
+  EXPECT_EQ(summary.at("macro_steps").get<std::uint64_t>(), 300U);
+  EXPECT_DOUBLE_EQ(summary.at("end_time").get<double>(), 0.3);
+}
+
+TEST(DeviceSdk, SpawningADeviceNeedsItsProgram) {
+  try {
+    tools::load_scenario(kMotorScenario, {{"slaves.motor.link", "{spawn: true, udp: \"127.0.0.1:0\"}"}});
+    FAIL() << "a device to spawn without its program was accepted";
+  } catch (const ConfigurationError& error) {
+    EXPECT_NE(std::string(error.what()).find("program"), std::string::npos) << error.what();
+  }
+}
+
 TEST(DeviceSdk, UnknownParameterIsRefusedNamingIt) {
   try {
     tools::run_scenario(motor_scenario({"slaves.motor.parameters.gain=3"}),
@@ -124,31 +146,21 @@ TEST(DeviceSdk, OffGridStepIsRefusedWithAClearError) {
   }
 }
 
-/// A device whose step fails at t >= 0.5 s, served on a thread over UDP.
-class FailingDeviceTarget {
+/// A device served as couplet::serve() serves it, on a thread over UDP loopback.
+class ServedDevice {
  public:
-  FailingDeviceTarget() : transport_(drivers::UdpTransport::bind("127.0.0.1:0")) {
-    Device device;
-    device.description = {.name = "flaky",
-                          .inputs = {{.name = "u"}},
-                          .outputs = {{.name = "y"}}};
-    device.callbacks.outputs = [](std::span<const Polynomial>, std::span<double> values) {
-      values[0] = 1.0;
-    };
-    device.callbacks.step = [](const StepRequest& request, const OutputBuffers& result) {
-      if (request.end > to_ticks(0.5)) throw std::runtime_error("encoder signal lost");
-      result.end_outputs[0] = 1.0;
-    };
+  explicit ServedDevice(const Device& device) : transport_(drivers::UdpTransport::bind("127.0.0.1:0")) {
     endpoint_ = transport_->local_endpoint();
     server_ = std::make_unique<targets::TargetServer>(targets::device_source(device),
                                                       targets::TargetOptions{});
     thread_ = std::thread([this] { targets::serve(*server_, *transport_, {}, stop_); });
   }
-  ~FailingDeviceTarget() {
+  ~ServedDevice() {
     stop_ = true;
     thread_.join();
   }
   const std::string& endpoint() const { return endpoint_; }
+  const targets::TargetCounters& counters() const { return server_->counters(); }
 
  private:
   std::unique_ptr<drivers::UdpTransport> transport_;
@@ -159,7 +171,17 @@ class FailingDeviceTarget {
 };
 
 TEST(DeviceSdk, ThrowingStepEndsTheRunNamingSlaveAndCause) {
-  const FailingDeviceTarget target;
+  // A device whose step fails once t passes 0.5 s.
+  Device device;
+  device.description = {.name = "flaky", .inputs = {{.name = "u"}}, .outputs = {{.name = "y"}}};
+  device.callbacks.outputs = [](Time, std::span<const Polynomial>, std::span<double> values) {
+    values[0] = 1.0;
+  };
+  device.callbacks.step = [](const StepRequest& request, const OutputBuffers& result) {
+    if (request.end > to_ticks(0.5)) throw std::runtime_error("encoder signal lost");
+    result.end_outputs[0] = 1.0;
+  };
+  const ServedDevice target(device);
   const std::string text =
       "name: flaky\n"
       "time: {start: 0, end: 1}\n"
@@ -185,6 +207,46 @@ TEST(DeviceSdk, ThrowingStepEndsTheRunNamingSlaveAndCause) {
   }
 }
 
+TEST(DeviceSdk, CountingHookSeesAllocationsInTheDeviceLibrary) {
+  const long before = allocations();
+  const std::string text = targets::describe_device({.name = "counted", .inputs = {{.name = "u"}}});
+  EXPECT_GT(allocations() - before, 0) << text;
+}
+
+// The real-time path through the SDK: master, link and the served example
+// device (the server on a thread of this process, so one hook sees both).
+TEST(DeviceSdk, ServedDeviceAllocatesNothingAfterTheFirstStep) {
+  dc_motor::SimulatedDrive drive;
+  const ServedDevice target(dc_motor::make_device(drive));
+  const std::string text =
+      "name: motor_allocations\n"
+      "time: {start: 0, end: 0.5}\n"
+      "slaves:\n"
+      "  motor:\n"
+      "    device: dc_motor\n"
+      "    link: {udp: \"" + target.endpoint() + "\"}\n"
+      "  load:\n"
+      "    model: rotational.omega2tau\n"
+      "    parameters: {J: 1.0e-3, c: 0, d: 1.0e-4, ck: 1, dk: 5.0e-3, phi0: 0, omega0: 0, phi_in0: 0}\n"
+      "    solver: {type: cvode, rtol: 1.0e-8, atol: 1.0e-10}\n"
+      "connections:\n"
+      "  - {from: motor.speed, to: load.omega}\n"
+      "  - {from: load.tau, to: motor.load_torque}\n"
+      "algorithm: {type: jacobi, step: 0.001}\n";
+  const tools::Scenario scenario = tools::parse_scenario(text, "motor_allocations.yaml");
+  System system = tools::build_system(scenario, models::ModelCatalog::builtin());
+  const auto algorithm = tools::make_algorithm(scenario);
+  SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
+                              tools::evaluation_grid(scenario));
+  executor.initialize();
+  while (executor.counters().macro_steps < 2) ASSERT_TRUE(executor.advance());
+  const long before = allocations();
+  while (executor.advance()) {
+  }
+  EXPECT_EQ(allocations() - before, 0);
+  EXPECT_GE(target.counters().steps, 499U);
+}
+
 TEST(DeviceSdk, ReferenceIsRefusedForADevice) {
   try {
     tools::validate_scenario(motor_scenario({"reference=monolithic"}));
@@ -207,7 +269,7 @@ TEST(DeviceSdk, DescriptionIsChecked) {
   };
   Device valid;
   valid.description = {.name = "d", .inputs = {{.name = "u"}}, .outputs = {{.name = "y"}}};
-  valid.callbacks.outputs = [](std::span<const Polynomial>, std::span<double>) {};
+  valid.callbacks.outputs = [](Time, std::span<const Polynomial>, std::span<double>) {};
   valid.callbacks.step = [](const StepRequest&, const OutputBuffers&) {};
   EXPECT_NO_THROW(check_device(valid));
 
