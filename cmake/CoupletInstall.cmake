@@ -48,6 +48,7 @@ set(CPACK_DEBIAN_PACKAGE_SECTION science)
 # Dependencies on Debian's shared libraries come from dpkg-shlibdeps; those on
 # couplet's own packages are declared below.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${PROJECT_BINARY_DIR})
 set(CPACK_DEBIAN_TARGET_PACKAGE_NAME couplet-target)
 set(CPACK_COMPONENT_TARGET_DESCRIPTION
