@@ -48,8 +48,9 @@ build() {
 case "${1:-}" in
   run)
     install_missing "${packages[@]}"
-    # Only the tools, not the tests and benchmarks.
-    build couplet couplet-target couplet-netem
+    # The tools, the example FMUs and device the README runs next; not the
+    # tests and benchmarks.
+    build couplet couplet-target couplet-netem couplet_test_fmus dc_motor_device
     "$build_dir"/couplet run scenarios/two_mass_switch.yaml -o out/two_mass_switch
     ;;
   test)
