@@ -108,7 +108,7 @@ void sweep(const std::string& path, double step) {
 
 int main(int argc, char** argv) {
   const std::string path = argc > 1 ? argv[1] : std::string(COUPLET_SOURCE_DIR) + "/scenarios/ifosmondi_damper.yaml";
-  std::printf("# IFOSMONDI damper sweep (papers/ifosmondi-jfm.txt fig. 8): %s\n", path.c_str());
+  std::printf("# IFOSMONDI damper sweep (IFOSMONDI-JFM paper, fig. 8): %s\n", path.c_str());
   for (const double step : {0.01, 0.1}) sweep(path, step);
   return 0;
 }

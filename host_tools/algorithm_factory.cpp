@@ -42,7 +42,7 @@ std::unique_ptr<Algorithm> make_algorithm(const Scenario& scenario) {
   if (type == "gauss_seidel") return std::make_unique<GaussSeidel>(parse_fixed_step(node, source));
   if (type == "defect_control") return make_defect_control(node, source);
   if (type == "f3ornits") return make_f3ornits(node, source);
-  if (is_ifosmondi_type(type)) return make_ifosmondi(node, source, "algorithm");  // DESIGN §4.4
+  if (is_ifosmondi_type(type)) return make_ifosmondi(node, source, "algorithm");  // docs/iterative.md
   throw ConfigurationError(locate(source, node["type"], "algorithm.type") + ": unknown algorithm '" + type +
                            "' (jacobi, gauss_seidel, defect_control, f3ornits, ifosmondi, ifosmondi_jfm)");
 }

@@ -148,7 +148,7 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
       progress.update(to_seconds(executor.frontier()));
     }
   } catch (const std::exception& error) {
-    // The log ends with the failure and stays readable (DESIGN §3 "Errors").
+    // The log ends with the failure and stays readable (docs/run-log.md).
     if (recorder) {
       try {
         recorder->finish({false, error.what(), executor.decision_hash(), executor.counters()});

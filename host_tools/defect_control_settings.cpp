@@ -36,7 +36,8 @@ MonitoredDefects monitored_defects(const YAML::Node& node, const std::string& so
 
 }  // namespace
 
-// Glumac & Kovačić Algorithm 1 (DESIGN §4.2). `tol` selects the variable-step
+// Glumac & Kovačić, "Defect-controlled non-iterative co-simulation", Mathematics
+// 11 (2023) 1342, doi:10.3390/math11061342, Algorithm 1. `tol` selects the variable-step
 // variant (PI controller, eq. 39); without it, `step` is the fixed step. In the
 // paper both variants start from H₁ (the fixed one keeps H_k = H₁), so with `tol`
 // a `step` left from a fixed-step scenario is H₁ unless `initial_step` is given.

@@ -1,5 +1,5 @@
 #pragma once
-// The run-log commands of the command line (DESIGN §7, docs/run-log.md). Each
+// The run-log commands of the command line (docs/cli.md, docs/run-log.md). Each
 // prints its result and returns the exit code: 0 success; 1 a replay that does
 // not reproduce the run, or a log damaged beyond a cut tail. A log that cannot
 // be read at all throws std::runtime_error naming the file.

@@ -1,5 +1,5 @@
 #pragma once
-// A slave behind a link, from its scenario spec (DESIGN §8; docs/links.md):
+// A slave behind a link, from its scenario spec (docs/links.md):
 // spawns couplet-target when asked, opens the transport, and hands the
 // scenario's parameters, solver settings and capability limits to the target in
 // a Configure, so that the target wraps the model exactly as the host would.

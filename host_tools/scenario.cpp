@@ -138,9 +138,8 @@ SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std
   SlaveSpec spec;
   spec.name = name;
   spec.where = locate(source, node, path);
-  const int sources = static_cast<int>(static_cast<bool>(node["model"])) +
-                      static_cast<int>(static_cast<bool>(node["fmu"])) +
-                      static_cast<int>(static_cast<bool>(node["device"]));
+  int sources = 0;
+  for (const char* key : {"model", "fmu", "device"}) sources += node[key] ? 1 : 0;
   if (sources != 1) {
     throw ConfigurationError(locate(source, node, path) +
                              ": give one of 'model' (a built-in model, see `couplet models`), "

@@ -167,13 +167,9 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
   try {
     app.parse(argc, argv);
     return std::nullopt;
-  } catch (const CLI::CallForHelp& help) {
-    return app.exit(help);
-  } catch (const CLI::CallForAllHelp& help) {
-    return app.exit(help);
   } catch (const CLI::ParseError& error) {
-    app.exit(error);  // prints the message and the usage hint
-    return kExitConfiguration;
+    // Prints the help, or the message and the usage hint.
+    return app.exit(error) == 0 ? 0 : kExitConfiguration;
   }
 }
 

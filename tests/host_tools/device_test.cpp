@@ -3,9 +3,7 @@
 // give errors naming the slave; the description is checked.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <stdexcept>
-#include <thread>
 
 #include "couplet/device.hpp"
 #include "dc_motor.hpp"
@@ -17,7 +15,7 @@
 #include "runtime/sequential_executor.hpp"
 #include "support/allocation_counter.hpp"
 #include "targets/device_source.hpp"
-#include "targets/serve.hpp"
+#include "support/served_target.hpp"
 #include "test_support.hpp"
 
 namespace couplet::testing {
@@ -146,28 +144,16 @@ TEST(DeviceSdk, OffGridStepIsRefusedWithAClearError) {
   }
 }
 
-/// A device served as couplet::serve() serves it, on a thread over UDP loopback.
-class ServedDevice {
- public:
-  explicit ServedDevice(const Device& device) : transport_(drivers::UdpTransport::bind("127.0.0.1:0")) {
-    endpoint_ = transport_->local_endpoint();
-    server_ = std::make_unique<targets::TargetServer>(targets::device_source(device),
-                                                      targets::TargetOptions{});
-    thread_ = std::thread([this] { targets::serve(*server_, *transport_, {}, stop_); });
-  }
-  ~ServedDevice() {
-    stop_ = true;
-    thread_.join();
-  }
-  const std::string& endpoint() const { return endpoint_; }
-  const targets::TargetCounters& counters() const { return server_->counters(); }
-
- private:
-  std::unique_ptr<drivers::UdpTransport> transport_;
-  std::string endpoint_;
-  std::unique_ptr<targets::TargetServer> server_;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
+/// A device served as couplet::serve() serves it, on a thread over UDP
+/// loopback; `endpoint` says where.
+struct ServedDevice {
+  explicit ServedDevice(const Device& device)
+      : ServedDevice(device, drivers::UdpTransport::bind("127.0.0.1:0")) {}
+  ServedDevice(const Device& device, std::unique_ptr<drivers::UdpTransport> transport)
+      : endpoint(transport->local_endpoint()),
+        target(targets::device_source(device), std::move(transport)) {}
+  std::string endpoint;
+  ServedTarget target;
 };
 
 TEST(DeviceSdk, ThrowingStepEndsTheRunNamingSlaveAndCause) {
@@ -188,7 +174,7 @@ TEST(DeviceSdk, ThrowingStepEndsTheRunNamingSlaveAndCause) {
       "slaves:\n"
       "  sensor:\n"
       "    device: flaky\n"
-      "    link: {udp: \"" + target.endpoint() + "\"}\n"
+      "    link: {udp: \"" + target.endpoint + "\"}\n"
       "  mass:\n"
       "    model: translational.mass\n"
       "connections:\n"
@@ -224,7 +210,7 @@ TEST(DeviceSdk, ServedDeviceAllocatesNothingAfterTheFirstStep) {
       "slaves:\n"
       "  motor:\n"
       "    device: dc_motor\n"
-      "    link: {udp: \"" + target.endpoint() + "\"}\n"
+      "    link: {udp: \"" + target.endpoint + "\"}\n"
       "  load:\n"
       "    model: rotational.omega2tau\n"
       "    parameters: {J: 1.0e-3, c: 0, d: 1.0e-4, ck: 1, dk: 5.0e-3, phi0: 0, omega0: 0, phi_in0: 0}\n"
@@ -244,7 +230,7 @@ TEST(DeviceSdk, ServedDeviceAllocatesNothingAfterTheFirstStep) {
   while (executor.advance()) {
   }
   EXPECT_EQ(allocations() - before, 0);
-  EXPECT_GE(target.counters().steps, 499U);
+  EXPECT_GE(target.target.counters().steps, 499U);
 }
 
 TEST(DeviceSdk, ReferenceIsRefusedForADevice) {

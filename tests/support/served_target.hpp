@@ -1,12 +1,14 @@
 #pragma once
-// A couplet target serving `translational.mass` on its own thread until
-// destroyed (or halted), for tests of the remote slave over an in-process link.
+// A couplet target serving `translational.mass`, or any model source (a
+// device), on its own thread until destroyed (or halted), for tests of the
+// remote slave over a link.
 #include <atomic>
 #include <memory>
 #include <thread>
 
 #include "drivers/transport.hpp"
 #include "models/catalog.hpp"
+#include "models/slave_source.hpp"
 #include "targets/serve.hpp"
 
 namespace couplet::testing {
@@ -15,6 +17,11 @@ class ServedTarget {
  public:
   explicit ServedTarget(std::unique_ptr<drivers::Transport> transport)
       : server_(models::ModelCatalog::builtin(), options()), transport_(std::move(transport)) {
+    thread_ = std::thread([this] { targets::serve(server_, *transport_, {}, stop_); });
+  }
+  ServedTarget(std::shared_ptr<const models::SlaveSource> source,
+               std::unique_ptr<drivers::Transport> transport)
+      : server_(std::move(source), {}), transport_(std::move(transport)) {
     thread_ = std::thread([this] { targets::serve(server_, *transport_, {}, stop_); });
   }
   ~ServedTarget() { halt(); }
