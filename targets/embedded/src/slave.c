@@ -1,0 +1,909 @@
+/* The slave side of the couplet protocol for a microcontroller: the same
+ * behaviour as the host's couplet-target (targets/target_server.cpp), in C99
+ * without heap. Repeated fields of the schema are nanopb callbacks here
+ * (couplet_embedded.options): decoded straight into the staged request and
+ * encoded straight from the device's output buffers. */
+#include <pb_decode.h>
+#include <pb_encode.h>
+#include <string.h>
+
+#include "couplet_embedded.h"
+#include "frame.h"
+#include "text.h"
+
+#define MAX_END_OUTPUTS (COUPLET_MAX_OUTPUTS * (COUPLET_MAX_OUTPUT_DERIVATIVE_ORDER + 1))
+#define WIRE_MAX_PORTS 16
+#define WIRE_MAX_INPUT_DEGREE 7
+#define WIRE_MAX_DERIVATIVE_ORDER 3
+
+/* ---- sequence numbers: serial-number arithmetic (RFC 1982), 0 reserved ---- */
+
+static bool is_newer(uint32_t candidate, uint32_t reference) {
+  const uint32_t distance = candidate - reference; /* modulo 2^32 */
+  return distance != 0 && distance < 0x80000000u;
+}
+
+static bool is_finite(double value) { return value - value == 0.0; }
+
+/* Times a peer sends stay within +-2^61 ns (73 years), so that no sum or
+ * difference of two of them, or of a time and a step, overflows int64. */
+#define TIME_LIMIT ((int64_t)1 << 61)
+static bool time_in_range(int64_t time) { return time > -TIME_LIMIT && time < TIME_LIMIT; }
+
+static int64_t round_to_int64(double value) {
+  return (int64_t)(value < 0.0 ? value - 0.5 : value + 0.5);
+}
+
+/* ---- decoding: nanopb callbacks write into slave->staged ---- */
+
+static void note_problem(couplet_slave* slave, const char* a, const char* b, const char* c) {
+  couplet_text text;
+  if (slave->staged.problem[0] != '\0') return; /* the first one tells */
+  couplet_text_begin(&text, slave->staged.problem, sizeof slave->staged.problem);
+  couplet_text_add(&text, a);
+  couplet_text_add(&text, b);
+  couplet_text_add(&text, c);
+}
+
+static bool skip_rest(pb_istream_t* stream) { return pb_read(stream, NULL, stream->bytes_left); }
+
+typedef struct {
+  couplet_slave* slave;
+  couplet_polynomial* target;
+  size_t count;
+} coefficient_sink;
+
+static bool decode_coefficient(pb_istream_t* stream, const pb_field_t* field, void** arg) {
+  coefficient_sink* sink = (coefficient_sink*)*arg;
+  double value;
+  (void)field;
+  if (!pb_decode_fixed64(stream, &value)) return false;
+  if (sink->count > COUPLET_MAX_INPUT_DEGREE) {
+    note_problem(sink->slave, "an input polynomial has a higher degree than "
+                 "COUPLET_MAX_INPUT_DEGREE of this build", "", "");
+    return true;
+  }
+  sink->target->coefficients[sink->count++] = value;
+  return true;
+}
+
+static bool decode_input(pb_istream_t* stream, const pb_field_t* field, void** arg) {
+  couplet_slave* slave = (couplet_slave*)*arg;
+  couplet_staged_request* staged = &slave->staged;
+  couplet_wire_Polynomial wire = couplet_wire_Polynomial_init_zero;
+  coefficient_sink sink;
+  (void)field;
+  if (staged->input_count == COUPLET_MAX_INPUTS) {
+    note_problem(slave, "more inputs than COUPLET_MAX_INPUTS of this build", "", "");
+    return skip_rest(stream);
+  }
+  sink.slave = slave;
+  sink.target = &staged->inputs[staged->input_count];
+  sink.count = 0;
+  wire.coefficients.funcs.decode = decode_coefficient;
+  wire.coefficients.arg = &sink;
+  if (!pb_decode(stream, couplet_wire_Polynomial_fields, &wire)) return false;
+  sink.target->origin = wire.origin;
+  sink.target->scale = wire.scale;
+  if (sink.count == 0) sink.target->coefficients[sink.count++] = 0.0; /* the zero polynomial */
+  sink.target->degree = (unsigned)(sink.count - 1);
+  ++staged->input_count;
+  return true;
+}
+
+static bool decode_sample_time(pb_istream_t* stream, const pb_field_t* field, void** arg) {
+  couplet_slave* slave = (couplet_slave*)*arg;
+  int64_t value;
+  (void)field;
+  if (!pb_decode_svarint(stream, &value)) return false;
+  if (slave->staged.sample_count == COUPLET_MAX_SAMPLES) {
+    note_problem(slave, "more sample times than COUPLET_MAX_SAMPLES of this build", "", "");
+    return true;
+  }
+  slave->staged.sample_times[slave->staged.sample_count++] = value;
+  return true;
+}
+
+static bool decode_parameter(pb_istream_t* stream, const pb_field_t* field, void** arg) {
+  couplet_slave* slave = (couplet_slave*)*arg;
+  const couplet_description* description = slave->description;
+  couplet_wire_Parameter parameter = couplet_wire_Parameter_init_zero;
+  size_t k;
+  (void)field;
+  if (!pb_decode(stream, couplet_wire_Parameter_fields, &parameter)) return false;
+  for (k = 0; k < description->parameter_count; ++k) {
+    if (strcmp(description->parameters[k].name, parameter.name) == 0) {
+      slave->staged.parameters[k] = parameter.value;
+      slave->staged.parameter_given[k] = true;
+      return true;
+    }
+  }
+  note_problem(slave, "the device has no parameter '", parameter.name, "'");
+  return true;
+}
+
+static bool decode_coupled_input(pb_istream_t* stream, const pb_field_t* field, void** arg) {
+  couplet_slave* slave = (couplet_slave*)*arg;
+  const couplet_description* description = slave->description;
+  char name[65];
+  const size_t length = stream->bytes_left;
+  size_t k;
+  (void)field;
+  if (length >= sizeof name) {
+    note_problem(slave, "a coupled input's name is longer than any input's", "", "");
+    return skip_rest(stream);
+  }
+  if (!pb_read(stream, (pb_byte_t*)name, length)) return false;
+  name[length] = '\0';
+  for (k = 0; k < description->input_count; ++k) {
+    if (strcmp(description->inputs[k].name, name) == 0) {
+      if (slave->staged.coupled_count < COUPLET_MAX_INPUTS)
+        slave->staged.coupled[slave->staged.coupled_count++] = k;
+      return true;
+    }
+  }
+  note_problem(slave, "the device has no input '", name, "'");
+  return true;
+}
+
+/* Called before the body's submessage is decoded: points its repeated fields
+ * at the staged request. */
+static bool prepare_body(pb_istream_t* stream, const pb_field_t* field, void** arg) {
+  couplet_slave* slave = (couplet_slave*)*arg;
+  couplet_wire_Envelope* request = &slave->request;
+  (void)stream;
+  switch (field->tag) {
+    case couplet_wire_Envelope_configure_tag:
+      request->body.configure.parameters.funcs.decode = decode_parameter;
+      request->body.configure.parameters.arg = slave;
+      request->body.configure.coupled_inputs.funcs.decode = decode_coupled_input;
+      request->body.configure.coupled_inputs.arg = slave;
+      break;
+    case couplet_wire_Envelope_evaluate_outputs_tag:
+      request->body.evaluate_outputs.inputs.funcs.decode = decode_input;
+      request->body.evaluate_outputs.inputs.arg = slave;
+      break;
+    case couplet_wire_Envelope_step_request_tag:
+      request->body.step_request.inputs.funcs.decode = decode_input;
+      request->body.step_request.inputs.arg = slave;
+      request->body.step_request.sample_times_ns.funcs.decode = decode_sample_time;
+      request->body.step_request.sample_times_ns.arg = slave;
+      break;
+    default:
+      break;
+  }
+  return true;
+}
+
+/* ---- encoding: callbacks read the device's buffers ---- */
+
+static bool encode_doubles(pb_ostream_t* stream, const pb_field_t* field, void* const* arg) {
+  const couplet_double_span* span = (const couplet_double_span*)*arg;
+  size_t k;
+  if (span->count == 0) return true;
+  /* A packed repeated double, as proto3 and the host write it. */
+  if (!pb_encode_tag(stream, PB_WT_STRING, field->tag)) return false;
+  if (!pb_encode_varint(stream, (uint64_t)span->count * 8u)) return false;
+  for (k = 0; k < span->count; ++k) {
+    if (!pb_encode_fixed64(stream, &span->values[k])) return false;
+  }
+  return true;
+}
+
+static void copy_text(char* target, size_t capacity, const char* text) {
+  couplet_text builder;
+  couplet_text_begin(&builder, target, capacity);
+  couplet_text_add(&builder, text);
+}
+
+static bool encode_port(pb_ostream_t* stream, const pb_field_t* field, const char* name,
+                        const char* unit, bool direct_feedthrough) {
+  couplet_wire_Port port = couplet_wire_Port_init_zero;
+  copy_text(port.name, sizeof port.name, name);
+  copy_text(port.unit, sizeof port.unit, unit);
+  port.direct_feedthrough = direct_feedthrough;
+  return pb_encode_tag_for_field(stream, field) &&
+         pb_encode_submessage(stream, couplet_wire_Port_fields, &port);
+}
+
+static bool encode_inputs(pb_ostream_t* stream, const pb_field_t* field, void* const* arg) {
+  const couplet_slave* slave = (const couplet_slave*)*arg;
+  size_t k;
+  for (k = 0; k < slave->shown_count; ++k) {
+    const couplet_input* input = &slave->description->inputs[slave->shown[k]];
+    if (!encode_port(stream, field, input->name, input->unit, false)) return false;
+  }
+  return true;
+}
+
+static bool encode_outputs(pb_ostream_t* stream, const pb_field_t* field, void* const* arg) {
+  const couplet_slave* slave = (const couplet_slave*)*arg;
+  size_t k;
+  for (k = 0; k < slave->description->output_count; ++k) {
+    const couplet_output* output = &slave->description->outputs[k];
+    if (!encode_port(stream, field, output->name, output->unit, output->direct_feedthrough))
+      return false;
+  }
+  return true;
+}
+
+/* ---- answers ---- */
+
+static void answer_error(couplet_slave* slave, couplet_wire_ErrorCode code, const char* a,
+                         const char* b) {
+  couplet_text text;
+  couplet_wire_Envelope* reply = &slave->reply;
+  reply->which_body = couplet_wire_Envelope_error_tag;
+  reply->body.error.code = code;
+  couplet_text_begin(&text, reply->body.error.text, sizeof reply->body.error.text);
+  couplet_text_add(&text, a);
+  couplet_text_add(&text, b);
+}
+
+/* Encodes slave->reply as a frame into `frame`; an answer too large for it
+ * becomes an Error saying so. Returns the frame's size. */
+static size_t encode_reply(couplet_slave* slave, uint8_t* frame, size_t capacity) {
+  pb_ostream_t stream = pb_ostream_from_buffer(
+      frame + COUPLET_FRAME_HEADER_BYTES,
+      capacity - COUPLET_FRAME_HEADER_BYTES - COUPLET_FRAME_CHECKSUM_BYTES);
+  if (pb_encode(&stream, couplet_wire_Envelope_fields, &slave->reply))
+    return couplet_frame_close(frame, stream.bytes_written);
+  answer_error(slave, couplet_wire_ErrorCode_ERROR_UNSPECIFIED,
+               "the answer does not fit the frame buffer (COUPLET_TX_FRAME_BYTES, "
+               "COUPLET_SCRATCH_FRAME_BYTES): ",
+               PB_GET_ERROR(&stream));
+  stream = pb_ostream_from_buffer(frame + COUPLET_FRAME_HEADER_BYTES,
+                                  capacity - COUPLET_FRAME_HEADER_BYTES - COUPLET_FRAME_CHECKSUM_BYTES);
+  if (!pb_encode(&stream, couplet_wire_Envelope_fields, &slave->reply)) return 0;
+  return couplet_frame_close(frame, stream.bytes_written);
+}
+
+static void send_frame(couplet_slave* slave, const uint8_t* frame, size_t size) {
+  if (size > 0) couplet_cobs_write(&slave->platform, frame, size);
+}
+
+static void begin_reply(couplet_slave* slave, uint64_t session, uint32_t sequence) {
+  memset(&slave->reply, 0, sizeof slave->reply);
+  slave->reply.session = session;
+  slave->reply.sequence = sequence;
+}
+
+static size_t end_output_count(const couplet_slave* slave) {
+  return (slave->derivative_order + 1u) * slave->description->output_count;
+}
+
+static void describe(couplet_slave* slave) {
+  couplet_wire_Describe* describe = &slave->reply.body.describe;
+  couplet_wire_Capabilities* capabilities = &describe->capabilities;
+  slave->reply.which_body = couplet_wire_Envelope_describe_tag;
+  describe->version = couplet_wire_Version_VERSION_CURRENT;
+  copy_text(describe->model, sizeof describe->model, slave->identity);
+  describe->inputs.funcs.encode = encode_inputs;
+  describe->inputs.arg = slave;
+  describe->outputs.funcs.encode = encode_outputs;
+  describe->outputs.arg = slave;
+  describe->has_capabilities = true;
+  capabilities->max_input_degree = slave->input_degree;
+  capabilities->output_derivative_order = slave->derivative_order;
+  capabilities->can_rollback = false; /* hardware cannot go back in time */
+  capabilities->variable_step = slave->imposed_step == 0;
+  capabilities->imposed_step_ns = slave->imposed_step;
+  capabilities->intermediate_samples = slave->intermediate_samples;
+  capabilities->max_sample_times = slave->intermediate_samples ? COUPLET_MAX_SAMPLES : 0;
+  capabilities->realtime = slave->options.realtime;
+  describe->accepts_configure = true;
+}
+
+static void acknowledge(couplet_slave* slave) { slave->reply.which_body = couplet_wire_Envelope_ack_tag; }
+
+/* ---- the session's configuration ---- */
+
+static void reset_configuration(couplet_slave* slave) {
+  const couplet_description* description = slave->description;
+  size_t k;
+  for (k = 0; k < description->parameter_count; ++k)
+    slave->parameters[k] = description->parameters[k].default_value;
+  for (k = 0; k < description->input_count; ++k) slave->shown[k] = k;
+  slave->shown_count = description->input_count;
+  slave->input_degree = description->input_degree;
+  slave->derivative_order = description->output_derivative_order;
+  slave->imposed_step = description->sample_period;
+  /* Real-time mode: outputs at communication times only. */
+  slave->intermediate_samples = description->intermediate_samples && !slave->options.realtime;
+  copy_text(slave->slave_name, sizeof slave->slave_name, slave->identity);
+  slave->initialized = false;
+  slave->running = false;
+}
+
+static void configure(couplet_slave* slave) {
+  const couplet_wire_Configure* request = &slave->request.body.configure;
+  const couplet_staged_request* staged = &slave->staged;
+  const couplet_description* description = slave->description;
+  size_t k;
+  if (request->model[0] != '\0' && strcmp(request->model, slave->identity) != 0) {
+    answer_error(slave, couplet_wire_ErrorCode_ERROR_REFUSED, "this target serves model ",
+                 slave->identity);
+    return;
+  }
+  if (staged->problem[0] != '\0') {
+    answer_error(slave, couplet_wire_ErrorCode_ERROR_REFUSED, staged->problem, "");
+    return;
+  }
+  if (request->has_limits && !(request->limits.imposed_step_ns >= 0 &&
+                               time_in_range(request->limits.imposed_step_ns))) {
+    answer_error(slave, couplet_wire_ErrorCode_ERROR_REFUSED,
+                 "imposed_step must be >= 0 and below 2^61 ns", "");
+    return;
+  }
+  if (request->has_limits && request->limits.imposed_step_ns > 0 && description->sample_period > 0 &&
+      request->limits.imposed_step_ns % description->sample_period != 0) {
+    answer_error(slave, couplet_wire_ErrorCode_ERROR_REFUSED,
+                 "the declared step is not a multiple of the device's sample period", "");
+    return;
+  }
+  reset_configuration(slave);
+  for (k = 0; k < description->parameter_count; ++k) {
+    if (staged->parameter_given[k]) slave->parameters[k] = staged->parameters[k];
+  }
+  if (request->slave_name[0] != '\0')
+    copy_text(slave->slave_name, sizeof slave->slave_name, request->slave_name);
+  if (request->has_limits) {
+    const couplet_wire_CapabilityLimits* limits = &request->limits;
+    if (limits->has_max_input_degree && limits->max_input_degree < slave->input_degree)
+      slave->input_degree = limits->max_input_degree;
+    if (limits->has_output_derivative_order && limits->output_derivative_order < slave->derivative_order)
+      slave->derivative_order = limits->output_derivative_order;
+    slave->intermediate_samples = slave->intermediate_samples && limits->intermediate_samples;
+    if (limits->imposed_step_ns > 0) slave->imposed_step = limits->imposed_step_ns;
+  }
+  if (request->coupled_inputs_listed) {
+    for (k = 0; k < staged->coupled_count; ++k) slave->shown[k] = staged->coupled[k];
+    slave->shown_count = staged->coupled_count;
+  }
+  describe(slave);
+}
+
+/* ---- requests ---- */
+
+static void set_constant(couplet_polynomial* polynomial, double origin, double value) {
+  polynomial->origin = origin;
+  polynomial->scale = 1.0;
+  polynomial->degree = 0;
+  polynomial->coefficients[0] = value;
+}
+
+static void initialize(couplet_slave* slave) {
+  const couplet_time start = slave->request.body.initialize.start_ns;
+  const couplet_description* description = slave->description;
+  size_t k;
+  if (!time_in_range(start)) {
+    answer_error(slave, couplet_wire_ErrorCode_ERROR_BAD_REQUEST, "initialize: ",
+                 "the start time is beyond +-2^61 ns");
+    return;
+  }
+  for (k = 0; k < description->input_count; ++k)
+    set_constant(&slave->inputs[k], couplet_seconds(start), description->inputs[k].default_value);
+  if (slave->callbacks->initialize != NULL) {
+    const char* failure = slave->callbacks->initialize(slave->model, start, slave->parameters);
+    if (failure != NULL) {
+      answer_error(slave, couplet_wire_ErrorCode_ERROR_SLAVE_FAILED, "initialize failed: ", failure);
+      return;
+    }
+  }
+  slave->current_time = start;
+  slave->initialized = true;
+  slave->running = false;
+  slave->requested_end = start;
+  slave->period = 0;
+  slave->has_fresh_input = false;
+  acknowledge(slave);
+}
+
+/* The staged input polynomials are what the request says they are: the right
+ * number, finite, with a positive scale, of no higher degree than agreed.
+ * Returns NULL or why not. */
+static const char* check_staged_inputs(const couplet_slave* slave) {
+  const couplet_staged_request* staged = &slave->staged;
+  size_t k;
+  size_t j;
+  if (staged->problem[0] != '\0') return staged->problem;
+  if (staged->input_count != slave->shown_count)
+    return "the request carries another number of inputs than the device takes";
+  for (k = 0; k < staged->input_count; ++k) {
+    const couplet_polynomial* input = &staged->inputs[k];
+    if (!is_finite(input->origin) || !is_finite(input->scale) || !(input->scale > 0.0))
+      return "an input polynomial has a non-finite origin or a scale that is not > 0";
+    if (input->degree > slave->input_degree)
+      return "an input polynomial has a higher degree than the device takes";
+    for (j = 0; j <= input->degree; ++j) {
+      if (!is_finite(input->coefficients[j])) return "an input polynomial is not finite";
+    }
+  }
+  return NULL;
+}
+
+static void apply_staged_inputs(couplet_slave* slave, couplet_polynomial* target) {
+  size_t k;
+  for (k = 0; k < slave->staged.input_count; ++k) target[slave->shown[k]] = slave->staged.inputs[k];
+}
+
+static void evaluate(couplet_slave* slave) {
+  const char* problem = check_staged_inputs(slave);
+  const char* failure;
+  couplet_wire_Outputs* outputs;
+  if (!slave->initialized) problem = "evaluate_outputs before initialize";
+  if (problem != NULL) {
+    answer_error(slave, couplet_wire_ErrorCode_ERROR_BAD_REQUEST, "evaluate_outputs: ", problem);
+    return;
+  }
+  apply_staged_inputs(slave, slave->inputs);
+  failure = slave->callbacks->outputs(slave->model, slave->current_time, slave->inputs,
+                                      slave->end_outputs);
+  if (failure != NULL) {
+    answer_error(slave, couplet_wire_ErrorCode_ERROR_SLAVE_FAILED, "outputs failed: ", failure);
+    return;
+  }
+  slave->reply.which_body = couplet_wire_Envelope_outputs_tag;
+  outputs = &slave->reply.body.outputs;
+  outputs->time_ns = slave->current_time;
+  outputs->derivative_order = slave->derivative_order;
+  slave->reply_values.values = slave->end_outputs;
+  slave->reply_values.count = end_output_count(slave);
+  outputs->values.funcs.encode = encode_doubles;
+  outputs->values.arg = &slave->reply_values;
+}
+
+/* The step's span and sample times within what the device agreed to. */
+static const char* check_step(const couplet_slave* slave, const couplet_wire_StepRequest* request) {
+  const couplet_staged_request* staged = &slave->staged;
+  size_t k;
+  if (!slave->initialized) return "step before initialize";
+  if (request->start_ns != slave->current_time) return "the step does not start at the device's time";
+  if (!time_in_range(request->end_ns)) return "the step's end is beyond +-2^61 ns";
+  if (request->end_ns <= request->start_ns) return "the step is empty or goes back in time";
+  if (slave->imposed_step > 0 && (request->end_ns - request->start_ns) % slave->imposed_step != 0)
+    return "the step is not a whole number of the device's sample periods";
+  if (staged->sample_count > 0 && !slave->intermediate_samples)
+    return "sample times asked of a device that reports none";
+  for (k = 0; k < staged->sample_count; ++k) {
+    const couplet_time previous = k == 0 ? request->start_ns : staged->sample_times[k - 1];
+    if (staged->sample_times[k] <= previous || staged->sample_times[k] > request->end_ns)
+      return "sample times must increase inside (start, end]";
+  }
+  return check_staged_inputs(slave);
+}
+
+static void step(couplet_slave* slave, uint64_t received_ns) {
+  const couplet_wire_StepRequest* request = &slave->request.body.step_request;
+  const char* problem = check_step(slave, request);
+  couplet_step_request device_request;
+  couplet_wire_StepResult* result;
+  const char* failure;
+  if (problem != NULL) {
+    answer_error(slave, couplet_wire_ErrorCode_ERROR_BAD_REQUEST, "step: ", problem);
+    return;
+  }
+  apply_staged_inputs(slave, slave->inputs);
+  device_request.start = request->start_ns;
+  device_request.end = request->end_ns;
+  device_request.inputs = slave->inputs;
+  device_request.sample_times = slave->staged.sample_times;
+  device_request.sample_count = slave->staged.sample_count;
+  failure = slave->callbacks->step(slave->model, &device_request, slave->end_outputs, slave->samples);
+  if (failure != NULL) {
+    answer_error(slave, couplet_wire_ErrorCode_ERROR_SLAVE_FAILED, "step failed: ", failure);
+    return;
+  }
+  slave->current_time = request->end_ns;
+  ++slave->counters.steps;
+  slave->reply.which_body = couplet_wire_Envelope_step_result_tag;
+  result = &slave->reply.body.step_result;
+  result->status = couplet_wire_Status_STATUS_OK;
+  result->time_ns = request->end_ns;
+  result->derivative_order = slave->derivative_order;
+  slave->reply_values.values = slave->end_outputs;
+  slave->reply_values.count = end_output_count(slave);
+  result->end_outputs.funcs.encode = encode_doubles;
+  result->end_outputs.arg = &slave->reply_values;
+  slave->reply_samples.values = slave->samples;
+  slave->reply_samples.count = slave->staged.sample_count * slave->description->output_count;
+  result->samples.funcs.encode = encode_doubles;
+  result->samples.arg = &slave->reply_samples;
+  result->has_timing = true;
+  result->timing.received_ns = received_ns;
+  result->timing.finished_ns = slave->platform.monotonic_ns(slave->platform.context);
+}
+
+/* ---- real-time mode: the model advances on the wall clock ---- */
+
+static int64_t wall_ns(const couplet_slave* slave, couplet_time model_time) {
+  return slave->anchor_ns +
+         round_to_int64((double)(model_time - slave->start_time) / slave->realtime_factor);
+}
+
+static couplet_time model_time_at(const couplet_slave* slave, uint64_t wall) {
+  return slave->start_time +
+         round_to_int64((double)((int64_t)wall - slave->anchor_ns) * slave->realtime_factor);
+}
+
+static void start(couplet_slave* slave, uint64_t received_ns) {
+  const double factor = slave->request.body.start.realtime_factor;
+  const char* problem = NULL;
+  if (!slave->options.realtime) problem = "this target runs in virtual time";
+  if (problem == NULL && !slave->initialized) problem = "start before initialize";
+  if (problem == NULL && !(factor > 0.0 && is_finite(factor)))
+    problem = "the real-time factor must be finite and > 0";
+  if (problem != NULL) {
+    answer_error(slave, couplet_wire_ErrorCode_ERROR_BAD_REQUEST, "start: ", problem);
+    return;
+  }
+  slave->realtime_factor = factor;
+  slave->start_time = slave->current_time;
+  slave->anchor_ns = (int64_t)received_ns;
+  slave->running = true;
+  acknowledge(slave);
+}
+
+/* The newest input wins and applies from its arrival. */
+static void accept_input(couplet_slave* slave, uint64_t received_ns) {
+  const couplet_wire_StepRequest* request = &slave->request.body.step_request;
+  const char* problem = check_staged_inputs(slave);
+  couplet_time arrival;
+  if (!slave->running) problem = "step request before start in real-time mode";
+  if (problem == NULL && slave->staged.sample_count != 0)
+    problem = "a real-time target reports no intermediate samples";
+  if (problem == NULL && !(time_in_range(request->start_ns) && time_in_range(request->end_ns)))
+    problem = "the step's times are beyond +-2^61 ns";
+  if (problem == NULL && request->end_ns <= request->start_ns)
+    problem = "the step is empty or goes back in time";
+  if (problem != NULL) {
+    answer_error(slave, couplet_wire_ErrorCode_ERROR_BAD_REQUEST, "step: ", problem);
+    return;
+  }
+  apply_staged_inputs(slave, slave->fresh_inputs);
+  slave->has_fresh_input = true;
+  arrival = model_time_at(slave, received_ns);
+  slave->fresh_input_time = arrival > slave->current_time ? arrival : slave->current_time;
+  slave->fresh_input_lateness = (int64_t)received_ns - wall_ns(slave, request->start_ns);
+  if (request->end_ns > slave->requested_end) slave->requested_end = request->end_ns;
+  slave->period = request->end_ns - request->start_ns;
+}
+
+static couplet_time next_boundary(const couplet_slave* slave) {
+  return slave->requested_end > slave->current_time ? slave->requested_end
+                                                     : slave->current_time + slave->period;
+}
+
+static const char* step_segment(couplet_slave* slave, couplet_time from, couplet_time to) {
+  couplet_step_request request;
+  if (to <= from) return NULL;
+  request.start = from;
+  request.end = to;
+  request.inputs = slave->inputs;
+  request.sample_times = NULL;
+  request.sample_count = 0;
+  return slave->callbacks->step(slave->model, &request, slave->end_outputs, slave->samples);
+}
+
+static void advance_realtime(couplet_slave* slave, uint64_t now) {
+  const couplet_time boundary = next_boundary(slave);
+  const bool fresh = slave->has_fresh_input;
+  const char* failure = NULL;
+  couplet_wire_StepResult* result;
+  size_t k;
+  begin_reply(slave, slave->session, 0); /* a push */
+  if (fresh) {
+    /* Until the new input arrived the old one held; from then on the new one.
+     * A sampling device takes it at its next sample. */
+    couplet_time switch_time = slave->fresh_input_time < boundary ? slave->fresh_input_time : boundary;
+    if (slave->imposed_step > 0) {
+      const couplet_time periods =
+          (switch_time - slave->current_time + slave->imposed_step - 1) / slave->imposed_step;
+      const couplet_time sample = slave->current_time + periods * slave->imposed_step;
+      switch_time = sample < boundary ? sample : boundary;
+    }
+    failure = step_segment(slave, slave->current_time, switch_time);
+    for (k = 0; k < slave->description->input_count; ++k) slave->inputs[k] = slave->fresh_inputs[k];
+    if (failure == NULL) failure = step_segment(slave, switch_time, boundary);
+  } else {
+    failure = step_segment(slave, slave->current_time, boundary);
+    ++slave->counters.starved_periods;
+  }
+  if (failure == NULL && slave->current_time == boundary) {
+    failure = slave->callbacks->outputs(slave->model, slave->current_time, slave->inputs,
+                                        slave->end_outputs);
+  }
+  if (failure != NULL) {
+    answer_error(slave, couplet_wire_ErrorCode_ERROR_SLAVE_FAILED, "step failed: ", failure);
+    slave->running = false;
+    send_frame(slave, slave->scratch, encode_reply(slave, slave->scratch, sizeof slave->scratch));
+    return;
+  }
+  slave->current_time = boundary;
+  slave->has_fresh_input = false;
+  ++slave->counters.periods;
+  slave->reply.which_body = couplet_wire_Envelope_step_result_tag;
+  result = &slave->reply.body.step_result;
+  result->status = fresh ? couplet_wire_Status_STATUS_OK : couplet_wire_Status_STATUS_LATE;
+  result->time_ns = boundary;
+  result->derivative_order = slave->derivative_order;
+  slave->reply_values.values = slave->end_outputs;
+  slave->reply_values.count = end_output_count(slave);
+  result->end_outputs.funcs.encode = encode_doubles;
+  result->end_outputs.arg = &slave->reply_values;
+  result->has_timing = true;
+  result->timing.received_ns = now;
+  result->timing.finished_ns = slave->platform.monotonic_ns(slave->platform.context);
+  result->timing.input_lateness_ns = fresh ? slave->fresh_input_lateness : 0;
+  send_frame(slave, slave->scratch, encode_reply(slave, slave->scratch, sizeof slave->scratch));
+}
+
+/* ---- sessions and exactly-once ---- */
+
+static bool may_open_session(const couplet_slave* slave, uint64_t now) {
+  return slave->session == 0 || slave->stopped ||
+         now - slave->last_heard_ns > slave->options.session_timeout_ns;
+}
+
+static void open_session(couplet_slave* slave, uint64_t session, uint32_t sequence) {
+  slave->session = session;
+  slave->last_sequence = sequence;
+  slave->stopped = false;
+  slave->cache_size = 0;
+  reset_configuration(slave); /* a new session starts from the defaults */
+}
+
+static void execute(couplet_slave* slave, uint64_t now) {
+  switch (slave->request.which_body) {
+    case couplet_wire_Envelope_hello_tag:
+      describe(slave);
+      return;
+    case couplet_wire_Envelope_configure_tag:
+      configure(slave);
+      return;
+    case couplet_wire_Envelope_initialize_tag:
+      initialize(slave);
+      return;
+    case couplet_wire_Envelope_evaluate_outputs_tag:
+      evaluate(slave);
+      return;
+    case couplet_wire_Envelope_step_request_tag:
+      if (slave->options.realtime) {
+        accept_input(slave, now);
+      } else {
+        step(slave, now);
+      }
+      return;
+    case couplet_wire_Envelope_start_tag:
+      start(slave, now);
+      return;
+    case couplet_wire_Envelope_stop_tag:
+      slave->stopped = true;
+      slave->stopped_session = slave->session;
+      slave->running = false;
+      acknowledge(slave);
+      return;
+    default:
+      answer_error(slave, couplet_wire_ErrorCode_ERROR_BAD_REQUEST, "unexpected message for a target",
+                   "");
+      return;
+  }
+}
+
+static void answer_and_cache(couplet_slave* slave) {
+  slave->cache_size = encode_reply(slave, slave->cache, sizeof slave->cache);
+  send_frame(slave, slave->cache, slave->cache_size);
+}
+
+static bool decode_request(couplet_slave* slave, const uint8_t* frame, size_t size) {
+  const uint8_t* payload;
+  size_t payload_size;
+  pb_istream_t stream;
+  if (couplet_frame_open(frame, size, &payload, &payload_size) != NULL) return false;
+  memset(&slave->staged, 0, sizeof slave->staged);
+  memset(&slave->request, 0, sizeof slave->request);
+  slave->request.cb_body.funcs.decode = prepare_body;
+  slave->request.cb_body.arg = slave;
+  stream = pb_istream_from_buffer(payload, payload_size);
+  return pb_decode(&stream, couplet_wire_Envelope_fields, &slave->request) &&
+         slave->request.which_body != 0;
+}
+
+static void handle_frame(couplet_slave* slave, const uint8_t* frame, size_t size) {
+  const couplet_wire_Envelope* request = &slave->request;
+  uint64_t now;
+  ++slave->counters.frames;
+  if (!decode_request(slave, frame, size)) {
+    ++slave->counters.rejected;
+    return;
+  }
+  now = slave->platform.monotonic_ns(slave->platform.context);
+  begin_reply(slave, request->session, request->sequence);
+
+  if (request->session != slave->session) {
+    /* Only a Hello of a new session may open it, never one of a session that
+     * has stopped (a straggler of an earlier run). */
+    if (request->which_body != couplet_wire_Envelope_hello_tag || request->session == 0 ||
+        request->session == slave->stopped_session) {
+      ++slave->counters.foreign;
+      return;
+    }
+    if (!may_open_session(slave, now)) {
+      ++slave->counters.busy;
+      answer_error(slave, couplet_wire_ErrorCode_ERROR_BUSY, "the target serves another session", "");
+      send_frame(slave, slave->scratch, encode_reply(slave, slave->scratch, sizeof slave->scratch));
+      return;
+    }
+    open_session(slave, request->session, request->sequence);
+    slave->last_heard_ns = now;
+    ++slave->counters.executed;
+    describe(slave);
+    answer_and_cache(slave);
+    return;
+  }
+
+  slave->last_heard_ns = now;
+  if (request->which_body == couplet_wire_Envelope_heartbeat_tag) {
+    slave->reply.which_body = couplet_wire_Envelope_heartbeat_tag;
+    slave->reply.body.heartbeat.sender_time_ns = now;
+    send_frame(slave, slave->scratch, encode_reply(slave, slave->scratch, sizeof slave->scratch));
+    return;
+  }
+  if (request->sequence == slave->last_sequence) {
+    ++slave->counters.repeats;
+    send_frame(slave, slave->cache, slave->cache_size);
+    return;
+  }
+  if (!is_newer(request->sequence, slave->last_sequence)) {
+    ++slave->counters.stale;
+    return;
+  }
+  slave->last_sequence = request->sequence;
+  ++slave->counters.executed;
+  execute(slave, now);
+  if (slave->reply.which_body == 0) { /* a real-time input: its answer is the next push */
+    slave->cache_size = 0;
+    return;
+  }
+  answer_and_cache(slave);
+}
+
+/* ---- the public functions ---- */
+
+static const char* check_names(const couplet_description* description) {
+  size_t k;
+  for (k = 0; k < description->input_count; ++k) {
+    const couplet_input* input = &description->inputs[k];
+    if (input->name == NULL || input->name[0] == '\0' || strlen(input->name) > 63)
+      return "every input needs a name of 1 to 63 bytes";
+    if (input->unit != NULL && strlen(input->unit) > 31) return "units are at most 31 bytes";
+  }
+  for (k = 0; k < description->output_count; ++k) {
+    const couplet_output* output = &description->outputs[k];
+    if (output->name == NULL || output->name[0] == '\0' || strlen(output->name) > 63)
+      return "every output needs a name of 1 to 63 bytes";
+    if (output->unit != NULL && strlen(output->unit) > 31) return "units are at most 31 bytes";
+  }
+  for (k = 0; k < description->parameter_count; ++k) {
+    const char* name = description->parameters[k].name;
+    if (name == NULL || name[0] == '\0' || strlen(name) > 63)
+      return "every parameter needs a name of 1 to 63 bytes";
+  }
+  return NULL;
+}
+
+static const char* check_description(const couplet_description* description,
+                                     const couplet_callbacks* callbacks,
+                                     const couplet_platform* platform,
+                                     const couplet_slave_options* options) {
+  if (description == NULL || callbacks == NULL || platform == NULL || options == NULL)
+    return "couplet_slave_init needs a description, callbacks, a platform and options";
+  if (description->name == NULL || description->name[0] == '\0' || strlen(description->name) > 56)
+    return "the device needs a name of 1 to 56 bytes";
+  if (description->input_count > COUPLET_MAX_INPUTS || description->input_count > WIRE_MAX_PORTS)
+    return "more inputs than COUPLET_MAX_INPUTS";
+  if (description->output_count > COUPLET_MAX_OUTPUTS || description->output_count > WIRE_MAX_PORTS)
+    return "more outputs than COUPLET_MAX_OUTPUTS";
+  if (description->parameter_count > COUPLET_MAX_PARAMETERS)
+    return "more parameters than COUPLET_MAX_PARAMETERS";
+  if (description->input_degree > COUPLET_MAX_INPUT_DEGREE ||
+      description->input_degree > WIRE_MAX_INPUT_DEGREE)
+    return "input_degree above COUPLET_MAX_INPUT_DEGREE";
+  if (description->output_derivative_order > COUPLET_MAX_OUTPUT_DERIVATIVE_ORDER ||
+      description->output_derivative_order > WIRE_MAX_DERIVATIVE_ORDER)
+    return "output_derivative_order above COUPLET_MAX_OUTPUT_DERIVATIVE_ORDER";
+  if (description->sample_period < 0) return "sample_period must be >= 0";
+  if (description->intermediate_samples && COUPLET_MAX_SAMPLES == 0)
+    return "intermediate_samples needs COUPLET_MAX_SAMPLES > 0";
+  if ((description->input_count > 0 && description->inputs == NULL) ||
+      (description->output_count > 0 && description->outputs == NULL) ||
+      (description->parameter_count > 0 && description->parameters == NULL))
+    return "ports or parameters are counted but not given";
+  if (callbacks->outputs == NULL || callbacks->step == NULL)
+    return "the outputs and step callbacks are required";
+  if (platform->write == NULL || platform->monotonic_ns == NULL)
+    return "the platform needs write and monotonic_ns";
+  if (options->session_timeout_ns == 0) return "the session timeout must be > 0";
+  return check_names(description);
+}
+
+const char* couplet_slave_init(couplet_slave* slave, const couplet_description* description,
+                               const couplet_callbacks* callbacks, void* model,
+                               const couplet_platform* platform,
+                               const couplet_slave_options* options) {
+  const char* problem = check_description(description, callbacks, platform, options);
+  couplet_text identity;
+  if (problem != NULL) return problem;
+  memset(slave, 0, sizeof *slave);
+  slave->description = description;
+  slave->callbacks = callbacks;
+  slave->model = model;
+  slave->platform = *platform;
+  slave->options = *options;
+  couplet_text_begin(&identity, slave->identity, sizeof slave->identity);
+  couplet_text_add(&identity, "device:");
+  couplet_text_add(&identity, description->name);
+  couplet_cobs_reset(&slave->cobs);
+  reset_configuration(slave);
+  return NULL;
+}
+
+size_t couplet_slave_receive(couplet_slave* slave, const uint8_t* bytes, size_t count) {
+  size_t head = slave->ring_head;
+  size_t taken = 0;
+  while (taken < count) {
+    const size_t next = (head + 1u) % COUPLET_RX_RING_BYTES;
+    if (next == slave->ring_tail) {
+      slave->counters.overrun += (uint32_t)(count - taken);
+      break;
+    }
+    slave->ring[head] = bytes[taken++];
+    head = next;
+  }
+  slave->ring_head = head;
+  return taken;
+}
+
+void couplet_slave_poll(couplet_slave* slave) {
+  uint64_t deadline;
+  size_t tail = slave->ring_tail;
+  while (tail != slave->ring_head) {
+    const uint8_t byte = slave->ring[tail];
+    couplet_cobs_event event;
+    tail = (tail + 1u) % COUPLET_RX_RING_BYTES;
+    slave->ring_tail = tail;
+    event = couplet_cobs_feed(&slave->cobs, byte, slave->rx_frame, sizeof slave->rx_frame);
+    if (event == COUPLET_COBS_FRAME) {
+      handle_frame(slave, slave->rx_frame, slave->cobs.size);
+      couplet_cobs_reset(&slave->cobs);
+    } else if (event == COUPLET_COBS_DROPPED) {
+      ++slave->counters.rejected;
+    }
+  }
+  if (couplet_slave_next_deadline(slave, &deadline)) {
+    const uint64_t now = slave->platform.monotonic_ns(slave->platform.context);
+    if (now >= deadline) advance_realtime(slave, now);
+  }
+}
+
+bool couplet_slave_next_deadline(const couplet_slave* slave, uint64_t* when_ns) {
+  int64_t when;
+  if (!slave->running || slave->stopped || slave->period == 0) return false;
+  when = wall_ns(slave, next_boundary(slave));
+  *when_ns = when < 0 ? 0u : (uint64_t)when;
+  return true;
+}
+
+bool couplet_slave_session_ended(const couplet_slave* slave) {
+  if (slave->session == 0) return false;
+  return slave->stopped || slave->platform.monotonic_ns(slave->platform.context) - slave->last_heard_ns >
+                               slave->options.session_timeout_ns;
+}
+
+bool couplet_slave_in_session(const couplet_slave* slave) {
+  return slave->session != 0 && !couplet_slave_session_ended(slave);
+}
+
+const couplet_counters* couplet_slave_counters(const couplet_slave* slave) { return &slave->counters; }
+
+const char* couplet_slave_model(const couplet_slave* slave) { return slave->identity; }
