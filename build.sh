@@ -14,8 +14,9 @@ packages=(cmake g++ make libeigen3-dev libsundials-dev libyaml-cpp-dev libcli11-
           libzip-dev libpugixml-dev pkgconf)
 # Only for the tests: the report test parses the HTML with Python and renders it
 # in headless Chromium (couplet report itself needs neither); the packaging
-# tests run cpack, whose Debian dependencies come from dpkg-shlibdeps and file.
-test_packages=(chromium python3 dpkg-dev file)
+# tests run cpack, whose Debian dependencies come from dpkg-shlibdeps and file;
+# the embedded core is checked for a Cortex-M4 with Debian's cross compiler.
+test_packages=(chromium python3 dpkg-dev file gcc-arm-none-eabi libnewlib-arm-none-eabi)
 package_packages=(dpkg-dev file)
 build_dir=${BUILD_DIR:-build}
 
@@ -33,6 +34,30 @@ install_missing() {
   echo "installing: ${missing[*]}"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# nanopb's C sources, for the Cortex-M4 build of the embedded core: Debian ships
+# them only in its source package (the binary packages have the host library),
+# so fetch that package, of the installed version, once into the build
+# directory. No change to the machine's apt sources.
+fetch_nanopb_source() {
+  local target="$build_dir/deps/nanopb"
+  [ -f "$target/pb_decode.c" ] && return 0
+  local version work
+  version=$(dpkg-query -W -f='${Version}' libnanopb-dev)
+  work=$(mktemp -d)
+  echo "deb-src http://deb.debian.org/debian bookworm main" >"$work/sources.list"
+  mkdir -p "$work/lists/partial"
+  local options=(-o Dir::Etc::SourceList="$work/sources.list" -o Dir::Etc::SourceParts=/nonexistent
+                 -o Dir::State::Lists="$work/lists" -o Debug::NoLocking=1)
+  if (cd "$work" && apt-get "${options[@]}" update -qq &&
+      apt-get "${options[@]}" source --download-only -qq "nanopb=$version") >/dev/null 2>&1; then
+    mkdir -p "$target"
+    tar xzf "$work"/nanopb_*.orig.tar.gz -C "$target" --strip-components=1
+  else
+    echo "warning: could not fetch Debian's nanopb source package; the Cortex-M4 check is skipped" >&2
+  fi
+  rm -rf "$work"
 }
 
 configure() {
@@ -55,6 +80,7 @@ case "${1:-}" in
     ;;
   test)
     install_missing "${packages[@]}" "${test_packages[@]}"
+    fetch_nanopb_source
     build
     ctest --test-dir "$build_dir" --output-on-failure -j"$(nproc)"
     ;;

@@ -40,7 +40,7 @@ void make_non_blocking(int descriptor, boost::system::error_code& error) {
 SerialTransport::SerialTransport(std::string name)
     : name_(std::move(name)),
       port_(io_),
-      transmit_(kEncodedCapacity + 1),
+      transmit_(kEncodedCapacity + 2),
       frame_(kEncodedCapacity),
       chunk_(kChunkBytes) {}
 
@@ -70,13 +70,16 @@ std::unique_ptr<SerialTransport> SerialTransport::adopt(int descriptor, std::str
 }
 
 void SerialTransport::send(std::span<const std::uint8_t> frame) {
-  const auto encoded = protocol::cobs_encode(frame, std::span(transmit_).first(kEncodedCapacity));
+  // Delimited at both ends: the leading zero ends whatever line noise came
+  // before, so that noise between frames costs no frame.
+  transmit_[0] = 0x00;
+  const auto encoded = protocol::cobs_encode(frame, std::span(transmit_).subspan(1, kEncodedCapacity));
   if (!encoded) {
     ++dropped_frames_;
     return;
   }
-  transmit_[*encoded] = 0x00;  // delimiter
-  write_all(std::span(transmit_).first(*encoded + 1), SteadyClock::now() + kWriteTimeout);
+  transmit_[*encoded + 1] = 0x00;
+  write_all(std::span(transmit_).first(*encoded + 2), SteadyClock::now() + kWriteTimeout);
 }
 
 bool SerialTransport::write_all(std::span<const std::uint8_t> bytes, Deadline deadline) {

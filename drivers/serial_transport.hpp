@@ -1,8 +1,8 @@
 #pragma once
 // Serial transport (DESIGN §8: COBS framing with a CRC): each frame (which
-// carries its own CRC-32, protocol/codec.hpp) goes on the line COBS-encoded and
-// followed by a 0x00 delimiter, so that the receiver resynchronises at the next
-// zero after noise. Boost.Asio serial_port in non-blocking mode, waited on with
+// carries its own CRC-32, protocol/codec.hpp) goes on the line COBS-encoded
+// between two 0x00 delimiters, so that the receiver resynchronises at the next
+// zero after noise and noise between frames costs no frame. Boost.Asio serial_port in non-blocking mode, waited on with
 // poll (DESIGN §9). Works on a pseudo-terminal pair, which is how it is tested.
 //
 // Buffers are allocated once, in the constructor.
@@ -39,7 +39,7 @@ class SerialTransport final : public Transport {
   std::string name_;
   boost::asio::io_context io_;
   boost::asio::serial_port port_;
-  std::vector<std::uint8_t> transmit_;  ///< COBS(frame) + delimiter
+  std::vector<std::uint8_t> transmit_;  ///< delimiter + COBS(frame) + delimiter
   std::vector<std::uint8_t> frame_;     ///< encoded bytes of the frame being received
   std::size_t frame_size_ = 0;
   bool discarding_ = false;             ///< an overlong frame: skip to the next delimiter

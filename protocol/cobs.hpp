@@ -1,6 +1,6 @@
 #pragma once
 // Consistent Overhead Byte Stuffing (Cheshire & Baker 1999): a frame on a serial
-// line is COBS(bytes) followed by one 0x00 delimiter, so a receiver resynchronises
+// line is COBS(bytes) between two 0x00 delimiters, so a receiver resynchronises
 // at the next zero after any corruption (DESIGN §8 "Serial: COBS framing").
 // Allocation-free: the caller supplies the output buffer.
 #include <cstddef>

@@ -18,7 +18,7 @@
 typedef struct {
   couplet_polynomial inputs[COUPLET_MAX_INPUTS];
   size_t input_count;
-  couplet_time sample_times[COUPLET_MAX_SAMPLES];
+  couplet_time sample_times[COUPLET_MAX_SAMPLES + (COUPLET_MAX_SAMPLES == 0)];
   size_t sample_count;
   double parameters[COUPLET_MAX_PARAMETERS];
   bool parameter_given[COUPLET_MAX_PARAMETERS];
@@ -87,7 +87,7 @@ struct couplet_slave {
   couplet_time current_time;
   couplet_polynomial inputs[COUPLET_MAX_INPUTS]; /* every device input */
   double end_outputs[COUPLET_MAX_OUTPUTS * (COUPLET_MAX_OUTPUT_DERIVATIVE_ORDER + 1)];
-  double samples[COUPLET_MAX_SAMPLES * COUPLET_MAX_OUTPUTS + 1];
+  double samples[COUPLET_MAX_SAMPLES * COUPLET_MAX_OUTPUTS + (COUPLET_MAX_SAMPLES == 0)];
 
   /* Real-time mode. */
   bool running;

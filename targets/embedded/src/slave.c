@@ -96,11 +96,13 @@ static bool decode_sample_time(pb_istream_t* stream, const pb_field_t* field, vo
   int64_t value;
   (void)field;
   if (!pb_decode_svarint(stream, &value)) return false;
-  if (slave->staged.sample_count == COUPLET_MAX_SAMPLES) {
-    note_problem(slave, "more sample times than COUPLET_MAX_SAMPLES of this build", "", "");
+#if COUPLET_MAX_SAMPLES > 0
+  if (slave->staged.sample_count < COUPLET_MAX_SAMPLES) {
+    slave->staged.sample_times[slave->staged.sample_count++] = value;
     return true;
   }
-  slave->staged.sample_times[slave->staged.sample_count++] = value;
+#endif
+  note_problem(slave, "more sample times than COUPLET_MAX_SAMPLES of this build", "", "");
   return true;
 }
 
