@@ -75,7 +75,7 @@ case "${1:-}" in
     install_missing "${packages[@]}"
     # The tools, the example FMUs and device the README runs next; not the
     # tests and benchmarks.
-    build couplet couplet-target couplet-netem couplet_test_fmus dc_motor_device
+    build couplet couplet-target couplet-netem couplet_test_fmus dc_motor_device couplet-embedded-mass
     "$build_dir"/couplet run scenarios/two_mass_switch.yaml -o out/two_mass_switch
     ;;
   test)

@@ -200,6 +200,30 @@ TEST(EmbeddedThroughDamagingRelay, CompletesWithTheBuiltinModelsHash) {
   }
 }
 
+// Real-time mode: the C mass runs on the wall clock of its host program, takes
+// the newest input from its arrival and pushes its outputs at each
+// communication time; the run stays close to the built-in virtual-time run.
+TEST(EmbeddedRealtime, FollowsTheWallClockAndReportsLateness) {
+  const std::vector<std::string> settings = {"time.end=1", "algorithm.step=0.005", "reference=none"};
+  const Outcome builtin = run_case(builtin_left(settings), "emb-realtime-builtin");
+  std::vector<std::string> realtime = settings;
+  realtime.push_back("clock={type: wall, tolerance: 0.002, max_misses: 1000}");
+  const std::string link = "{spawn: true, program: " + std::string(COUPLET_EMBEDDED_MASS) +
+                           ", serial: {device: pty}, realtime: true}";
+  const Outcome device = run_case(device_left(realtime, link), "emb-realtime-device");
+  const auto& entry = device.summary.at("realtime").at("slaves").at("left");
+  EXPECT_TRUE(entry.at("real_time_target").get<bool>());
+  EXPECT_GT(entry.at("input_lateness_us").at("median").get<double>(), 0.0) << "inputs arrive after their step starts";
+  EXPECT_LT(entry.at("missed_results").get<int>(), 100) << entry.dump();
+  EXPECT_EQ(device.summary.at("realtime").at("cycles").get<int>(), 200);
+  // Close to the virtual-time run: the last left.x differs by little.
+  const auto last_value = [](const std::string& csv) {
+    const std::string last_line = csv.substr(csv.rfind('\n', csv.size() - 2) + 1);
+    return std::stod(last_line.substr(last_line.find(',') + 1));
+  };
+  EXPECT_NEAR(last_value(device.signals), last_value(builtin.signals), 0.05);
+}
+
 // The host program refuses a bad command line with exit code 2.
 TEST(EmbeddedHostProgram, RejectsABadCommandLine) {
   for (const std::vector<std::string>& words :
