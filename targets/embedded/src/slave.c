@@ -722,10 +722,14 @@ static void handle_frame(couplet_slave* slave, const uint8_t* frame, size_t size
   now = slave->platform.monotonic_ns(slave->platform.context);
   begin_reply(slave, request->session, request->sequence);
 
+  if (request->session == 0) { /* never a session, even before the first one */
+    ++slave->counters.foreign;
+    return;
+  }
   if (request->session != slave->session) {
     /* Only a Hello of a new session may open it, never one of a session that
      * has stopped (a straggler of an earlier run). */
-    if (request->which_body != couplet_wire_Envelope_hello_tag || request->session == 0 ||
+    if (request->which_body != couplet_wire_Envelope_hello_tag ||
         request->session == slave->stopped_session) {
       ++slave->counters.foreign;
       return;
@@ -754,6 +758,10 @@ static void handle_frame(couplet_slave* slave, const uint8_t* frame, size_t size
   if (request->sequence == slave->last_sequence) {
     ++slave->counters.repeats;
     send_frame(slave, slave->cache, slave->cache_size);
+    return;
+  }
+  if (slave->stopped) { /* after Stop only its repeat (the Ack was lost) is answered */
+    ++slave->counters.foreign;
     return;
   }
   if (!is_newer(request->sequence, slave->last_sequence)) {
