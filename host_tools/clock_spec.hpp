@@ -1,6 +1,5 @@
 #pragma once
-// The `clock:` key of a scenario (DESIGN §3 "a clock paces the run", §8;
-// docs/links.md):
+// The `clock:` key of a scenario (a clock paces the run; docs/links.md):
 //   clock: {type: virtual}                       as fast as possible (default)
 //   clock: {type: wall, realtime_factor: 1.0,    model seconds per wall second
 //           tolerance: 0.0005,                   s a result or wake-up may be late

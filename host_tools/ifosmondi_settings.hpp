@@ -1,6 +1,7 @@
 #pragma once
 // The `algorithm` section of a scenario (or of a group, docs/iterative.md) with
-// `type: ifosmondi` or `type: ifosmondi_jfm` (DESIGN §4.4).
+// `type: ifosmondi` or `type: ifosmondi_jfm` (docs/iterative.md names
+// the IFOSMONDI papers).
 #include <memory>
 #include <string>
 

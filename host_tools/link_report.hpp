@@ -1,5 +1,5 @@
 #pragma once
-// The link counters of a run for summary.json (DESIGN §7; docs/links.md):
+// The link counters of a run for summary.json (docs/cli.md, docs/links.md):
 // "links": {slave: {requests, retransmissions, duplicates, drops, foreign,
 // late_results, missed_results, link}} for every slave behind a link.
 #include <nlohmann/json.hpp>

@@ -1,5 +1,5 @@
-// couplet-netem — a UDP impairment proxy for users' own tests (DESIGN §7, §9:
-// kernel netem is not available, fault injection is ours).
+// couplet-netem — a UDP impairment proxy for users' own tests (docs/links.md):
+// loss, duplication, reordering and corruption without kernel netem.
 //
 //   couplet-netem --listen HOST:PORT --forward HOST:PORT [--loss P] [--duplicate P]
 //                 [--reorder P] [--delay MS] [--reorder-gap MS] [--corrupt P] [--seed N]

@@ -1,5 +1,5 @@
 #pragma once
-// `couplet replay RUN.log [--verify]` (DESIGN §3 "Recorder", docs/run-log.md):
+// `couplet replay RUN.log [--verify]` (docs/run-log.md):
 // a fresh master of the recorded configuration runs against replay slaves that
 // answer every call with the recorded results. Each call the master makes must
 // be the recorded one bit for bit — same slave, same kind, same times, input

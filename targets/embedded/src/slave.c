@@ -148,6 +148,12 @@ static bool decode_coupled_input(pb_istream_t* stream, const pb_field_t* field, 
   return true;
 }
 
+static void decode_with(pb_callback_t* field, bool (*decode)(pb_istream_t*, const pb_field_t*, void**),
+                        couplet_slave* slave) {
+  field->funcs.decode = decode;
+  field->arg = slave;
+}
+
 /* Called before the body's submessage is decoded: points its repeated fields
  * at the staged request. */
 static bool prepare_body(pb_istream_t* stream, const pb_field_t* field, void** arg) {
@@ -156,20 +162,15 @@ static bool prepare_body(pb_istream_t* stream, const pb_field_t* field, void** a
   (void)stream;
   switch (field->tag) {
     case couplet_wire_Envelope_configure_tag:
-      request->body.configure.parameters.funcs.decode = decode_parameter;
-      request->body.configure.parameters.arg = slave;
-      request->body.configure.coupled_inputs.funcs.decode = decode_coupled_input;
-      request->body.configure.coupled_inputs.arg = slave;
+      decode_with(&request->body.configure.parameters, decode_parameter, slave);
+      decode_with(&request->body.configure.coupled_inputs, decode_coupled_input, slave);
       break;
     case couplet_wire_Envelope_evaluate_outputs_tag:
-      request->body.evaluate_outputs.inputs.funcs.decode = decode_input;
-      request->body.evaluate_outputs.inputs.arg = slave;
+      decode_with(&request->body.evaluate_outputs.inputs, decode_input, slave);
       break;
     case couplet_wire_Envelope_step_request_tag:
-      request->body.step_request.inputs.funcs.decode = decode_input;
-      request->body.step_request.inputs.arg = slave;
-      request->body.step_request.sample_times_ns.funcs.decode = decode_sample_time;
-      request->body.step_request.sample_times_ns.arg = slave;
+      decode_with(&request->body.step_request.inputs, decode_input, slave);
+      decode_with(&request->body.step_request.sample_times_ns, decode_sample_time, slave);
       break;
     default:
       break;
