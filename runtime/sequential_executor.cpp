@@ -99,6 +99,7 @@ bool SequentialExecutor::advance() {
   plan_.clear();
   if (!algorithm_.plan_next(slots_, plan_)) return false;
   batch_announced_ = announce_steps();
+  announce_evaluations();
   for (const PlannedAction& action : plan_.actions()) {
     hash_.add(static_cast<std::uint64_t>(action.slave));
     hash_.add(static_cast<std::uint64_t>(action.action));
@@ -161,6 +162,29 @@ bool SequentialExecutor::announce_steps() {
     system_.slave(action.slave).announce_step(request);
   }
   return true;
+}
+
+// Split phase for evaluations likewise (Slave::announce_outputs): the levels of
+// a feedthrough refresh go out at once. Only an evaluation that is its slave's
+// sole action in the batch, so that nothing moves the slave in between; the
+// inputs are those evaluate_outputs then passes.
+void SequentialExecutor::announce_evaluations() {
+  const auto announceable = [this](const PlannedAction& action) {
+    return action.action == SlaveAction::evaluate_outputs && actions_on(action.slave) == 1;
+  };
+  const auto actions = plan_.actions();
+  if (std::count_if(actions.begin(), actions.end(), announceable) < 2) return;
+  for (const PlannedAction& action : actions) {
+    if (announceable(action)) {
+      system_.slave(action.slave).announce_outputs(slots_[action.slave].inputs);
+    }
+  }
+}
+
+std::size_t SequentialExecutor::actions_on(std::size_t slave) const {
+  const auto actions = plan_.actions();
+  return static_cast<std::size_t>(std::count_if(
+      actions.begin(), actions.end(), [slave](const PlannedAction& action) { return action.slave == slave; }));
 }
 
 // Where `action`'s slave will stand when `action` runs: a plan may restore a slave

@@ -85,6 +85,8 @@ class SequentialExecutor {
   void compute_initial_outputs();
   void evaluate_outputs(std::size_t slave);
   bool announce_steps();
+  void announce_evaluations();
+  std::size_t actions_on(std::size_t slave) const;
   Time time_when_stepped(const PlannedAction& action) const;
   void merge_sample_times(std::size_t slave);
   void step_slave(std::size_t slave);

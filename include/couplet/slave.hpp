@@ -93,6 +93,14 @@ class Slave {
   /// the batch compute at the same time. Default: nothing.
   virtual void announce_step(const StepRequest&) {}
 
+  /// Split-phase evaluation, likewise: before carrying out a batch of several
+  /// evaluations (a level of a feedthrough refresh), the executor announces each
+  /// of them, in plan order, with the very inputs evaluate_outputs() will then
+  /// receive, and calls nothing else on that slave in between; a remote slave
+  /// sends the request at once, so that all targets of the batch evaluate at the
+  /// same time. Default: nothing.
+  virtual void announce_outputs(std::span<const Polynomial> /*inputs*/) {}
+
   /// After step(): what the link saw during it (slaves behind links; local
   /// slaves: nothing). No allocation.
   virtual LinkStepReport last_link_report() const { return {}; }

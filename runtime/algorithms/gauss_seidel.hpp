@@ -1,5 +1,5 @@
 #pragma once
-// Gauss–Seidel at fixed step (DESIGN §4.1): slaves step one after the other in
+// Gauss–Seidel at fixed step (docs/algorithms.md): slaves step one after the other in
 // the scenario's order; a slave whose source has already stepped uses the source's
 // new outputs at t+H (as a Taylor polynomial around t+H), the others the outputs
 // at t. One plan per slave, since each depends on the previous one.
