@@ -1,6 +1,8 @@
 #include "protocol/wire_conversions.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstring>
 
 #include "protocol/limits.hpp"
@@ -65,30 +67,146 @@ void to_wire(const SlaveDescription& description, const std::string& model, coup
       static_cast<std::uint32_t>(std::min(protocol::kMaxSampleTimes, protocol::kMaxSampleValues / outputs));
 }
 
+namespace {
+
+[[noreturn]] void invalid_description(const std::string& slave_name, const std::string& why) {
+  throw SlaveError("slave '" + slave_name + "': invalid description from the target: Describe." + why);
+}
+
+template <std::size_t Size>
+std::span<const char> text_field(const char (&field)[Size]) {
+  return std::span<const char>(field, Size);
+}
+
+/// Port names: present, well formed, unique among their kind (a connection
+/// names a port; two of one name would make it ambiguous).
+template <typename Port>
+void check_ports(const Port* ports, std::size_t count, const char* kind, const std::string& slave_name) {
+  if (count > protocol::kMaxPorts) {
+    invalid_description(slave_name, std::string(kind) + " has " + std::to_string(count) + " ports, more than the " +
+                                         std::to_string(protocol::kMaxPorts) + " the protocol carries");
+  }
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::string field = std::string(kind) + "[" + std::to_string(k) + "]";
+    if (const std::string problem = text_problem(text_field(ports[k].name)); !problem.empty()) {
+      invalid_description(slave_name, field + ".name " + problem);
+    }
+    if (ports[k].name[0] == '\0') invalid_description(slave_name, field + ".name is empty: every port needs a name");
+    if (const std::string problem = text_problem(text_field(ports[k].unit)); !problem.empty()) {
+      invalid_description(slave_name, field + ".unit " + problem);
+    }
+    for (std::size_t earlier = 0; earlier < k; ++earlier) {
+      if (std::strcmp(ports[earlier].name, ports[k].name) == 0) {
+        invalid_description(slave_name, field + ".name '" + ports[k].name + "' is also the name of " + kind + "[" +
+                                            std::to_string(earlier) + "]: port names must be unique");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool end_outputs_fit(std::uint64_t derivative_order, std::size_t outputs) {
+  // Both factors are bounded before they are multiplied.
+  if (derivative_order >= protocol::kMaxEndOutputs) return false;
+  const std::uint64_t rows = derivative_order + 1;
+  const std::uint64_t columns = std::max<std::uint64_t>(outputs, 1);
+  return columns <= protocol::kMaxEndOutputs && rows * columns <= protocol::kMaxEndOutputs;
+}
+
+std::string text_problem(std::span<const char> field) {
+  const std::size_t length = strnlen(field.data(), field.size());
+  if (length == field.size()) {
+    return "has no terminating NUL within its " + std::to_string(field.size()) + " bytes";
+  }
+  for (std::size_t k = 0; k < length; ++k) {
+    const auto byte = static_cast<unsigned char>(field[k]);
+    if (byte < 0x20 || byte == 0x7F) {
+      return "contains the control character " + std::to_string(byte) + " at byte " + std::to_string(k);
+    }
+  }
+  return {};
+}
+
+std::string polynomial_problem(const couplet_wire_Polynomial& wire, int max_degree) {
+  if (wire.coefficients_count > protocol::kMaxCoefficients) {
+    return ".coefficients has " + std::to_string(wire.coefficients_count) + " values, more than the " +
+           std::to_string(protocol::kMaxCoefficients) + " the protocol carries";
+  }
+  // No coefficient at all is the zero polynomial (degree 0).
+  const int degree = wire.coefficients_count == 0 ? 0 : static_cast<int>(wire.coefficients_count) - 1;
+  if (degree > max_degree) {
+    return " has degree " + std::to_string(degree) + " (" + std::to_string(wire.coefficients_count) +
+           " coefficients), above the " + std::to_string(max_degree) + " the slave takes";
+  }
+  if (!std::isfinite(wire.origin)) return ".origin = " + number_text(wire.origin) + " is not finite";
+  if (!std::isfinite(wire.scale) || !(wire.scale > 0.0)) {
+    return ".scale = " + number_text(wire.scale) + " must be finite and > 0";
+  }
+  for (std::size_t k = 0; k < wire.coefficients_count; ++k) {
+    if (!std::isfinite(wire.coefficients[k])) {
+      return ".coefficients[" + std::to_string(k) + "] = " + number_text(wire.coefficients[k]) + " is not finite";
+    }
+  }
+  return {};
+}
+
+std::string number_text(double value) {
+  char text[32];
+  const std::to_chars_result written = std::to_chars(text, text + sizeof text, value);
+  return std::string(text, written.ptr);
+}
+
 SlaveDescription from_wire(const couplet_wire_Describe& wire, const std::string& slave_name) {
   if (wire.version != couplet_wire_Version_VERSION_CURRENT) {
     throw SlaveError("slave '" + slave_name + "': the target speaks protocol version " +
                      std::to_string(wire.version) + ", this master version " +
-                     std::to_string(couplet_wire_Version_VERSION_CURRENT));
+                     std::to_string(couplet_wire_Version_VERSION_CURRENT) + " (Describe.version)");
   }
+  if (const std::string problem = text_problem(text_field(wire.model)); !problem.empty()) {
+    invalid_description(slave_name, "model " + problem);
+  }
+  check_ports(wire.inputs, wire.inputs_count, "inputs", slave_name);
+  check_ports(wire.outputs, wire.outputs_count, "outputs", slave_name);
+  const couplet_wire_Capabilities& wire_capabilities = wire.capabilities;
+  if (!end_outputs_fit(wire_capabilities.output_derivative_order, wire.outputs_count)) {
+    invalid_description(slave_name, "capabilities.output_derivative_order = " +
+                                         std::to_string(wire_capabilities.output_derivative_order) +
+                                         " exceeds what the protocol carries: (order + 1) rows of " +
+                                         std::to_string(std::max<std::size_t>(wire.outputs_count, 1)) +
+                                         " output(s) must be at most " +
+                                         std::to_string(protocol::kMaxEndOutputs) + " values");
+  }
+  if (wire_capabilities.imposed_step_ns < 0 || !time_in_range(wire_capabilities.imposed_step_ns)) {
+    invalid_description(slave_name, "capabilities.imposed_step_ns = " +
+                                         std::to_string(wire_capabilities.imposed_step_ns) +
+                                         " must be >= 0 (0: none) and below 2^61 ns");
+  }
+  if (wire_capabilities.intermediate_samples && wire_capabilities.max_sample_times == 0) {
+    invalid_description(slave_name,
+                        "capabilities.max_sample_times = 0 although capabilities.intermediate_samples is set: a "
+                        "target that reports intermediate samples must take at least one sample time per step");
+  }
+  if (wire_capabilities.intermediate_samples && wire_capabilities.realtime) {
+    invalid_description(slave_name,
+                        "capabilities.intermediate_samples is set on a real-time target (capabilities.realtime), "
+                        "which reports outputs at communication times only");
+  }
+
   SlaveDescription description;
   for (std::size_t i = 0; i < wire.inputs_count; ++i) description.inputs.push_back({wire.inputs[i].name, wire.inputs[i].unit});
   for (std::size_t j = 0; j < wire.outputs_count; ++j) {
     description.outputs.push_back(
         {wire.outputs[j].name, wire.outputs[j].direct_feedthrough, wire.outputs[j].unit});
   }
-  const couplet_wire_Capabilities& wire_capabilities = wire.capabilities;
   SlaveCapabilities& capabilities = description.capabilities;
+  // A target that takes a higher degree than a polynomial can have takes the highest.
   capabilities.max_input_degree = static_cast<int>(std::min<std::uint32_t>(wire_capabilities.max_input_degree, Polynomial::kMaxDegree));
-  capabilities.output_derivative_order = static_cast<int>(wire_capabilities.output_derivative_order);
+  capabilities.output_derivative_order = static_cast<int>(wire_capabilities.output_derivative_order);  // < 64, checked
   capabilities.can_rollback = wire_capabilities.can_rollback;
   capabilities.variable_step = wire_capabilities.variable_step;
   capabilities.imposed_step = wire_capabilities.imposed_step_ns;
   capabilities.intermediate_samples = wire_capabilities.intermediate_samples;
-  const std::size_t rows = static_cast<std::size_t>(capabilities.output_derivative_order) + 1;
-  if (rows * description.outputs.size() > protocol::kMaxEndOutputs || capabilities.imposed_step < 0) {
-    throw SlaveError("slave '" + slave_name + "': the target describes more outputs and derivatives than the wire protocol carries");
-  }
   return description;
 }
 

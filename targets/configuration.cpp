@@ -1,5 +1,9 @@
 #include "targets/configuration.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <span>
+
 #include "protocol/limits.hpp"
 #include "couplet/errors.hpp"
 #include "protocol/wire_conversions.hpp"
@@ -20,7 +24,13 @@ couplet_wire_SolverKind to_wire(models::SolverKind kind) {
   return couplet_wire_SolverKind_SOLVER_CVODE;
 }
 
-models::SolverKind from_wire(couplet_wire_SolverKind kind) {
+// A Configure that no master sends: a ProtocolViolation (the target answers
+// ERROR_BAD_REQUEST) naming the field.
+[[noreturn]] void bad_field(const std::string& why) { throw ProtocolViolation("configure: Configure." + why); }
+
+models::SolverKind from_wire(couplet_wire_SolverKind field) {
+  // nanopb decodes an enum as any int32: read it as one.
+  const std::int32_t kind = wire::enum_value(field);
   switch (kind) {
     case couplet_wire_SolverKind_SOLVER_CVODE:
       return models::SolverKind::cvode;
@@ -29,8 +39,38 @@ models::SolverKind from_wire(couplet_wire_SolverKind kind) {
     case couplet_wire_SolverKind_SOLVER_EXACT:
       return models::SolverKind::exact;
   }
-  throw ConfigurationError("configure: unknown solver kind " +
-                           std::to_string(static_cast<int>(kind)));
+  // nanopb decodes an enum as any int.
+  bad_field("solver.kind = " + std::to_string(kind) + " is not a solver kind (0 to 2)");
+}
+
+models::CvodeMethod from_wire(couplet_wire_CvodeMethod field) {
+  const std::int32_t method = wire::enum_value(field);
+  switch (method) {
+    case couplet_wire_CvodeMethod_CVODE_BDF:
+      return models::CvodeMethod::bdf;
+    case couplet_wire_CvodeMethod_CVODE_ADAMS:
+      return models::CvodeMethod::adams;
+  }
+  bad_field("solver.method = " + std::to_string(method) + " is not a CVODE method (0 or 1)");
+}
+
+/// A name a peer sent: terminated, without control characters, not empty.
+std::string name_from_wire(std::span<const char> field, const std::string& what, bool may_be_empty) {
+  if (const std::string problem = wire::text_problem(field); !problem.empty()) bad_field(what + " " + problem);
+  std::string name(field.data());
+  if (name.empty() && !may_be_empty) bad_field(what + " is empty");
+  return name;
+}
+
+template <std::size_t Size>
+std::string name_from_wire(const char (&field)[Size], const std::string& what, bool may_be_empty = false) {
+  return name_from_wire(std::span<const char>(field, Size), what, may_be_empty);
+}
+
+void require_positive(double value, const char* what) {
+  if (!std::isfinite(value) || !(value > 0.0)) {
+    bad_field(std::string(what) + " = " + wire::number_text(value) + " must be finite and > 0");
+  }
 }
 
 }  // namespace
@@ -87,26 +127,48 @@ void to_wire(const SlaveConfiguration& configuration, couplet_wire_Configure& wi
 
 SlaveConfiguration from_wire(const couplet_wire_Configure& wire) {
   SlaveConfiguration configuration;
-  configuration.slave_name = wire.slave_name;
-  configuration.model = wire.model;
+  configuration.slave_name = name_from_wire(wire.slave_name, "slave_name", true);
+  configuration.model = name_from_wire(wire.model, "model", true);
+  if (wire.parameters_count > protocol::kMaxParameters) {
+    bad_field("parameters has " + std::to_string(wire.parameters_count) + " entries, more than the " +
+              std::to_string(protocol::kMaxParameters) + " the protocol carries");
+  }
   for (std::size_t k = 0; k < wire.parameters_count; ++k) {
-    configuration.parameters[wire.parameters[k].name] = wire.parameters[k].value;
+    const std::string field = "parameters[" + std::to_string(k) + "]";
+    const std::string name = name_from_wire(wire.parameters[k].name, field + ".name");
+    const double value = wire.parameters[k].value;
+    if (!std::isfinite(value)) {
+      bad_field(field + ".value = " + wire::number_text(value) + " (parameter '" + name + "') is not finite");
+    }
+    if (!configuration.parameters.emplace(name, value).second) {
+      bad_field(field + ".name '" + name + "' is given twice");
+    }
   }
   if (wire.has_solver) {
     models::SolverSettings& solver = configuration.solver;
     solver.kind = from_wire(wire.solver.kind);
-    solver.method = wire.solver.method == couplet_wire_CvodeMethod_CVODE_ADAMS
-                        ? models::CvodeMethod::adams
-                        : models::CvodeMethod::bdf;
+    solver.method = from_wire(wire.solver.method);
+    require_positive(wire.solver.relative_tolerance, "solver.relative_tolerance");
+    require_positive(wire.solver.absolute_tolerance, "solver.absolute_tolerance");
     solver.relative_tolerance = wire.solver.relative_tolerance;
     solver.absolute_tolerance = wire.solver.absolute_tolerance;
+    if (!std::isfinite(wire.solver.max_internal_step) || !(wire.solver.max_internal_step >= 0.0)) {
+      bad_field("solver.max_internal_step = " + wire::number_text(wire.solver.max_internal_step) +
+                " must be finite and >= 0 (0: no limit)");
+    }
     solver.max_internal_step = wire.solver.max_internal_step;
-    if (wire.solver.euler_substeps > 1'000'000)
-      throw ConfigurationError("configure: euler_substeps out of range");
+    if (wire.solver.euler_substeps < 1) bad_field("solver.euler_substeps = 0 must be at least 1");
+    // A scenario may ask for more; this target refuses (a configuration error, not a bad request).
+    if (wire.solver.euler_substeps > kMaxEulerSubsteps) {
+      throw ConfigurationError("configure: solver.euler_substeps = " + std::to_string(wire.solver.euler_substeps) +
+                               " is more than this target takes (" + std::to_string(kMaxEulerSubsteps) + ")");
+    }
     solver.euler_substeps = static_cast<int>(wire.solver.euler_substeps);
   }
   if (wire.has_limits) {
     models::CapabilityLimits& limits = configuration.limits;
+    // Limits only remove capabilities: anything above what a slave has is
+    // refused by the slave itself (models/ode_slave.hpp); 1000 keeps it an int.
     if (wire.limits.has_max_input_degree)
       limits.max_input_degree =
           static_cast<int>(std::min<std::uint32_t>(wire.limits.max_input_degree, 1000));
@@ -114,14 +176,29 @@ SlaveConfiguration from_wire(const couplet_wire_Configure& wire) {
       limits.output_derivative_order =
           static_cast<int>(std::min<std::uint32_t>(wire.limits.output_derivative_order, 1000));
     }
+    if (wire.limits.imposed_step_ns < 0 || !wire::time_in_range(wire.limits.imposed_step_ns)) {
+      bad_field("limits.imposed_step_ns = " + std::to_string(wire.limits.imposed_step_ns) +
+                " must be >= 0 (0: none) and below 2^61 ns");
+    }
     limits.imposed_step = wire.limits.imposed_step_ns;
     limits.can_rollback = wire.limits.can_rollback;
     limits.intermediate_samples = wire.limits.intermediate_samples;
   }
   if (wire.coupled_inputs_listed) {
+    if (wire.coupled_inputs_count > protocol::kMaxPorts) {
+      bad_field("coupled_inputs has " + std::to_string(wire.coupled_inputs_count) + " names, more than the " +
+                std::to_string(protocol::kMaxPorts) + " the protocol carries");
+    }
     configuration.coupled_inputs.emplace();
-    for (std::size_t k = 0; k < wire.coupled_inputs_count; ++k)
-      configuration.coupled_inputs->push_back(wire.coupled_inputs[k]);
+    for (std::size_t k = 0; k < wire.coupled_inputs_count; ++k) {
+      const std::string field = "coupled_inputs[" + std::to_string(k) + "]";
+      std::string name = name_from_wire(wire.coupled_inputs[k], field);
+      if (std::find(configuration.coupled_inputs->begin(), configuration.coupled_inputs->end(), name) !=
+          configuration.coupled_inputs->end()) {
+        bad_field(field + " '" + name + "' is given twice");
+      }
+      configuration.coupled_inputs->push_back(std::move(name));
+    }
   }
   return configuration;
 }

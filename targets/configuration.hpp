@@ -3,6 +3,7 @@
 // model slave (models/ode_slave.hpp): the scenario's parameters, solver settings
 // and declared capability limits travel to couplet-target, which wraps the model
 // exactly as the host would, so that results are bit-identical (DESIGN §8).
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <vector>
@@ -29,8 +30,19 @@ struct SlaveConfiguration {
 /// parameter count exceeds the protocol's capacities.
 void to_wire(const SlaveConfiguration& configuration, couplet_wire_Configure& wire);
 
-/// The configuration a Configure describes. Throws ConfigurationError on
-/// values no slave could take (e.g. a negative substep count).
+/// Most Euler substeps a target takes per macro step.
+inline constexpr std::uint32_t kMaxEulerSubsteps = 1'000'000;
+
+/// The configuration a Configure describes, every field checked first
+/// (docs/links.md "What each side validates"). Throws ProtocolViolation (the
+/// target answers ERROR_BAD_REQUEST), naming the field, on a message no master
+/// sends: a name without its NUL, with control characters, empty (parameters,
+/// coupled inputs) or given twice; a parameter value that is not finite; a
+/// solver kind or CVODE method out of range; tolerances not finite and > 0;
+/// max_internal_step not finite and >= 0; euler_substeps 0; imposed_step_ns
+/// outside [0, 2^61). Throws ConfigurationError (ERROR_REFUSED) for more than
+/// kMaxEulerSubsteps. Whether the model takes the values is the slave's
+/// business (make_slave, also ConfigurationError).
 SlaveConfiguration from_wire(const couplet_wire_Configure& wire);
 
 }  // namespace couplet::targets

@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <iostream>
+#include <sstream>
 
 #include "couplet/device.hpp"
 #include "couplet/errors.hpp"
@@ -92,11 +94,13 @@ void print_realtime_report(const std::string& program, const TargetServer& serve
 
 TargetOptions target_options(const TargetProgramSettings& settings, bool realtime) {
   if (!(settings.session_timeout > 0.0) || settings.session_timeout > 86400.0)
-    throw ConfigurationError("--session-timeout must be more than 0 and at most 86400 s");
+    throw ConfigurationError("--session-timeout must be more than 0 and at most 86400 s, got " +
+                             (std::ostringstream() << settings.session_timeout).str());
   TargetOptions options;
   options.parameters = parse_parameters(settings.parameter_assignments);
+  // Rounded up: a timeout below 1 ms must not become 0 (a session that is never alive).
   options.session_timeout =
-      std::chrono::milliseconds(static_cast<long>(settings.session_timeout * 1000.0));
+      std::chrono::milliseconds(static_cast<long>(std::ceil(settings.session_timeout * 1000.0)));
   options.accepts_configure = !settings.refuse_configure;
   options.realtime = realtime;
   return options;

@@ -16,6 +16,23 @@ std::uint64_t monotonic_ns(drivers::Deadline time) {
       std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count());
 }
 
+std::string version_text(std::uint32_t version) {
+  return "hello: Hello.version = " + std::to_string(version) + ", this target speaks version " +
+         std::to_string(couplet_wire_Version_VERSION_CURRENT);
+}
+
+std::string time_text(Time ns) { return std::to_string(ns) + " ns"; }
+
+/// ns rounded to int64, saturated at ±2^62: with times within ±2^61 and a
+/// monotonic clock far below 2^62, sums stay inside int64 whatever the
+/// real-time factor.
+std::int64_t saturated_ns(double ns) {
+  constexpr double kLimit = 4.611686018427387904e18;  // 2^62
+  if (!(ns < kLimit)) return std::int64_t{1} << 62;
+  if (!(ns > -kLimit)) return -(std::int64_t{1} << 62);
+  return static_cast<std::int64_t>(std::llround(ns));
+}
+
 }  // namespace
 
 TargetServer::TargetServer(const models::ModelCatalog& catalog, TargetOptions options)
@@ -27,6 +44,10 @@ TargetServer::TargetServer(std::shared_ptr<const models::SlaveSource> source, Ta
       request_(std::make_unique<protocol::Envelope>()),
       reply_(std::make_unique<protocol::Envelope>()),
       cache_(protocol::kMaxFrameBytes) {
+  if (options_.session_timeout <= std::chrono::milliseconds::zero()) {
+    throw ConfigurationError("the session timeout must be more than 0 (it is " +
+                             std::to_string(options_.session_timeout.count()) + " ms)");
+  }
   options_.model = source_->identity();
   SlaveConfiguration initial;
   initial.slave_name = options_.model;
@@ -58,6 +79,16 @@ bool TargetServer::may_open_session(drivers::Deadline now) const {
   return session_ == 0 || stopped_ || now - last_heard_ > options_.session_timeout;
 }
 
+bool TargetServer::has_ended(std::uint64_t session) const {
+  return std::find(ended_sessions_.begin(), ended_sessions_.end(), session) != ended_sessions_.end();
+}
+
+void TargetServer::remember_ended(std::uint64_t session) {
+  if (session == 0 || has_ended(session)) return;
+  ended_sessions_[next_ended_] = session;
+  next_ended_ = (next_ended_ + 1) % ended_sessions_.size();
+}
+
 void TargetServer::open_session(std::uint64_t session, protocol::Sequence sequence) {
   session_ = session;
   last_sequence_ = sequence;
@@ -69,7 +100,8 @@ void TargetServer::open_session(std::uint64_t session, protocol::Sequence sequen
 }
 
 std::size_t TargetServer::handle(std::span<const std::uint8_t> frame,
-                                 std::span<std::uint8_t> answer, drivers::Deadline now) {
+                                 std::span<std::uint8_t> answer, drivers::Deadline now,
+                                 bool from_session_peer) {
   ++counters_.frames;
   protocol::Envelope& request = *request_;
   if (!protocol::decode_frame(frame, request)) {
@@ -79,16 +111,29 @@ std::size_t TargetServer::handle(std::span<const std::uint8_t> frame,
   reply_->session = request.session;
   reply_->sequence = request.sequence;
 
+  if (request.session == 0 || (request.session == session_ && !from_session_peer)) {
+    // 0 is never a session, not even on a fresh target (whose session_ is 0);
+    // the session's frames count only from the address that opened it.
+    ++counters_.foreign;
+    return 0;
+  }
   if (request.session != session_) {
-    if (request.which_body != couplet_wire_Envelope_hello_tag || request.session == 0) {
+    // Only a Hello opens a session, and never one of a session that has ended
+    // (a straggler of an earlier run): that session's master is gone.
+    if (request.which_body != couplet_wire_Envelope_hello_tag || has_ended(request.session)) {
       ++counters_.foreign;
       return 0;
+    }
+    if (request.body.hello.version != couplet_wire_Version_VERSION_CURRENT) {
+      answer_error(couplet_wire_ErrorCode_ERROR_BAD_REQUEST, version_text(request.body.hello.version));
+      return encode_answer(answer);
     }
     if (!may_open_session(now)) {
       ++counters_.busy;
       answer_error(couplet_wire_ErrorCode_ERROR_BUSY, "the target serves another session");
       return encode_answer(answer);
     }
+    remember_ended(session_);  // replaced: stopped, or silent for the session timeout
     open_session(request.session, request.sequence);
     last_heard_ = now;
     ++counters_.executed;
@@ -99,6 +144,17 @@ std::size_t TargetServer::handle(std::span<const std::uint8_t> frame,
   }
 
   last_heard_ = now;
+  if (stopped_) {
+    // After Stop only a repeat of it (its Ack was lost) is answered; nothing of
+    // the stopped session runs any more.
+    if (request.sequence == last_sequence_) {
+      ++counters_.repeats;
+      std::copy_n(cache_.begin(), cache_size_, answer.begin());
+      return cache_size_;
+    }
+    ++counters_.stale;
+    return 0;
+  }
   if (request.which_body == couplet_wire_Envelope_heartbeat_tag) {
     reply_->which_body = couplet_wire_Envelope_heartbeat_tag;
     reply_->body.heartbeat.sender_time_ns = monotonic_ns(now);
@@ -140,6 +196,9 @@ void TargetServer::execute(drivers::Deadline now) {
   try {
     switch (request.which_body) {
       case couplet_wire_Envelope_hello_tag:
+        if (request.body.hello.version != couplet_wire_Version_VERSION_CURRENT) {
+          throw ProtocolViolation(version_text(request.body.hello.version));
+        }
         describe();
         return;
       case couplet_wire_Envelope_configure_tag:
@@ -163,6 +222,8 @@ void TargetServer::execute(drivers::Deadline now) {
         return;
       case couplet_wire_Envelope_stop_tag:
         stopped_ = true;
+        running_ = false;
+        remember_ended(session_);
         reply_->which_body = couplet_wire_Envelope_ack_tag;
         return;
       default:
@@ -204,7 +265,24 @@ void TargetServer::configure(const couplet_wire_Configure& request) {
   describe();
 }
 
+void TargetServer::check_inputs(const couplet_wire_Polynomial* inputs, std::size_t count, int max_degree,
+                                const char* field) const {
+  if (count != input_count()) {
+    throw ProtocolViolation(std::string(field) + " has " + std::to_string(count) + " polynomial(s); the slave has " +
+                            std::to_string(input_count()) + " input(s)");
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    if (const std::string problem = wire::polynomial_problem(inputs[i], max_degree); !problem.empty()) {
+      throw ProtocolViolation(std::string(field) + "[" + std::to_string(i) + "]" + problem);
+    }
+  }
+}
+
 void TargetServer::initialize(const couplet_wire_Initialize& request) {
+  if (!wire::time_in_range(request.start_ns)) {
+    throw ProtocolViolation("initialize: Initialize.start_ns = " + time_text(request.start_ns) +
+                            " is beyond ±2^61 ns");
+  }
   slave_->setup(request.start_ns);
   current_time_ = request.start_ns;
   initialized_ = true;
@@ -224,8 +302,9 @@ std::size_t TargetServer::end_output_count() const {
 
 void TargetServer::evaluate(const couplet_wire_EvaluateOutputs& request) {
   if (!initialized_) throw ProtocolViolation("evaluate_outputs before initialize");
-  if (request.inputs_count != input_count())
-    throw ProtocolViolation("evaluate_outputs with the wrong number of inputs");
+  // Any degree a polynomial can have: a local slave evaluates those too (its
+  // capabilities bound the inputs of steps only).
+  check_inputs(request.inputs, request.inputs_count, Polynomial::kMaxDegree, "evaluate_outputs: EvaluateOutputs.inputs");
   for (std::size_t i = 0; i < request.inputs_count; ++i)
     inputs_[i] = wire::from_wire(request.inputs[i]);
   // Real-time mode: the master's inputs at a communication time are also the
@@ -242,11 +321,42 @@ void TargetServer::evaluate(const couplet_wire_EvaluateOutputs& request) {
 
 void TargetServer::step(const couplet_wire_StepRequest& request, drivers::Deadline received) {
   if (!initialized_) throw ProtocolViolation("step before initialize");
-  if (request.inputs_count != input_count())
-    throw ProtocolViolation("step with the wrong number of inputs");
-  const std::size_t sample_values = request.sample_times_ns_count * output_count();
-  if (sample_values > protocol::kMaxSampleValues)
-    throw ProtocolViolation("more output samples than one answer carries");
+  const SlaveCapabilities& capabilities = slave_->description().capabilities;
+  if (!wire::time_in_range(request.start_ns) || !wire::time_in_range(request.end_ns)) {
+    throw ProtocolViolation("step: StepRequest.start_ns = " + time_text(request.start_ns) + ", end_ns = " +
+                            time_text(request.end_ns) + ": beyond ±2^61 ns");
+  }
+  if (request.start_ns != current_time_) {
+    throw ProtocolViolation("step: StepRequest.start_ns = " + time_text(request.start_ns) +
+                            " is not the slave's time " + time_text(current_time_));
+  }
+  if (request.end_ns <= request.start_ns) {
+    throw ProtocolViolation("step: StepRequest.end_ns = " + time_text(request.end_ns) +
+                            ": the step is empty or goes back in time");
+  }
+  if (capabilities.imposed_step > 0 && (request.end_ns - request.start_ns) % capabilities.imposed_step != 0) {
+    throw ProtocolViolation("step: StepRequest.end_ns - start_ns = " + time_text(request.end_ns - request.start_ns) +
+                            " is not a multiple of the imposed step " + time_text(capabilities.imposed_step));
+  }
+  check_inputs(request.inputs, request.inputs_count, capabilities.max_input_degree, "step: StepRequest.inputs");
+  const std::size_t sample_times = request.sample_times_ns_count;
+  const std::size_t sample_values = sample_times * output_count();
+  if (sample_times > protocol::kMaxSampleTimes || sample_values > protocol::kMaxSampleValues) {
+    throw ProtocolViolation("step: StepRequest.sample_times_ns has " + std::to_string(sample_times) +
+                            " times: more output samples than one answer carries");
+  }
+  if (sample_times > 0 && !capabilities.intermediate_samples) {
+    throw ProtocolViolation("step: StepRequest.sample_times_ns given, but the slave reports no intermediate samples");
+  }
+  Time previous = request.start_ns;
+  for (std::size_t k = 0; k < sample_times; ++k) {
+    const Time sample = request.sample_times_ns[k];
+    if (sample <= previous || sample > request.end_ns) {
+      throw ProtocolViolation("step: StepRequest.sample_times_ns[" + std::to_string(k) + "] = " + time_text(sample) +
+                              ": sample times must increase inside (start_ns, end_ns]");
+    }
+    previous = sample;
+  }
   for (std::size_t i = 0; i < request.inputs_count; ++i)
     inputs_[i] = wire::from_wire(request.inputs[i]);
   reply_->which_body = couplet_wire_Envelope_step_result_tag;
@@ -274,24 +384,24 @@ void TargetServer::step(const couplet_wire_StepRequest& request, drivers::Deadli
 // ---- real-time mode (DESIGN §8): the model advances on the wall clock ----
 
 std::int64_t TargetServer::wall_ns(Time model_time) const {
-  return anchor_ns_ + static_cast<std::int64_t>(std::llround(
-                          static_cast<double>(model_time - start_time_) / realtime_factor_));
+  return anchor_ns_ + saturated_ns(static_cast<double>(model_time - start_time_) / realtime_factor_);
 }
 
 Time TargetServer::model_time_at(drivers::Deadline wall) const {
   const auto since =
       std::chrono::duration_cast<std::chrono::nanoseconds>(wall.time_since_epoch()).count() -
       anchor_ns_;
-  return start_time_ +
-         static_cast<Time>(std::llround(static_cast<double>(since) * realtime_factor_));
+  return start_time_ + saturated_ns(static_cast<double>(since) * realtime_factor_);
 }
 
 void TargetServer::start(const couplet_wire_Start& request, drivers::Deadline received) {
   if (!options_.realtime)
     throw ProtocolViolation("start: this target runs in virtual time (no --realtime)");
   if (!initialized_) throw ProtocolViolation("start before initialize");
-  if (!(request.realtime_factor > 0.0))
-    throw ProtocolViolation("start: the real-time factor must be > 0");
+  if (!std::isfinite(request.realtime_factor) || !(request.realtime_factor > 0.0)) {
+    throw ProtocolViolation("start: Start.realtime_factor = " + wire::number_text(request.realtime_factor) +
+                            " must be finite and > 0");
+  }
   realtime_factor_ = request.realtime_factor;
   start_time_ = current_time_;
   anchor_ns_ =
@@ -305,11 +415,19 @@ void TargetServer::start(const couplet_wire_Start& request, drivers::Deadline re
 void TargetServer::accept_input(const couplet_wire_StepRequest& request,
                                 drivers::Deadline received) {
   if (!running_) throw ProtocolViolation("step request before start in real-time mode");
-  if (request.inputs_count != input_count())
-    throw ProtocolViolation("step with the wrong number of inputs");
-  if (request.sample_times_ns_count != 0)
-    throw ProtocolViolation("a real-time target reports no intermediate samples");
-  if (request.end_ns <= request.start_ns) throw ProtocolViolation("empty or negative step");
+  check_inputs(request.inputs, request.inputs_count, slave_->description().capabilities.max_input_degree,
+               "step: StepRequest.inputs");
+  if (request.sample_times_ns_count != 0) {
+    throw ProtocolViolation("step: StepRequest.sample_times_ns given: a real-time target reports no intermediate samples");
+  }
+  if (!wire::time_in_range(request.start_ns) || !wire::time_in_range(request.end_ns)) {
+    throw ProtocolViolation("step: StepRequest.start_ns = " + time_text(request.start_ns) + ", end_ns = " +
+                            time_text(request.end_ns) + ": beyond ±2^61 ns");
+  }
+  if (request.end_ns <= request.start_ns) {
+    throw ProtocolViolation("step: StepRequest.end_ns = " + time_text(request.end_ns) +
+                            ": the step is empty or goes back in time");
+  }
   for (std::size_t i = 0; i < request.inputs_count; ++i)
     fresh_inputs_[i] = wire::from_wire(request.inputs[i]);
   has_fresh_input_ = true;

@@ -9,7 +9,15 @@
 // master retransmitted because an answer was lost), and ignores older ones
 // (duplicates, reordered stragglers) and frames of other sessions. A Hello from
 // another session is refused as busy while the current session is alive (it
-// spoke within the session timeout and has not stopped).
+// spoke within the session timeout and has not stopped). Session 0 is never a
+// session: its frames are ignored. After a session's Stop only a repeat of the
+// Stop is answered (from the cache); the session's newer requests are ignored,
+// and a Hello of a session that has ended (the last kEndedSessions of them)
+// never reopens it.
+//
+// Every request is checked before it is carried out (docs/links.md "What each
+// side validates"); one that breaks a rule is answered with ERROR_BAD_REQUEST
+// naming the field.
 //
 // The served slave is the model of the command line wrapped exactly as the host
 // wraps it (models::make_ode_slave), with the settings of a Configure. After
@@ -37,7 +45,7 @@ namespace couplet::targets {
 struct TargetOptions {
   std::string model;                ///< the catalog model served
   ParameterOverrides parameters;    ///< from the command line; a Configure's win
-  std::chrono::milliseconds session_timeout{3000};
+  std::chrono::milliseconds session_timeout{3000};  ///< > 0 (the constructor checks)
   bool accepts_configure = true;    ///< false: behave like a device that refuses
   /// Real-time mode (DESIGN §8): after Start the model advances on the wall
   /// clock; a step request only updates the inputs, applied from its arrival;
@@ -50,8 +58,8 @@ struct TargetCounters {
   std::uint64_t starved_periods = 0;  ///< real-time mode: periods without a fresh input
   std::uint64_t frames = 0;     ///< frames received
   std::uint64_t rejected = 0;   ///< undecodable (truncated, corrupted, malformed)
-  std::uint64_t foreign = 0;    ///< of another session
-  std::uint64_t stale = 0;      ///< sequence older than the last executed
+  std::uint64_t foreign = 0;    ///< of another session, of session 0, Hellos of ended sessions
+  std::uint64_t stale = 0;      ///< sequence older than the last executed, or after the session's Stop
   std::uint64_t repeats = 0;    ///< answered from the cache
   std::uint64_t executed = 0;   ///< requests carried out
   std::uint64_t steps = 0;      ///< of which steps
@@ -60,16 +68,23 @@ struct TargetCounters {
 
 class TargetServer {
  public:
+  /// Sessions remembered as ended (stopped, or replaced by a newer one).
+  static constexpr std::size_t kEndedSessions = 8;
+
   /// Serves options.model of `catalog`. Throws ConfigurationError on an unknown
-  /// model or parameter.
+  /// model or parameter, or a session timeout that is not > 0.
   TargetServer(const models::ModelCatalog& catalog, TargetOptions options);
   /// Serves what `source` makes (an FMU, a catalog model); options.model is
   /// replaced by the source's identity, which a Configure must name.
   TargetServer(std::shared_ptr<const models::SlaveSource> source, TargetOptions options);
 
   /// Handles one received frame; writes the answer into `answer` and returns its
-  /// size, or 0 when there is nothing to answer.
-  std::size_t handle(std::span<const std::uint8_t> frame, std::span<std::uint8_t> answer, drivers::Deadline now);
+  /// size, or 0 when there is nothing to answer. `from_session_peer` false: the
+  /// frame came from another address than the one that opened the session (a
+  /// UDP target serves only that one): only a Hello of another session is
+  /// considered (BUSY, or a new session once the current one has ended).
+  std::size_t handle(std::span<const std::uint8_t> frame, std::span<std::uint8_t> answer, drivers::Deadline now,
+                     bool from_session_peer = true);
 
   /// Real-time mode: when (steady clock) the model reaches its next
   /// communication time; nullopt while it does not run (before Start, or before
@@ -85,6 +100,8 @@ class TargetServer {
   /// True once the current session has executed a Stop.
   bool session_stopped() const { return stopped_; }
   bool has_session() const { return session_ != 0; }
+  /// The current session's id (0: none yet).
+  std::uint64_t session() const { return session_; }
   const TargetCounters& counters() const { return counters_; }
   const std::string& model() const { return options_.model; }
   std::chrono::milliseconds session_timeout() const { return options_.session_timeout; }
@@ -92,6 +109,12 @@ class TargetServer {
 
  private:
   bool may_open_session(drivers::Deadline now) const;
+  bool has_ended(std::uint64_t session) const;
+  void remember_ended(std::uint64_t session);
+  /// Throws ProtocolViolation naming `field` unless the polynomials are one per
+  /// input, each of degree at most `max_degree`, finite, with a scale > 0.
+  void check_inputs(const couplet_wire_Polynomial* inputs, std::size_t count, int max_degree,
+                    const char* field) const;
   void open_session(std::uint64_t session, protocol::Sequence sequence);
   void execute(drivers::Deadline now);
   void configure(const couplet_wire_Configure& request);
@@ -120,6 +143,8 @@ class TargetServer {
   protocol::Sequence last_sequence_ = 0;
   drivers::Deadline last_heard_{};
   bool stopped_ = false;
+  std::array<std::uint64_t, kEndedSessions> ended_sessions_{};  ///< 0: free
+  std::size_t next_ended_ = 0;  ///< where the next ended session is written
   bool initialized_ = false;
   Time current_time_ = 0;
 

@@ -3,14 +3,17 @@
 // foreign sessions change nothing, sequence numbers wrap around.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <vector>
 
 #include "protocol/wire_conversions.hpp"
 #include "models/catalog.hpp"
 #include "protocol/codec.hpp"
+#include "targets/target_program.hpp"
 #include "targets/target_server.hpp"
 
 namespace couplet::targets {
@@ -30,6 +33,7 @@ class Driver {
     message->session = session;
     message->sequence = sequence;
     message->which_body = body;
+    if (body == couplet_wire_Envelope_hello_tag) message->body.hello.version = couplet_wire_Version_VERSION_CURRENT;
     if (fill) fill(*message);
     Frame bytes(protocol::kMaxFrameBytes);
     bytes.resize(protocol::encode_frame(*message, bytes).size);
@@ -199,6 +203,372 @@ TEST(TargetServer, IgnoresDamagedFrames) {
   EXPECT_TRUE(driver.send(hello).empty());
   EXPECT_EQ(server.counters().rejected, 1U);
   EXPECT_FALSE(server.has_session());
+}
+
+// ---- sessions (the cases the embedded core's tests found) ----
+
+TEST(TargetServer, SessionZeroIsNeverServedNotEvenOnAFreshTarget) {
+  TargetServer server(models::ModelCatalog::builtin(), mass_options());
+  Driver driver(server);
+  // A fresh target's own session is 0: a frame of session 0 must not pass for one of it.
+  EXPECT_TRUE(driver.send(driver.frame(0, 1, couplet_wire_Envelope_initialize_tag,
+                                       [](protocol::Envelope& m) { m.body.initialize.start_ns = 0; }))
+                  .empty());
+  EXPECT_TRUE(driver.send(driver.step(0, 2, 0, kStep, 1.0)).empty());
+  EXPECT_TRUE(driver.send(driver.frame(0, 3, couplet_wire_Envelope_hello_tag)).empty());
+  EXPECT_TRUE(driver.send(driver.frame(0, 4, couplet_wire_Envelope_stop_tag)).empty());
+  EXPECT_EQ(server.counters().executed, 0U);
+  EXPECT_EQ(server.counters().steps, 0U);
+  EXPECT_EQ(server.counters().foreign, 4U);
+  EXPECT_FALSE(server.has_session());
+  EXPECT_FALSE(server.session_stopped());
+  // Nor while a session is open.
+  driver.open(kSession, 10);
+  EXPECT_TRUE(driver.send(driver.step(0, 12, 0, kStep, 1.0)).empty());
+  EXPECT_EQ(server.counters().steps, 0U);
+  EXPECT_EQ(server.counters().foreign, 5U);
+  EXPECT_EQ(driver.decode(driver.send(driver.step(kSession, 12, 0, kStep, 1.0)))->which_body,
+            couplet_wire_Envelope_step_result_tag);
+}
+
+TEST(TargetServer, AfterStopOnlyTheRepeatOfTheStopIsAnswered) {
+  TargetServer server(models::ModelCatalog::builtin(), mass_options());
+  Driver driver(server);
+  driver.open(kSession, 20);  // hello 20, initialize 21
+  ASSERT_EQ(driver.decode(driver.send(driver.step(kSession, 22, 0, kStep, 1.0)))->which_body,
+            couplet_wire_Envelope_step_result_tag);
+  const Frame stop = driver.frame(kSession, 23, couplet_wire_Envelope_stop_tag);
+  const Frame ack = driver.send(stop);
+  ASSERT_EQ(driver.decode(ack)->which_body, couplet_wire_Envelope_ack_tag);
+  EXPECT_TRUE(server.session_stopped());
+  EXPECT_EQ(driver.send(stop), ack) << "the Ack was lost: the repeated Stop gets it from the cache";
+  const std::uint64_t stale = server.counters().stale;
+  const std::uint64_t executed = server.counters().executed;
+  // Newer requests of the stopped session: none runs, none is answered.
+  EXPECT_TRUE(driver.send(driver.step(kSession, 24, kStep, 2 * kStep, 1.0)).empty());
+  EXPECT_TRUE(driver.send(driver.frame(kSession, 25, couplet_wire_Envelope_initialize_tag,
+                                       [](protocol::Envelope& m) { m.body.initialize.start_ns = 0; }))
+                  .empty());
+  EXPECT_TRUE(driver.send(driver.frame(kSession, 26, couplet_wire_Envelope_hello_tag)).empty());
+  EXPECT_TRUE(driver.send(driver.frame(kSession, 0, couplet_wire_Envelope_heartbeat_tag)).empty());
+  EXPECT_EQ(server.counters().executed, executed);
+  EXPECT_EQ(server.counters().steps, 1U);
+  EXPECT_EQ(server.counters().stale, stale + 4);
+  EXPECT_TRUE(server.session_stopped());
+  EXPECT_EQ(driver.send(stop), ack) << "still answered from the cache";
+}
+
+TEST(TargetServer, AHelloOfAnEndedSessionNeverReopensIt) {
+  TargetServer server(models::ModelCatalog::builtin(), mass_options());
+  Driver driver(server);
+  const std::uint64_t a = 0xA0A0;
+  const std::uint64_t b = 0xB0B0;
+  driver.open(a, 1);
+  driver.send(driver.frame(a, 3, couplet_wire_Envelope_stop_tag));
+  // B takes over at once (A stopped).
+  ASSERT_EQ(driver.decode(driver.send(driver.frame(b, 1, couplet_wire_Envelope_hello_tag)))->which_body,
+            couplet_wire_Envelope_describe_tag);
+  // A straggling Hello of A, old or new sequence: ignored, neither BUSY nor a Describe.
+  std::uint64_t foreign = server.counters().foreign;
+  EXPECT_TRUE(driver.send(driver.frame(a, 1, couplet_wire_Envelope_hello_tag)).empty());
+  EXPECT_TRUE(driver.send(driver.frame(a, 4, couplet_wire_Envelope_hello_tag)).empty());
+  EXPECT_EQ(server.counters().foreign, foreign + 2);
+  EXPECT_EQ(server.counters().busy, 0U);
+  // B stops: A's Hello still opens nothing.
+  driver.send(driver.frame(b, 2, couplet_wire_Envelope_stop_tag));
+  EXPECT_TRUE(driver.send(driver.frame(a, 5, couplet_wire_Envelope_hello_tag)).empty());
+  EXPECT_TRUE(server.session_stopped());
+  // The target remembers the last sessions that ended: eight more come and go,
+  // each of their Hellos stays ignored, and a new session still opens.
+  for (std::uint64_t session = 0xC000; session < 0xC000 + TargetServer::kEndedSessions - 2; ++session) {
+    ASSERT_EQ(driver.decode(driver.send(driver.frame(session, 1, couplet_wire_Envelope_hello_tag)))->which_body,
+              couplet_wire_Envelope_describe_tag);
+    driver.send(driver.frame(session, 2, couplet_wire_Envelope_stop_tag));
+  }
+  foreign = server.counters().foreign;
+  const std::uint64_t stale = server.counters().stale;  // the newest of them is still the target's session
+  EXPECT_TRUE(driver.send(driver.frame(a, 6, couplet_wire_Envelope_hello_tag)).empty());
+  EXPECT_TRUE(driver.send(driver.frame(b, 6, couplet_wire_Envelope_hello_tag)).empty());
+  for (std::uint64_t session = 0xC000; session < 0xC000 + TargetServer::kEndedSessions - 2; ++session) {
+    EXPECT_TRUE(driver.send(driver.frame(session, 7, couplet_wire_Envelope_hello_tag)).empty()) << session;
+  }
+  EXPECT_EQ(server.counters().foreign, foreign + TargetServer::kEndedSessions - 1);
+  EXPECT_EQ(server.counters().stale, stale + 1);
+  EXPECT_EQ(driver.decode(driver.send(driver.frame(0xD0D0, 1, couplet_wire_Envelope_hello_tag)))->which_body,
+            couplet_wire_Envelope_describe_tag);
+}
+
+TEST(TargetServer, RefusesASessionTimeoutThatIsNotPositive) {
+  for (const auto timeout : {std::chrono::milliseconds(0), std::chrono::milliseconds(-5)}) {
+    TargetOptions options = mass_options();
+    options.session_timeout = timeout;
+    EXPECT_THROW(TargetServer(models::ModelCatalog::builtin(), options), ConfigurationError) << timeout.count();
+  }
+  // The command line: --session-timeout 0, negative or NaN is a configuration error (exit 2).
+  for (const double seconds : {0.0, -1.0, std::nan(""), 1e6}) {
+    TargetProgramSettings settings;
+    settings.udp = "127.0.0.1:0";
+    settings.session_timeout = seconds;
+    bool opened = false;
+    const int exit_code = run_target_program("couplet-target", settings, [&] {
+      opened = true;
+      return models::catalog_source(models::ModelCatalog::builtin(), "translational.mass");
+    });
+    EXPECT_EQ(exit_code, 2) << seconds;
+    EXPECT_TRUE(opened);
+  }
+}
+
+// ---- every request field is checked: ERROR_BAD_REQUEST naming the field ----
+
+/// The error text of an answer that must be ERROR_BAD_REQUEST.
+std::string bad_request_text(Driver& driver, const Frame& request) {
+  const Frame answer = driver.send(request);
+  if (answer.empty()) return "(no answer)";
+  const auto message = driver.decode(answer);
+  if (message->which_body != couplet_wire_Envelope_error_tag) return "(not an error)";
+  if (message->body.error.code != couplet_wire_ErrorCode_ERROR_BAD_REQUEST) {
+    return "(error code " + std::to_string(message->body.error.code) + ": " + message->body.error.text + ")";
+  }
+  return message->body.error.text;
+}
+
+#define EXPECT_BAD_REQUEST(driver, request, field)                                         \
+  do {                                                                                     \
+    const std::string text_ = bad_request_text(driver, request);                           \
+    EXPECT_NE(text_.find(field), std::string::npos) << "expected '" << field << "' in: " << text_; \
+  } while (false)
+
+using Fill = std::function<void(protocol::Envelope&)>;
+
+/// Stores any int32 in an enum field, as nanopb does when it decodes one.
+template <typename Enum>
+void set_raw(Enum& field, std::int32_t value) {
+  static_assert(sizeof(Enum) == sizeof value);
+  std::memcpy(&field, &value, sizeof value);
+}
+
+TEST(TargetServer, EveryMalformedStepRequestIsABadRequestNamingTheField) {
+  TargetServer server(models::ModelCatalog::builtin(), mass_options());
+  Driver driver(server);
+  driver.open(kSession, 1);
+  protocol::Sequence sequence = 2;
+  const auto step = [&](const Fill& change) {
+    return driver.frame(kSession, ++sequence, couplet_wire_Envelope_step_request_tag, [&](protocol::Envelope& m) {
+      auto& request = m.body.step_request;
+      request.start_ns = 0;
+      request.end_ns = kStep;
+      request.inputs_count = 1;
+      wire::to_wire(Polynomial::constant(0.0, 1.0), request.inputs[0]);
+      request.sample_times_ns_count = 2;
+      request.sample_times_ns[0] = kStep / 2;
+      request.sample_times_ns[1] = kStep;
+      change(m);
+    });
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double infinity = std::numeric_limits<double>::infinity();
+  const Time limit = Time{1} << 61;
+  struct Case {
+    const char* label;
+    Fill change;
+    const char* field;
+  };
+  const std::vector<Case> cases = {
+      {"start not the slave's time", [](auto& m) { m.body.step_request.start_ns = 5; }, "StepRequest.start_ns"},
+      {"start beyond 2^61", [&](auto& m) { m.body.step_request.start_ns = -limit; }, "2^61"},
+      {"start INT64_MIN", [](auto& m) { m.body.step_request.start_ns = std::numeric_limits<Time>::min(); }, "2^61"},
+      {"end at 2^61", [&](auto& m) { m.body.step_request.end_ns = limit; }, "end_ns"},
+      {"end INT64_MAX", [](auto& m) { m.body.step_request.end_ns = std::numeric_limits<Time>::max(); }, "2^61"},
+      {"empty step", [](auto& m) { m.body.step_request.end_ns = 0; m.body.step_request.sample_times_ns_count = 0; }, "StepRequest.end_ns"},
+      {"backwards", [](auto& m) { m.body.step_request.end_ns = -kStep; m.body.step_request.sample_times_ns_count = 0; }, "StepRequest.end_ns"},
+      {"no input", [](auto& m) { m.body.step_request.inputs_count = 0; }, "StepRequest.inputs has 0"},
+      {"two inputs", [](auto& m) { m.body.step_request.inputs_count = 2; m.body.step_request.inputs[1] = m.body.step_request.inputs[0]; }, "StepRequest.inputs has 2"},
+      {"scale 0", [](auto& m) { m.body.step_request.inputs[0].scale = 0.0; }, "StepRequest.inputs[0].scale"},
+      {"scale negative", [](auto& m) { m.body.step_request.inputs[0].scale = -1.0; }, "StepRequest.inputs[0].scale"},
+      {"scale NaN", [&](auto& m) { m.body.step_request.inputs[0].scale = nan; }, "StepRequest.inputs[0].scale"},
+      {"scale infinite", [&](auto& m) { m.body.step_request.inputs[0].scale = infinity; }, "StepRequest.inputs[0].scale"},
+      {"origin infinite", [&](auto& m) { m.body.step_request.inputs[0].origin = infinity; }, "StepRequest.inputs[0].origin"},
+      {"origin NaN", [&](auto& m) { m.body.step_request.inputs[0].origin = nan; }, "StepRequest.inputs[0].origin"},
+      {"coefficient NaN", [&](auto& m) { auto& p = m.body.step_request.inputs[0]; p.coefficients_count = 3; p.coefficients[1] = nan; }, "StepRequest.inputs[0].coefficients[1]"},
+      {"coefficient -inf", [&](auto& m) { auto& p = m.body.step_request.inputs[0]; p.coefficients_count = 3; p.coefficients[1] = 0; p.coefficients[2] = -infinity; }, "StepRequest.inputs[0].coefficients[2]"},
+      {"sample times decreasing", [](auto& m) { m.body.step_request.sample_times_ns[0] = kStep; m.body.step_request.sample_times_ns[1] = kStep / 2; }, "StepRequest.sample_times_ns[1]"},
+      {"sample time repeated", [](auto& m) { m.body.step_request.sample_times_ns[0] = kStep; }, "StepRequest.sample_times_ns[1]"},
+      {"sample time at the start", [](auto& m) { m.body.step_request.sample_times_ns[0] = 0; }, "StepRequest.sample_times_ns[0]"},
+      {"sample time after the end", [](auto& m) { m.body.step_request.sample_times_ns[1] = kStep + 1; }, "StepRequest.sample_times_ns[1]"},
+      {"sample time INT64_MIN", [](auto& m) { m.body.step_request.sample_times_ns[0] = std::numeric_limits<Time>::min(); }, "StepRequest.sample_times_ns[0]"},
+  };
+  for (const Case& bad : cases) {
+    SCOPED_TRACE(bad.label);
+    EXPECT_BAD_REQUEST(driver, step(bad.change), bad.field);
+  }
+  EXPECT_EQ(server.counters().steps, 0U);
+  // The state survived: a good step runs.
+  EXPECT_EQ(driver.decode(driver.send(step([](auto&) {})))->which_body, couplet_wire_Envelope_step_result_tag);
+  EXPECT_EQ(server.counters().steps, 1U);
+}
+
+TEST(TargetServer, StepsOutsideTheConfiguredCapabilitiesAreBadRequests) {
+  TargetServer server(models::ModelCatalog::builtin(), mass_options());
+  Driver driver(server);
+  ASSERT_EQ(driver.decode(driver.send(driver.frame(kSession, 1, couplet_wire_Envelope_hello_tag)))->which_body,
+            couplet_wire_Envelope_describe_tag);
+  // A device-like slave: ZOH only, a 10 ms grid, no intermediate samples.
+  ASSERT_EQ(driver.decode(driver.send(driver.frame(kSession, 2, couplet_wire_Envelope_configure_tag, [](auto& m) {
+                auto& limits = m.body.configure.limits;
+                m.body.configure.has_limits = true;
+                limits.has_max_input_degree = true;
+                limits.max_input_degree = 0;
+                limits.imposed_step_ns = kStep;
+                limits.intermediate_samples = false;
+              })))->which_body,
+            couplet_wire_Envelope_describe_tag);
+  driver.send(driver.frame(kSession, 3, couplet_wire_Envelope_initialize_tag));
+  protocol::Sequence sequence = 3;
+  const auto step = [&](Time end, int degree, int samples) {
+    return driver.frame(kSession, ++sequence, couplet_wire_Envelope_step_request_tag, [&](protocol::Envelope& m) {
+      auto& request = m.body.step_request;
+      request.end_ns = end;
+      request.inputs_count = 1;
+      const double coefficients[3] = {1.0, 0.5, 0.25};
+      wire::to_wire(Polynomial::from_coefficients(0.0, 1.0, std::span(coefficients, degree + 1)), request.inputs[0]);
+      request.sample_times_ns_count = static_cast<pb_size_t>(samples);
+      for (int k = 0; k < samples; ++k) request.sample_times_ns[k] = end * (k + 1) / samples;
+    });
+  };
+  EXPECT_BAD_REQUEST(driver, step(kStep, 1, 0), "StepRequest.inputs[0] has degree 1");
+  EXPECT_BAD_REQUEST(driver, step(kStep + 1, 0, 0), "imposed step");
+  EXPECT_BAD_REQUEST(driver, step(kStep, 0, 1), "StepRequest.sample_times_ns");
+  EXPECT_EQ(driver.decode(driver.send(step(2 * kStep, 0, 0)))->which_body, couplet_wire_Envelope_step_result_tag);
+}
+
+TEST(TargetServer, EveryMalformedRequestOfOtherKindsIsABadRequestNamingTheField) {
+  TargetServer server(models::ModelCatalog::builtin(), mass_options());
+  Driver driver(server);
+  // Hello: only this protocol's version.
+  const auto hello = [&](std::uint64_t session, std::uint32_t version) {
+    return driver.frame(session, 1, couplet_wire_Envelope_hello_tag,
+                        [&](auto& m) { m.body.hello.version = version; });
+  };
+  EXPECT_BAD_REQUEST(driver, hello(kSession, 2), "Hello.version = 2");
+  EXPECT_BAD_REQUEST(driver, hello(kSession, 0), "Hello.version = 0");
+  EXPECT_FALSE(server.has_session()) << "a refused Hello opens nothing";
+  driver.open(kSession, 1);
+  protocol::Sequence sequence = 2;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double infinity = std::numeric_limits<double>::infinity();
+  const Time limit = Time{1} << 61;
+
+  const auto initialize = [&](Time start) {
+    return driver.frame(kSession, ++sequence, couplet_wire_Envelope_initialize_tag,
+                        [&](auto& m) { m.body.initialize.start_ns = start; });
+  };
+  EXPECT_BAD_REQUEST(driver, initialize(limit), "Initialize.start_ns");
+  EXPECT_BAD_REQUEST(driver, initialize(std::numeric_limits<Time>::min()), "Initialize.start_ns");
+
+  const auto evaluate = [&](const Fill& change) {
+    return driver.frame(kSession, ++sequence, couplet_wire_Envelope_evaluate_outputs_tag, [&](auto& m) {
+      m.body.evaluate_outputs.inputs_count = 1;
+      wire::to_wire(Polynomial::constant(0.0, 1.0), m.body.evaluate_outputs.inputs[0]);
+      change(m);
+    });
+  };
+  EXPECT_BAD_REQUEST(driver, evaluate([](auto& m) { m.body.evaluate_outputs.inputs_count = 0; }),
+                     "EvaluateOutputs.inputs has 0");
+  EXPECT_BAD_REQUEST(driver, evaluate([](auto& m) { m.body.evaluate_outputs.inputs[0].scale = 0.0; }),
+                     "EvaluateOutputs.inputs[0].scale");
+  EXPECT_BAD_REQUEST(driver, evaluate([&](auto& m) { m.body.evaluate_outputs.inputs[0].coefficients[0] = nan; }),
+                     "EvaluateOutputs.inputs[0].coefficients[0]");
+
+  // Configure: every field a master fills.
+  const auto configure = [&](const Fill& change) {
+    return driver.frame(kSession, ++sequence, couplet_wire_Envelope_configure_tag, [&](auto& m) {
+      SlaveConfiguration configuration;
+      configuration.slave_name = "right";
+      configuration.model = "translational.mass";
+      configuration.parameters = {{"m", 2.0}};
+      to_wire(configuration, m.body.configure);
+      change(m);
+    });
+  };
+  struct Case {
+    const char* label;
+    Fill change;
+    const char* field;
+  };
+  const std::vector<Case> cases = {
+      {"solver kind 7", [](auto& m) { set_raw(m.body.configure.solver.kind, 7); }, "Configure.solver.kind = 7"},
+      {"solver kind -1", [](auto& m) { set_raw(m.body.configure.solver.kind, -1); }, "Configure.solver.kind = -1"},
+      {"CVODE method 5", [](auto& m) { set_raw(m.body.configure.solver.method, 5); }, "Configure.solver.method = 5"},
+      {"rtol NaN", [&](auto& m) { m.body.configure.solver.relative_tolerance = nan; }, "Configure.solver.relative_tolerance"},
+      {"rtol 0", [](auto& m) { m.body.configure.solver.relative_tolerance = 0.0; }, "Configure.solver.relative_tolerance"},
+      {"atol -1", [](auto& m) { m.body.configure.solver.absolute_tolerance = -1.0; }, "Configure.solver.absolute_tolerance"},
+      {"atol inf", [&](auto& m) { m.body.configure.solver.absolute_tolerance = infinity; }, "Configure.solver.absolute_tolerance"},
+      {"max step -1", [](auto& m) { m.body.configure.solver.max_internal_step = -1.0; }, "Configure.solver.max_internal_step"},
+      {"max step inf", [&](auto& m) { m.body.configure.solver.max_internal_step = infinity; }, "Configure.solver.max_internal_step"},
+      {"substeps 0", [](auto& m) { m.body.configure.solver.euler_substeps = 0; }, "Configure.solver.euler_substeps"},
+      {"imposed step -1", [](auto& m) { m.body.configure.limits.imposed_step_ns = -1; }, "Configure.limits.imposed_step_ns"},
+      {"imposed step 2^62", [](auto& m) { m.body.configure.limits.imposed_step_ns = Time{1} << 62; }, "Configure.limits.imposed_step_ns"},
+      {"parameter NaN", [&](auto& m) { m.body.configure.parameters[0].value = nan; }, "Configure.parameters[0].value"},
+      {"parameter -inf", [&](auto& m) { m.body.configure.parameters[0].value = -infinity; }, "Configure.parameters[0].value"},
+      {"parameter unnamed", [](auto& m) { m.body.configure.parameters[0].name[0] = '\0'; }, "Configure.parameters[0].name"},
+      {"parameter twice", [](auto& m) { m.body.configure.parameters_count = 2; m.body.configure.parameters[1] = m.body.configure.parameters[0]; }, "Configure.parameters[1].name 'm'"},
+      {"control character", [](auto& m) { m.body.configure.slave_name[1] = '\n'; }, "Configure.slave_name"},
+      {"coupled input twice", [](auto& m) {
+         m.body.configure.coupled_inputs_listed = true;
+         m.body.configure.coupled_inputs_count = 2;
+         std::strcpy(m.body.configure.coupled_inputs[0], "f");
+         std::strcpy(m.body.configure.coupled_inputs[1], "f");
+       }, "Configure.coupled_inputs[1]"},
+  };
+  for (const Case& bad : cases) {
+    SCOPED_TRACE(bad.label);
+    EXPECT_BAD_REQUEST(driver, configure(bad.change), bad.field);
+  }
+  // A good Configure still works, and too many substeps is the target's refusal.
+  EXPECT_EQ(driver.decode(driver.send(configure([](auto&) {})))->which_body, couplet_wire_Envelope_describe_tag);
+  const auto refused = driver.decode(driver.send(configure([](auto& m) { m.body.configure.solver.euler_substeps = 2'000'000; })));
+  ASSERT_EQ(refused->which_body, couplet_wire_Envelope_error_tag);
+  EXPECT_EQ(refused->body.error.code, couplet_wire_ErrorCode_ERROR_REFUSED);
+  EXPECT_NE(std::string(refused->body.error.text).find("euler_substeps"), std::string::npos);
+}
+
+TEST(TargetServer, MalformedRealTimeRequestsAreBadRequestsNamingTheField) {
+  TargetOptions options = mass_options();
+  options.realtime = true;
+  TargetServer server(models::ModelCatalog::builtin(), options);
+  Driver driver(server);
+  driver.open(kSession, 1);
+  protocol::Sequence sequence = 2;
+  const auto start = [&](double factor) {
+    return driver.frame(kSession, ++sequence, couplet_wire_Envelope_start_tag,
+                        [&](auto& m) { m.body.start.realtime_factor = factor; });
+  };
+  for (const double factor : {0.0, -1.0, std::numeric_limits<double>::quiet_NaN(),
+                              std::numeric_limits<double>::infinity()}) {
+    SCOPED_TRACE(factor);
+    EXPECT_BAD_REQUEST(driver, start(factor), "Start.realtime_factor");
+  }
+  ASSERT_EQ(driver.decode(driver.send(start(1e-300)))->which_body, couplet_wire_Envelope_ack_tag)
+      << "tiny but valid: wall-clock arithmetic saturates instead of overflowing";
+  const auto input = [&](Time from, Time to, double scale) {
+    return driver.frame(kSession, ++sequence, couplet_wire_Envelope_step_request_tag, [&](auto& m) {
+      m.body.step_request.start_ns = from;
+      m.body.step_request.end_ns = to;
+      m.body.step_request.inputs_count = 1;
+      wire::to_wire(Polynomial::constant(0.0, 1.0), m.body.step_request.inputs[0]);
+      m.body.step_request.inputs[0].scale = scale;
+    });
+  };
+  EXPECT_BAD_REQUEST(driver, input(0, std::numeric_limits<Time>::max(), 1.0), "2^61");
+  EXPECT_BAD_REQUEST(driver, input(std::numeric_limits<Time>::min(), 0, 1.0), "2^61");
+  EXPECT_BAD_REQUEST(driver, input(kStep, kStep, 1.0), "StepRequest.end_ns");
+  EXPECT_BAD_REQUEST(driver, input(0, kStep, 0.0), "StepRequest.inputs[0].scale");
+  // A valid input update is taken silently (its answer is the next push).
+  EXPECT_TRUE(driver.send(input(0, kStep, 1.0)).empty());
+  ASSERT_TRUE(server.next_boundary().has_value());
+  std::vector<std::uint8_t> push(protocol::kMaxFrameBytes);
+  EXPECT_GT(server.advance_realtime(push, drivers::SteadyClock::now()), 0U);
 }
 
 }  // namespace
