@@ -1,15 +1,27 @@
-// Round trip per macro step over UDP loopback (issue 5, DESIGN §8): the
-// two-mass switch (Jacobi, H = 10 ms, CVODE) with both slaves on spawned
-// couplet-target processes, against the same run with local slaves. One
-// benchmark iteration is one macro step: the feedthrough refresh of the right
-// slave (one round trip), then both steps announced together (split phase) and
-// collected. Counters: median and p99 of the macro-step time, macro steps per
-// second, and the master's decision time (Algorithm::plan_next + accept) as a
-// fraction of the macro-step time. No evaluation grid: link and solver cost only.
+// Round trip per macro step over UDP loopback (docs/links.md): the two-mass
+// switch (Jacobi, H = 10 ms, CVODE or explicit Euler) with both slaves on
+// spawned couplet-target processes, against the same run with local slaves.
+// One benchmark iteration is one macro step: the feedthrough refresh of the
+// right slave (one round trip), then both steps announced together (split
+// phase) and collected. The critical path is therefore two round trips: the
+// remote benchmarks measure a raw UDP loopback round trip (blocking sockets,
+// an echo thread, frames of a step request's size) just before, and report
+// the macro step's median as a ratio to twice its median.
+// Counters: median and p99 of the macro-step time, macro steps per second,
+// the master's decision time (Algorithm::plan_next + accept) as a fraction of
+// the macro-step time, and rtt_us / ratio_to_2rtt. No evaluation grid: link
+// and solver cost only.
 #include <benchmark/benchmark.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <thread>
 
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/system_builder.hpp"
@@ -53,6 +65,45 @@ double percentile(std::vector<double> values, double q) {
   return values[index];
 }
 
+/// Median round trip (µs) of `count` frames of `bytes` over UDP loopback to an
+/// echo thread, both sides blocking in recv: the floor any link protocol pays.
+double udp_loopback_round_trip_us(int count, std::size_t bytes) {
+  const int echo = ::socket(AF_INET, SOCK_DGRAM, 0);
+  const int client = ::socket(AF_INET, SOCK_DGRAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  ::bind(echo, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  ::getsockname(echo, reinterpret_cast<sockaddr*>(&address), &length);
+  ::connect(client, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  std::thread echoing([echo, count] {
+    std::array<std::uint8_t, 2048> frame{};
+    sockaddr_in from{};
+    for (int k = 0; k < count; ++k) {
+      socklen_t from_length = sizeof from;
+      const ssize_t size = ::recvfrom(echo, frame.data(), frame.size(), 0, reinterpret_cast<sockaddr*>(&from), &from_length);
+      if (size > 0) ::sendto(echo, frame.data(), static_cast<std::size_t>(size), 0, reinterpret_cast<sockaddr*>(&from), from_length);
+    }
+  });
+  std::vector<std::uint8_t> frame(bytes, 0x5A);
+  std::vector<double> microseconds;
+  microseconds.reserve(static_cast<std::size_t>(count));
+  for (int k = 0; k < count; ++k) {
+    const auto sent = Clock::now();
+    ::send(client, frame.data(), frame.size(), 0);
+    ::recv(client, frame.data(), frame.size(), 0);
+    microseconds.push_back(std::chrono::duration<double, std::micro>(Clock::now() - sent).count());
+  }
+  echoing.join();
+  ::close(echo);
+  ::close(client);
+  return percentile(microseconds, 0.5);
+}
+
+// A step request of the two-mass switch at order 0 is about 150 bytes on the wire.
+constexpr std::size_t kStepRequestBytes = 150;
+
 void run_macro_steps(benchmark::State& state, const std::vector<std::string>& assignments) {
   std::vector<std::pair<std::string, std::string>> overrides = {{"time.end", "100000"}, {"algorithm.step", "0.01"}};
   for (const std::string& assignment : assignments) overrides.push_back(tools::parse_override(assignment));
@@ -64,6 +115,10 @@ void run_macro_steps(benchmark::State& state, const std::vector<std::string>& as
   executor.initialize();
   for (int warm_up = 0; warm_up < 200; ++warm_up) executor.advance();
   algorithm.reset();
+
+  const bool remote = std::any_of(assignments.begin(), assignments.end(),
+                                  [](const std::string& a) { return a.find(".link=") != std::string::npos; });
+  const double round_trip = remote ? udp_loopback_round_trip_us(5000, kStepRequestBytes) : 0.0;
 
   std::vector<double> microseconds;
   microseconds.reserve(1 << 20);
@@ -79,6 +134,10 @@ void run_macro_steps(benchmark::State& state, const std::vector<std::string>& as
   state.counters["p99_us"] = percentile(microseconds, 0.99);
   state.counters["macro_steps_per_s"] = static_cast<double>(microseconds.size()) / total;
   state.counters["decision_fraction"] = std::chrono::duration<double>(algorithm.deciding()).count() / total;
+  if (remote) {
+    state.counters["rtt_us"] = round_trip;
+    state.counters["ratio_to_2rtt"] = percentile(microseconds, 0.5) / (2.0 * round_trip);
+  }
 }
 
 const std::string kRemoteLeft = "slaves.left.link={spawn: true, udp: \"127.0.0.1:0\"}";
@@ -86,6 +145,10 @@ const std::string kRemoteRight = "slaves.right.link={spawn: true, udp: \"127.0.0
 
 void BM_LocalSlaves(benchmark::State& state) { run_macro_steps(state, {}); }
 void BM_TwoRemoteSlavesUdp(benchmark::State& state) { run_macro_steps(state, {kRemoteLeft, kRemoteRight}); }
+void BM_TwoRemoteEulerSlavesUdp(benchmark::State& state) {
+  run_macro_steps(state, {kRemoteLeft, kRemoteRight, "slaves.left.solver={type: euler}",
+                          "slaves.right.solver={type: euler}"});
+}
 void BM_TwoRemoteSlavesUdpTaylor(benchmark::State& state) {
   run_macro_steps(state, {kRemoteLeft, kRemoteRight, "algorithm.input_order=1"});
 }
@@ -96,6 +159,7 @@ void BM_TwoRemoteSlavesUdpDefectControl(benchmark::State& state) {
 
 BENCHMARK(BM_LocalSlaves)->Iterations(20000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TwoRemoteSlavesUdp)->Iterations(20000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_TwoRemoteEulerSlavesUdp)->Iterations(20000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TwoRemoteSlavesUdpTaylor)->Iterations(20000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TwoRemoteSlavesUdpDefectControl)->Iterations(20000)->Unit(benchmark::kMicrosecond);
 

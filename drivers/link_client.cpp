@@ -1,6 +1,7 @@
 #include "drivers/link_client.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <random>
 #include <sstream>
 
@@ -39,7 +40,10 @@ LinkClient::LinkClient(std::string slave_name, std::unique_ptr<Transport> transp
       pushed_frame_(protocol::kMaxFrameBytes),
       heartbeat_(std::make_unique<protocol::Envelope>()),
       heartbeat_frame_(64),
-      last_heard_(SteadyClock::now()) {
+      heard_baseline_(SteadyClock::now()),
+      listening_baseline_(heard_baseline_),
+      last_wake_(heard_baseline_),
+      gap_(std::chrono::duration_cast<std::chrono::nanoseconds>(policy.peer_timeout) / 10) {
   // Start the sequence at a random point: a target that still remembers an old
   // session must not mistake its numbers for ours (and wraparound gets exercised).
   std::random_device device;
@@ -56,7 +60,27 @@ void LinkClient::send() {
   }
   sent_size_ = encoded.size;
   ++counters_.requests;
+  attempts_ = 1;
+  stalled_while_waiting_ = std::chrono::nanoseconds(0);
+  // Silence counts while an answer is awaited: time spent elsewhere since the
+  // last frame (computing, waiting on another slave) is not the peer's.
+  listening_baseline_ = SteadyClock::now();
   transport_->send(std::span(sent_frame_).first(sent_size_));
+}
+
+void LinkClient::resend() {
+  transport_->send(std::span(sent_frame_).first(sent_size_));
+  ++counters_.retransmissions;
+  ++attempts_;
+}
+
+void LinkClient::woke(Deadline now, Deadline expected) {
+  const std::chrono::nanoseconds lost = gap_.woke(now, std::max(expected, last_wake_));
+  last_wake_ = now;
+  if (lost.count() == 0) return;
+  heard_baseline_ += lost;
+  listening_baseline_ += lost;
+  stalled_while_waiting_ += lost;
 }
 
 const protocol::Envelope* LinkClient::receive_until(Deadline deadline, bool accept_push) {
@@ -67,6 +91,8 @@ const protocol::Envelope* LinkClient::receive_until(Deadline deadline, bool acce
   }
   for (;;) {
     const std::size_t size = transport_->receive(received_frame_, deadline);
+    const Deadline now = SteadyClock::now();
+    woke(now, deadline);
     if (size == 0) return nullptr;
     if (!protocol::decode_frame(std::span(received_frame_).first(size), *answer_)) {
       ++counters_.drops;
@@ -76,7 +102,7 @@ const protocol::Envelope* LinkClient::receive_until(Deadline deadline, bool acce
       ++counters_.foreign;
       continue;
     }
-    last_heard_ = SteadyClock::now();
+    heard_baseline_ = listening_baseline_ = now;  // a sign of life, whatever it says
     if (answer_->which_body == couplet_wire_Envelope_heartbeat_tag) continue;
     const bool push = answer_->sequence == 0 && answer_->which_body == couplet_wire_Envelope_step_result_tag;
     if (push && !accept_push) {
@@ -88,35 +114,43 @@ const protocol::Envelope* LinkClient::receive_until(Deadline deadline, bool acce
   }
 }
 
-const protocol::Envelope* LinkClient::await_until(Deadline give_up, int& attempts) {
-  auto interval = policy_.retransmit_timeout;
-  Deadline resend_at = SteadyClock::now() + interval;
-  attempts = 1;
+const protocol::Envelope* LinkClient::await_until(Deadline give_up, Silence& why) {
+  Deadline resend_at = listening_baseline_ + policy_.retransmit_interval;
   for (;;) {
-    const protocol::Envelope* answer = receive_until(std::min(resend_at, give_up));
-    if (answer == nullptr) {
-      const Deadline now = SteadyClock::now();
-      if (now >= give_up) return nullptr;
-      if (now < resend_at) continue;
-      transport_->send(std::span(sent_frame_).first(sent_size_));
-      ++counters_.retransmissions;
-      ++attempts;
-      interval = std::min(2 * interval, policy_.max_retransmit_interval);
-      resend_at = now + interval;
-      continue;
+    const Deadline silent_at = listening_baseline_ + policy_.peer_timeout;
+    const protocol::Envelope* answer = receive_until(std::min({resend_at, give_up, silent_at}));
+    if (answer != nullptr) {
+      if (answer->sequence != sequence_) {
+        ++counters_.duplicates;  // an answer to an earlier request, or a push
+        continue;
+      }
+      if (answer->which_body == couplet_wire_Envelope_working_tag) {
+        ++counters_.working;  // alive and computing: keep asking at the same pace
+        continue;
+      }
+      why = Silence::none;
+      return answer;
     }
-    if (answer->sequence != sequence_) {
-      ++counters_.duplicates;  // an answer to an earlier request, or a push
-      continue;
+    const Deadline now = SteadyClock::now();
+    if (now >= give_up) {
+      why = Silence::deadline;
+      return nullptr;
     }
-    return answer;
+    if (now >= listening_baseline_ + policy_.peer_timeout) {
+      why = Silence::peer;
+      return nullptr;
+    }
+    if (now >= resend_at) {
+      resend();
+      resend_at = now + policy_.retransmit_interval;
+    }
   }
 }
 
 const protocol::Envelope& LinkClient::await_answer(const char* activity, double model_time) {
-  int attempts = 0;
-  const protocol::Envelope* answer = await_until(SteadyClock::now() + policy_.peer_timeout, attempts);
-  if (answer == nullptr) fail_dead(activity, model_time, attempts);
+  Silence why = Silence::none;
+  const protocol::Envelope* answer = await_until(Deadline::max(), why);
+  if (answer == nullptr) fail_dead(activity, model_time, listening_baseline_);
   if (answer->which_body == couplet_wire_Envelope_error_tag) fail_error(*answer, activity, model_time);
   return *answer;
 }
@@ -126,15 +160,53 @@ const protocol::Envelope& LinkClient::exchange(const char* activity, double mode
   return await_answer(activity, model_time);
 }
 
+void LinkClient::pause_until(Deadline until) {
+  while (SteadyClock::now() < until) receive_until(until);
+}
+
+const protocol::Envelope& LinkClient::open(const char* activity) {
+  send();
+  const Deadline patience_ends = SteadyClock::now() + policy_.busy_patience;
+  bool told = false;
+  for (;;) {
+    Silence why = Silence::none;
+    const protocol::Envelope* answer = await_until(Deadline::max(), why);
+    if (answer == nullptr) fail_dead(activity, 0.0, listening_baseline_);
+    const bool busy = answer->which_body == couplet_wire_Envelope_error_tag &&
+                      answer->body.error.code == couplet_wire_ErrorCode_ERROR_BUSY;
+    if (!busy) break;
+    const double patience = std::chrono::duration<double>(policy_.busy_patience).count();
+    if (SteadyClock::now() >= patience_ends) {
+      throw SlaveError("slave '" + slave_name_ + "' (" + transport_->describe() +
+                       "): the target still serves another session after " + seconds_text(patience) +
+                       " s: another master is using it (or a crashed run's session has not expired yet)");
+    }
+    if (!told) {
+      // Start-up, not the stepping path: a person is waiting and should know why.
+      std::fprintf(stderr,
+                   "couplet: slave '%s' (%s): the target serves another session; asking again until it "
+                   "ends (at most %s s)\n",
+                   slave_name_.c_str(), transport_->describe().c_str(), seconds_text(patience).c_str());
+      told = true;
+    }
+    pause_until(std::min(SteadyClock::now() + policy_.retransmit_interval, patience_ends));
+    listening_baseline_ = SteadyClock::now();
+    resend();
+  }
+  if (answer_->which_body == couplet_wire_Envelope_error_tag) fail_error(*answer_, activity, 0.0);
+  return *answer_;
+}
+
 const protocol::Envelope* LinkClient::exchange_within(std::chrono::microseconds patience) {
   send();
-  int attempts = 0;
-  return await_until(SteadyClock::now() + patience, attempts);
+  Silence why = Silence::none;
+  return await_until(SteadyClock::now() + patience, why);
 }
 
 const protocol::Envelope* LinkClient::await_answer_until(Deadline deadline, const char* activity, double model_time) {
-  int attempts = 0;
-  const protocol::Envelope* answer = await_until(deadline, attempts);
+  Silence why = Silence::none;
+  const protocol::Envelope* answer = await_until(deadline, why);
+  if (why == Silence::peer) fail_dead(activity, model_time, listening_baseline_);
   if (answer != nullptr && answer->which_body == couplet_wire_Envelope_error_tag) fail_error(*answer, activity, model_time);
   return answer;
 }
@@ -146,7 +218,7 @@ const protocol::Envelope* LinkClient::await_push(std::int64_t time, Deadline dea
     if (message->which_body == couplet_wire_Envelope_error_tag) {
       fail_error(*message, "real-time step", static_cast<double>(time) * 1e-9);
     }
-    if (message->sequence != 0) {
+    if (message->sequence != 0 || message->which_body != couplet_wire_Envelope_step_result_tag) {
       ++counters_.duplicates;  // a late answer to an earlier request
       continue;
     }
@@ -175,23 +247,47 @@ void LinkClient::send_heartbeat() {
 }
 
 void LinkClient::check_alive(const char* activity, double model_time) const {
-  if (SteadyClock::now() - last_heard_ > policy_.peer_timeout) fail_dead(activity, model_time, 0);
+  if (SteadyClock::now() - heard_baseline_ > policy_.peer_timeout) fail_dead(activity, model_time, heard_baseline_);
 }
 
-void LinkClient::fail_dead(const char* activity, double model_time, int attempts) const {
-  const double waited = std::chrono::duration<double>(policy_.peer_timeout).count();
-  const std::string tries = attempts > 0 ? std::to_string(attempts) + " attempts" : std::string("silent");
-  throw SlaveError("slave '" + slave_name_ + "': no answer over " + transport_->describe() + " for " +
-                   seconds_text(waited) + " s (" + tries + ") during " + activity + " at t = " +
-                   seconds_text(model_time) + " s: the target is dead or the link is down");
+void LinkClient::fail_dead(const char* activity, double model_time, Deadline silent_since) const {
+  const double silent = std::chrono::duration<double>(SteadyClock::now() - silent_since).count();
+  const double stalled = std::chrono::duration<double>(stalled_while_waiting_).count();
+  std::string text = "slave '" + slave_name_ + "': nothing heard over " + transport_->describe() + " for " +
+                     seconds_text(silent) + " s (timeout " +
+                     seconds_text(std::chrono::duration<double>(policy_.peer_timeout).count()) + " s, " +
+                     std::to_string(attempts_) + " attempts) during " + activity + " at t = " +
+                     seconds_text(model_time) + " s: the target is dead or the link is down";
+  peer_declared_dead_ = true;
+  if (stalled_while_waiting_ >= policy_.peer_timeout / 10) {
+    text += " (this master itself was not scheduled for " + seconds_text(stalled) +
+            " s meanwhile; that time is not counted)";
+  }
+  throw SlaveError(text);
 }
 
 void LinkClient::fail_error(const protocol::Envelope& answer, const char* activity, double model_time) const {
   const couplet_wire_Error& error = answer.body.error;
+  // nanopb NUL-terminates the text; it is still read no further than its
+  // capacity, and control characters become spaces: the message stays one line.
+  const char* const end = std::find(std::begin(error.text), std::end(error.text), '\0');
+  std::string reason(std::begin(error.text), end);
+  for (char& character : reason) {
+    if (static_cast<unsigned char>(character) < 0x20 || character == 0x7F) character = ' ';
+  }
+  if (reason.empty()) reason = "(no reason given)";
+  // nanopb decodes an enum as any int32: a code this master does not know is
+  // unspecified. Read as an integer, not through the enum's (assumed) range.
+  static_assert(sizeof error.code == sizeof(std::int32_t));
+  std::int32_t code = 0;
+  std::copy_n(reinterpret_cast<const unsigned char*>(&error.code), sizeof code, reinterpret_cast<unsigned char*>(&code));
+  if (code < couplet_wire_ErrorCode_ERROR_UNSPECIFIED || code > couplet_wire_ErrorCode_ERROR_BUSY) {
+    reason += " (Error.code = " + std::to_string(code) + ", unknown: taken as unspecified)";
+  }
   const std::string text = "slave '" + slave_name_ + "' (" + transport_->describe() + "): " + activity +
-                           " at t = " + seconds_text(model_time) + " s failed on the target: " + error.text;
-  if (error.code == couplet_wire_ErrorCode_ERROR_REFUSED) throw ConfigurationError(text);
-  if (error.code == couplet_wire_ErrorCode_ERROR_BAD_REQUEST) throw ProtocolViolation(text);
+                           " at t = " + seconds_text(model_time) + " s failed on the target: " + reason;
+  if (code == couplet_wire_ErrorCode_ERROR_REFUSED) throw ConfigurationError(text);
+  if (code == couplet_wire_ErrorCode_ERROR_BAD_REQUEST) throw ProtocolViolation(text);
   throw SlaveError(text);
 }
 

@@ -1,20 +1,26 @@
 #pragma once
-// The master's side of a session (DESIGN §8): every request carries the session
-// id and a fresh sequence number; the answer is the frame of the same session
-// and sequence. Lost requests or answers are recovered by sending the very same
-// request again (the target answers repeats from its cache, so a step is
-// executed once); answers to earlier requests, frames of other sessions and
-// damaged frames are counted and ignored. No answer within the peer timeout:
-// SlaveError naming the slave.
+// The master's side of a session (docs/links.md): every request carries the
+// session id and a fresh sequence number; the answer is the frame of the same
+// session and sequence. Lost requests or answers are recovered by sending the
+// very same request again at a steady interval (the target answers repeats from
+// its cache, or with "working" while it still computes, so a step is executed
+// once); answers to earlier requests, frames of other sessions and damaged
+// frames are counted and ignored.
+//
+// Liveness is separate from loss: the peer is dead only after the peer timeout
+// with nothing valid heard from it while this master was waiting. Time this
+// master itself was not scheduled (SchedulingGap) is not the peer's silence;
+// the dead-peer error says which side stalled.
 //
 // One request at a time. Buffers are allocated in the constructor: a request
-// cycle does not allocate (DESIGN §3 real-time rules), except to build the
-// message of an error.
+// cycle does not allocate (real-time rules, docs/architecture.md), except to
+// build the message of an error.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "drivers/link_policy.hpp"
+#include "drivers/scheduling_gap.hpp"
 #include "drivers/transport.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/sequence.hpp"
@@ -36,6 +42,10 @@ class LinkClient {
   const protocol::Envelope& await_answer(const char* activity, double model_time);
   /// send() then await_answer().
   const protocol::Envelope& exchange(const char* activity, double model_time);
+  /// exchange() for the request that opens a session (Hello): a target busy
+  /// with another session is asked again, every retransmit interval, for up to
+  /// the policy's busy_patience (saying so once on stderr), then SlaveError.
+  const protocol::Envelope& open(const char* activity);
   /// send() then wait for the answer at most `patience`, retransmitting;
   /// nullptr when none came (for courtesies such as Stop). Never throws on silence.
   const protocol::Envelope* exchange_within(std::chrono::microseconds patience);
@@ -52,26 +62,40 @@ class LinkClient {
   /// An unsequenced Heartbeat; its echo is consumed where it arrives.
   void send_heartbeat();
 
-  /// Throws the dead-peer SlaveError when nothing valid arrived for the peer timeout.
+  /// Throws the dead-peer SlaveError when nothing valid arrived for the peer
+  /// timeout (not counting time this master was not scheduled).
   void check_alive(const char* activity, double model_time) const;
 
-  /// When a valid frame of this session last arrived (liveness in wall-clock mode).
-  Deadline last_heard() const { return last_heard_; }
-
-  const LinkCounters& counters() const { return counters_; }
+  /// The counters, with this master's own scheduling stalls filled in.
+  const LinkCounters& counters() const {
+    counters_.host_stalls = gap_.stalls();
+    counters_.host_stall_longest_ns = gap_.longest().count();
+    return counters_;
+  }
   LinkCounters& counters() { return counters_; }
   const std::string& slave_name() const { return slave_name_; }
   std::string link_name() const { return transport_->describe(); }
   std::uint64_t session() const { return session_; }
   const LinkPolicy& policy() const { return policy_; }
+  /// True once this client has reported the peer dead (nothing more to wait for).
+  bool peer_declared_dead() const { return peer_declared_dead_; }
 
  private:
-  /// The answer to the last send(), retransmitting, or nullptr at `give_up`.
-  const protocol::Envelope* await_until(Deadline give_up, int& attempts);
+  enum class Silence { none, deadline, peer };
+  /// The answer to the last send() (a "working" reply is not one), retransmitting
+  /// at a steady interval; nullptr at `give_up` or when the peer has been silent
+  /// for the timeout (`why` says which).
+  const protocol::Envelope* await_until(Deadline give_up, Silence& why);
   /// A valid frame of this session, or nullptr at the deadline. Heartbeat echoes
   /// are consumed; pushes are returned when `accept_push`, else kept for later.
   const protocol::Envelope* receive_until(Deadline deadline, bool accept_push = false);
-  [[noreturn]] void fail_dead(const char* activity, double model_time, int attempts) const;
+  /// Sends the last request again.
+  void resend();
+  /// Time lost beyond `expected` is this master's own: the silence baselines move on by it.
+  void woke(Deadline now, Deadline expected);
+  /// Waits until `until` for nothing in particular (frames are consumed as by receive_until).
+  void pause_until(Deadline until);
+  [[noreturn]] void fail_dead(const char* activity, double model_time, Deadline silent_since) const;
   [[noreturn]] void fail_error(const protocol::Envelope& answer, const char* activity, double model_time) const;
 
   std::string slave_name_;
@@ -88,8 +112,17 @@ class LinkClient {
   std::size_t pushed_size_ = 0;
   std::unique_ptr<protocol::Envelope> heartbeat_;
   std::vector<std::uint8_t> heartbeat_frame_;
-  Deadline last_heard_{};
-  LinkCounters counters_;
+  /// Silence baselines: since the last valid frame (for check_alive), and since
+  /// the last valid frame or send (for awaiting an answer); both moved on by
+  /// time this master was not scheduled.
+  Deadline heard_baseline_{};
+  Deadline listening_baseline_{};
+  Deadline last_wake_{};
+  int attempts_ = 0;  ///< sends of the current request
+  mutable bool peer_declared_dead_ = false;
+  std::chrono::nanoseconds stalled_while_waiting_{0};
+  SchedulingGap gap_;
+  mutable LinkCounters counters_;
 };
 
 }  // namespace couplet::drivers

@@ -1,30 +1,39 @@
 #pragma once
-// How a master treats a link (DESIGN §8): bounded retransmission in virtual
-// time, a dead-peer timeout, and counters for summary.json.
+// How a master treats a link (docs/links.md "Liveness"): retransmission at a
+// steady interval, liveness judged by silence alone, patience with a busy
+// target, and the counters summary.json reports.
 #include <chrono>
 #include <cstdint>
 
 namespace couplet::drivers {
 
 struct LinkPolicy {
-  /// First wait for an answer before the request is sent again; the wait then
-  /// doubles up to max_retransmit_interval.
-  std::chrono::microseconds retransmit_timeout{50'000};
-  std::chrono::microseconds max_retransmit_interval{400'000};
-  /// No valid answer for this long: the peer is dead (SlaveError naming the slave).
-  /// Must exceed the longest time the target computes one step.
+  /// A request still unanswered after this long is sent again, and again at the
+  /// same interval: loss is recovered by repetition, never by waiting longer,
+  /// so that N lost exchanges in a row cost N intervals, not an exponential wait.
+  std::chrono::microseconds retransmit_interval{50'000};
+  /// The peer is dead after this long with nothing valid heard from it while
+  /// the master was waiting and scheduled (answers, "working" replies, heartbeat
+  /// echoes and duplicates all count as signs of life; time the master itself
+  /// was not scheduled does not count as silence).
   std::chrono::microseconds peer_timeout{2'000'000};
+  /// A target busy with another session is asked again for this long (its old
+  /// session expires after the target's --session-timeout, 3 s by default).
+  std::chrono::microseconds busy_patience{10'000'000};
 };
 
 struct LinkCounters {
   std::uint64_t requests = 0;         ///< distinct requests sent
-  std::uint64_t retransmissions = 0;  ///< requests sent again after a timeout
+  std::uint64_t retransmissions = 0;  ///< requests sent again after an interval without an answer
   std::uint64_t duplicates = 0;       ///< answers to an earlier request (duplicated or late)
+  std::uint64_t working = 0;          ///< "still working" replies from the target
   std::uint64_t drops = 0;            ///< frames rejected: truncated, corrupted, malformed
   std::uint64_t foreign = 0;          ///< frames of another session
   std::uint64_t late_results = 0;     ///< wall-clock mode: results after their deadline
   std::uint64_t missed_results = 0;   ///< wall-clock mode: results replaced by the miss policy
   std::uint64_t stale_inputs = 0;     ///< real-time targets: periods run on an old input (none arrived)
+  std::uint64_t host_stalls = 0;      ///< times this master was not scheduled for ≥ 10 % of the timeout
+  std::int64_t host_stall_longest_ns = 0;  ///< the longest of them
 };
 
 }  // namespace couplet::drivers

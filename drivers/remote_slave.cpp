@@ -1,6 +1,8 @@
 #include "drivers/remote_slave.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <sstream>
 
 #include "protocol/wire_conversions.hpp"
@@ -13,6 +15,61 @@ namespace {
 // Stop is a courtesy: the run is over either way, so do not wait for long.
 constexpr auto kStopPatience = std::chrono::microseconds(300'000);
 
+// The announced inputs of an evaluation and the ones it is carried out with are
+// copies of the same polynomials: equal bit for bit (NaN included).
+bool same_bits(const Polynomial& a, const Polynomial& b) {
+  const auto bits = [](double value) { return std::bit_cast<std::uint64_t>(value); };
+  const auto same = [&](double x, double y) { return bits(x) == bits(y); };
+  return a.degree() == b.degree() && same(a.origin(), b.origin()) && same(a.scale(), b.scale()) &&
+         std::equal(a.coefficients().begin(), a.coefficients().end(), b.coefficients().begin(), same);
+}
+
+// ---- checks of the target's answers (docs/links.md "What each side validates") ----
+// They allocate only to describe a failure: the stepping path stays allocation-free.
+
+constexpr std::size_t kAllFinite = static_cast<std::size_t>(-1);
+
+std::size_t first_non_finite(std::span<const double> values) {
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    if (!std::isfinite(values[k])) return k;
+  }
+  return kAllFinite;
+}
+
+/// The end outputs of an answer (`message` Outputs or StepResult, its values in
+/// `values_field`): the described derivative order, (order + 1) rows of the
+/// outputs. "" or why not, naming the field.
+std::string end_outputs_problem(const SlaveDescription& description, const char* message, const char* values_field,
+                                std::uint32_t derivative_order, std::size_t count) {
+  const int order = description.capabilities.output_derivative_order;
+  if (derivative_order != static_cast<std::uint32_t>(order)) {
+    return std::string(message) + ".derivative_order = " + std::to_string(derivative_order) +
+           ", but the target described output_derivative_order " + std::to_string(order);
+  }
+  const std::size_t expected = static_cast<std::size_t>(order + 1) * description.outputs.size();
+  if (count != expected) {
+    return std::string(message) + "." + values_field + " has " + std::to_string(count) + " values, expected " +
+           std::to_string(expected) + " (" + std::to_string(order + 1) + " row(s) of " +
+           std::to_string(description.outputs.size()) + " output(s))";
+  }
+  return {};
+}
+
+/// A non-finite value in an answer: the model behind the target failed to give
+/// a number. A SlaveError naming the slave, the output and the time.
+[[noreturn]] void non_finite_value(const std::string& slave, const std::string& link,
+                                   const SlaveDescription& description, const char* field, std::size_t index,
+                                   double value, Time time, bool sample) {
+  const std::size_t outputs = std::max<std::size_t>(description.outputs.size(), 1);
+  const std::size_t row = index / outputs;
+  const std::string& output = description.outputs[index % outputs].name;
+  std::string what = "output '" + output + "'";
+  if (!sample && row > 0) what = "derivative " + std::to_string(row) + " of " + what;
+  throw SlaveError("slave '" + slave + "' (" + link + "): the target returned a non-finite value for " + what +
+                   " at t = " + seconds_text(time) + " s (" + field + "[" + std::to_string(index) +
+                   "] = " + wire::number_text(value) + ")");
+}
+
 }  // namespace
 
 RemoteSlave::RemoteSlave(std::string name, std::unique_ptr<Transport> transport, const couplet_wire_Configure* configure,
@@ -22,6 +79,7 @@ RemoteSlave::RemoteSlave(std::string name, std::unique_ptr<Transport> transport,
 }
 
 RemoteSlave::~RemoteSlave() {
+  if (client_.peer_declared_dead()) return;  // nobody to say goodbye to
   try {
     client_.request().which_body = couplet_wire_Envelope_stop_tag;
     client_.exchange_within(kStopPatience);
@@ -34,7 +92,7 @@ void RemoteSlave::open_session(const couplet_wire_Configure* configure) {
   protocol::Envelope& hello = client_.request();
   hello.which_body = couplet_wire_Envelope_hello_tag;
   hello.body.hello.version = couplet_wire_Version_VERSION_CURRENT;
-  const protocol::Envelope* answer = &client_.exchange("hello", 0.0);
+  const protocol::Envelope* answer = &client_.open("hello");
   if (configure != nullptr) {
     protocol::Envelope& request = client_.request();
     request.which_body = couplet_wire_Envelope_configure_tag;
@@ -42,9 +100,12 @@ void RemoteSlave::open_session(const couplet_wire_Configure* configure) {
     answer = &client_.exchange("configure", 0.0);
   }
   if (answer->which_body != couplet_wire_Envelope_describe_tag) inconsistent("expected a description of the slave");
+  // Every field is checked there (version, names, counts, derivative order,
+  // imposed step, sample capacity): a SlaveError naming the slave and the field.
   description_ = wire::from_wire(answer->body.describe, name_);
   description_.capabilities.can_rollback = false;  // no save/restore over the wire
   realtime_target_ = answer->body.describe.capabilities.realtime;
+  // The target's capacity, clamped to what one step request and its answer carry.
   const std::size_t outputs = std::max<std::size_t>(description_.outputs.size(), 1);
   max_sample_times_ = std::min<std::size_t>(answer->body.describe.capabilities.max_sample_times,
                                             std::min(protocol::kMaxSampleTimes, protocol::kMaxSampleValues / outputs));
@@ -86,24 +147,65 @@ void RemoteSlave::evaluate_outputs(std::span<const Polynomial> inputs, std::span
   if (inputs.size() != description_.inputs.size()) {
     throw ProtocolViolation("slave '" + name_ + "': evaluate_outputs with the wrong number of input polynomials");
   }
-  settle_missed_step();
-  protocol::Envelope& request = client_.request();
-  request.which_body = couplet_wire_Envelope_evaluate_outputs_tag;
-  couplet_wire_EvaluateOutputs& body = request.body.evaluate_outputs;
-  body.inputs_count = static_cast<pb_size_t>(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) wire::to_wire(inputs[i], body.inputs[i]);
-  const protocol::Envelope& answer = client_.exchange("evaluate_outputs", to_seconds(current_time_));
+  if (outputs_announced_) {
+    const std::span<const Polynomial> announced(announced_inputs_.data(), announced_input_count_);
+    if (!std::equal(inputs.begin(), inputs.end(), announced.begin(), announced.end(), same_bits)) {
+      throw ProtocolViolation("slave '" + name_ + "': evaluate_outputs differs from the announced one");
+    }
+    outputs_announced_ = false;
+  } else {
+    send_evaluation(inputs);
+  }
+  const protocol::Envelope& answer = client_.await_answer("evaluate_outputs", to_seconds(current_time_));
   if (answer.which_body != couplet_wire_Envelope_outputs_tag) inconsistent("expected outputs");
   const Time answered = answer.body.outputs.time_ns;
   // A real-time target answers with the outputs at its own current time, which
   // may be a communication time ahead or behind when one side runs late: the
   // newest there are (counted late).
   if (answered != current_time_ && !realtime_target_) {
-    inconsistent("expected the outputs at the current time");
+    inconsistent("Outputs.time_ns = " + std::to_string(answered) + ", expected the outputs at the current time t = " +
+                 seconds_text(current_time_) + " s (" + std::to_string(current_time_) + " ns)");
   }
   if (answered != current_time_) ++client_.counters().late_results;
+  if (const std::string problem = end_outputs_problem(description_, "Outputs", "values", answer.body.outputs.derivative_order,
+                                                      answer.body.outputs.values_count);
+      !problem.empty()) {
+    inconsistent(problem);
+  }
+  if (const std::size_t bad = first_non_finite({answer.body.outputs.values, answer.body.outputs.values_count});
+      bad != kAllFinite) {
+    non_finite_value(name_, client_.link_name(), description_, "Outputs.values", bad, answer.body.outputs.values[bad],
+                     answered, false);
+  }
   copy_outputs({answer.body.outputs.values, answer.body.outputs.values_count}, end_outputs, "outputs");
   remember_values(current_time_, end_outputs);
+}
+
+void RemoteSlave::send_evaluation(std::span<const Polynomial> inputs) {
+  settle_missed_step();
+  protocol::Envelope& request = client_.request();
+  request.which_body = couplet_wire_Envelope_evaluate_outputs_tag;
+  couplet_wire_EvaluateOutputs& body = request.body.evaluate_outputs;
+  body.inputs_count = static_cast<pb_size_t>(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) wire::to_wire(inputs[i], body.inputs[i]);
+  client_.send();
+}
+
+// Split phase (Slave::announce_outputs): the request leaves now, and
+// evaluate_outputs() collects the answer, so that the targets of one level of a
+// feedthrough refresh evaluate at the same time.
+void RemoteSlave::announce_outputs(std::span<const Polynomial> inputs) {
+  if (!set_up_) throw ProtocolViolation("slave '" + name_ + "': evaluate_outputs before setup");
+  if (inputs.size() != description_.inputs.size()) {
+    throw ProtocolViolation("slave '" + name_ + "': evaluate_outputs with the wrong number of input polynomials");
+  }
+  if (outputs_announced_ || announced_) {
+    throw ProtocolViolation("slave '" + name_ + "': a request is already on its way");
+  }
+  send_evaluation(inputs);
+  std::copy(inputs.begin(), inputs.end(), announced_inputs_.begin());
+  announced_input_count_ = inputs.size();
+  outputs_announced_ = true;
 }
 
 void RemoteSlave::fill_step_request(const StepRequest& request) {
@@ -161,6 +263,7 @@ void RemoteSlave::step(const StepRequest& request, const OutputBuffers& result) 
   link_report_ = LinkStepReport{};
   if (clock_ == nullptr) {
     const protocol::Envelope& answer = client_.await_answer("step", to_seconds(request.end));
+    if (answer.which_body != couplet_wire_Envelope_step_result_tag) inconsistent("expected a step result");
     accept_result(answer.body.step_result, request, result);
   } else {
     const Deadline deadline = result_deadline(request.end);
@@ -185,17 +288,48 @@ void RemoteSlave::step(const StepRequest& request, const OutputBuffers& result) 
 
 void RemoteSlave::accept_result(const couplet_wire_StepResult& body, const StepRequest& request,
                                 const OutputBuffers& result) {
-  if (body.time_ns != request.end) {
-    inconsistent("expected the result of the step to t = " + seconds_text(request.end) + " s");
+  // Every field is checked before any is used: nanopb decodes an enum as any
+  // int, and counts, orders and times are whatever the target sent.
+  const std::int32_t status = wire::enum_value(body.status);
+  if (status != couplet_wire_Status_STATUS_OK && status != couplet_wire_Status_STATUS_LATE) {
+    inconsistent("StepResult.status = " + std::to_string(status) + " is not a status (0 OK, 1 LATE)");
   }
-  const std::size_t samples = request.sample_times.size() * description_.outputs.size();
-  if (body.samples_count != samples || result.samples.size() < samples) inconsistent("wrong number of output samples");
+  if (status == couplet_wire_Status_STATUS_LATE && !realtime_target_) {
+    inconsistent("StepResult.status = STATUS_LATE from a target in virtual time");
+  }
+  if (body.time_ns != request.end) {
+    inconsistent("StepResult.time_ns = " + std::to_string(body.time_ns) + ", expected the result of the step to t = " +
+                 seconds_text(request.end) + " s (" + std::to_string(request.end) + " ns)");
+  }
+  if (const std::string problem = end_outputs_problem(description_, "StepResult", "end_outputs", body.derivative_order,
+                                                      body.end_outputs_count);
+      !problem.empty()) {
+    inconsistent(problem);
+  }
+  const std::size_t outputs = description_.outputs.size();
+  const std::size_t samples = request.sample_times.size() * outputs;
+  if (body.samples_count != samples || result.samples.size() < samples) {
+    inconsistent("StepResult.samples has " + std::to_string(body.samples_count) + " values, expected " +
+                 std::to_string(samples) + " (" + std::to_string(request.sample_times.size()) + " sample time(s) × " +
+                 std::to_string(outputs) + " output(s))");
+  }
+  const std::span<const double> end_outputs(body.end_outputs, body.end_outputs_count);
+  if (const std::size_t bad = first_non_finite(end_outputs); bad != kAllFinite) {
+    non_finite_value(name_, client_.link_name(), description_, "StepResult.end_outputs", bad, end_outputs[bad],
+                     request.end, false);
+  }
+  const std::span<const double> sampled(body.samples, samples);
+  if (const std::size_t bad = first_non_finite(sampled); bad != kAllFinite) {
+    non_finite_value(name_, client_.link_name(), description_, "StepResult.samples", bad, sampled[bad],
+                     request.sample_times[bad / std::max<std::size_t>(outputs, 1)], true);
+  }
   std::copy_n(body.samples, samples, result.samples.begin());
-  copy_outputs({body.end_outputs, body.end_outputs_count}, result.end_outputs, "step outputs");
+  copy_outputs(end_outputs, result.end_outputs, "StepResult.end_outputs");
   remember_values(request.end, result.end_outputs);
-  if (realtime_target_ && body.status == couplet_wire_Status_STATUS_LATE) {
+  if (realtime_target_ && status == couplet_wire_Status_STATUS_LATE) {
     ++client_.counters().stale_inputs;
   } else if (realtime_target_ && body.has_timing) {
+    // Any int64 is harmless here: it is only compared and converted to double.
     link_report_.input_lateness_ns = body.timing.input_lateness_ns;
     if (input_lateness_ != nullptr) input_lateness_->add(body.timing.input_lateness_ns, false);
   }
@@ -225,17 +359,28 @@ void RemoteSlave::remember_values(Time time, std::span<const double> end_outputs
   remembered_ = std::min<std::size_t>(remembered_ + 1, 2);
 }
 
-// DESIGN §8: in wall time a late step is recorded as late and the run goes on
-// under the declared policy.
+// In wall time a late step is recorded as late and the run goes on under the
+// declared policy. A run of misses is abandoned only when it is long in both
+// count and wall time: a machine that stalls for 60 ms misses 60 results of a
+// 1 kHz run, and should not end a run that a dead target would end anyway
+// (its silence is the peer timeout's to judge).
 void RemoteSlave::substitute_missed_result(const StepRequest& request, const OutputBuffers& result) {
   ++client_.counters().missed_results;
-  ++consecutive_misses_;
-  if (wall_policy_.on_late == LatePolicy::abort || consecutive_misses_ > wall_policy_.max_consecutive_misses) {
+  const Deadline now = SteadyClock::now();
+  if (consecutive_misses_++ == 0) first_miss_at_ = now;
+  const auto missing_for = now - first_miss_at_;
+  if (wall_policy_.on_late == LatePolicy::abort ||
+      (consecutive_misses_ > wall_policy_.max_consecutive_misses && missing_for > wall_policy_.max_miss_time)) {
+    const std::string budget =
+        wall_policy_.on_late == LatePolicy::abort
+            ? std::string("the policy is on_late: abort")
+            : "the policy allows " + std::to_string(wall_policy_.max_consecutive_misses) + " and " +
+                  seconds_text(Time{wall_policy_.max_miss_time.count()}) + " s";
     throw SlaveError("slave '" + name_ + "' (" + client_.link_name() + "): no result for t = " +
                      seconds_text(request.end) + " s within its deadline (" + std::to_string(consecutive_misses_) +
-                     " consecutive misses; the policy allows " +
-                     std::to_string(wall_policy_.on_late == LatePolicy::abort ? 0 : wall_policy_.max_consecutive_misses) +
-                     ")");
+                     " consecutive misses over " +
+                     seconds_text(Time{std::chrono::duration_cast<std::chrono::nanoseconds>(missing_for).count()}) +
+                     " s; " + budget + ")");
   }
   const std::size_t outputs = description_.outputs.size();
   const bool extrapolate = wall_policy_.on_late == LatePolicy::extrapolate && remembered_ == 2 &&
@@ -255,10 +400,12 @@ void RemoteSlave::substitute_missed_result(const StepRequest& request, const Out
 }
 
 void RemoteSlave::copy_outputs(std::span<const double> values, std::span<double> target, const char* what) const {
+  // The callers have checked the answer's derivative order and count; this
+  // guards the buffers whatever they did.
   const std::size_t expected =
       static_cast<std::size_t>(description_.capabilities.output_derivative_order + 1) * description_.outputs.size();
   if (values.size() != expected || target.size() < expected) {
-    inconsistent(std::string(what) + ": " + std::to_string(values.size()) + " values, expected " +
+    inconsistent(std::string(what) + " has " + std::to_string(values.size()) + " values, expected " +
                  std::to_string(expected));
   }
   std::copy(values.begin(), values.end(), target.begin());

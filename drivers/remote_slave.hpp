@@ -10,7 +10,8 @@
 // the executor the same evaluation grid as a local slave). Step requests are
 // checked against the description before they leave. announce_step() sends a
 // step request at once; step() then collects its answer (split phase), so the
-// executor keeps several targets busy at the same time.
+// executor keeps several targets busy at the same time; announce_outputs() and
+// evaluate_outputs() likewise for the evaluations of a feedthrough refresh.
 //
 // Virtual time (default): every answer is awaited, with retransmission, until
 // the link's peer timeout; results are exactly those of a local slave.
@@ -39,7 +40,10 @@ enum class LatePolicy : std::uint8_t { hold, extrapolate, abort };
 
 struct WallClockPolicy {
   LatePolicy on_late = LatePolicy::hold;
+  /// A run of consecutive missed results ends the run once it exceeds both:
+  /// this many results and this much wall time.
   int max_consecutive_misses = 10;
+  std::chrono::nanoseconds max_miss_time{500'000'000};
   std::chrono::nanoseconds tolerance{500'000};  ///< a result may come this long after its deadline
 };
 
@@ -55,6 +59,7 @@ class RemoteSlave final : public Slave {
   const SlaveDescription& description() const override { return description_; }
   void setup(Time start) override;
   void evaluate_outputs(std::span<const Polynomial> inputs, std::span<double> end_outputs) override;
+  void announce_outputs(std::span<const Polynomial> inputs) override;
   void announce_step(const StepRequest& request) override;
   void step(const StepRequest& request, const OutputBuffers& result) override;
   LinkStepReport last_link_report() const override { return link_report_; }
@@ -78,6 +83,7 @@ class RemoteSlave final : public Slave {
 
  private:
   void open_session(const couplet_wire_Configure* configure);
+  void send_evaluation(std::span<const Polynomial> inputs);
   void fill_step_request(const StepRequest& request);
   void send_step(const StepRequest& request);
   /// Wall-clock mode: waits (up to the peer timeout) for the answer to a step
@@ -99,6 +105,9 @@ class RemoteSlave final : public Slave {
   bool set_up_ = false;
   bool announced_ = false;  ///< a step request is on its way
   Time announced_end_ = 0;
+  bool outputs_announced_ = false;  ///< an EvaluateOutputs request is on its way
+  std::size_t announced_input_count_ = 0;
+  std::array<Polynomial, protocol::kMaxPorts> announced_inputs_{};  ///< its inputs, checked when collected
   std::uint64_t retransmissions_at_send_ = 0;  ///< counter when the latest step request left
   LinkStepReport link_report_;
 
@@ -108,6 +117,7 @@ class RemoteSlave final : public Slave {
   LatenessStatistics* input_lateness_ = nullptr;
   bool missed_step_pending_ = false;
   int consecutive_misses_ = 0;
+  Deadline first_miss_at_{};  ///< when the current run of misses began
   std::size_t remembered_ = 0;  ///< values remembered so far (0, 1 or 2)
   std::array<Time, 2> remembered_time_{};  ///< [0] newest
   std::array<std::array<double, protocol::kMaxPorts>, 2> remembered_values_{};

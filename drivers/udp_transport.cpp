@@ -3,6 +3,8 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/udp.hpp>
 
+#include <cstring>
+
 #include "drivers/endpoint.hpp"
 #include "drivers/poll_wait.hpp"
 #include "couplet/errors.hpp"
@@ -76,7 +78,8 @@ std::size_t UdpTransport::receive(std::span<std::uint8_t> buffer, Deadline deadl
     if (!error) {
       if (size == 0) continue;  // an empty datagram carries no frame
       if (!connected_) {
-        peer_ = sender;
+        sender_ = sender;
+        if (!peer_set_) peer_ = sender;
         has_peer_ = true;
       }
       return size;
@@ -85,6 +88,44 @@ std::size_t UdpTransport::receive(std::span<std::uint8_t> buffer, Deadline deadl
     // consumed by the call: wait as well; the session layer's timeout decides.
     if (SteadyClock::now() >= deadline) return 0;
     if (wait_for_descriptor(socket_.native_handle(), deadline) == PollOutcome::timeout) return 0;
+  }
+}
+
+PeerAddress UdpTransport::last_sender() const {
+  PeerAddress address;
+  if (connected_ || !has_peer_ || sender_.size() > address.bytes.size()) return address;
+  address.size = static_cast<std::uint32_t>(sender_.size());
+  std::memcpy(address.bytes.data(), sender_.data(), sender_.size());
+  return address;
+}
+
+namespace {
+
+udp::endpoint endpoint_of(const PeerAddress& peer) {
+  udp::endpoint endpoint;
+  std::memcpy(endpoint.data(), peer.bytes.data(), peer.size);
+  endpoint.resize(peer.size);
+  return endpoint;
+}
+
+}  // namespace
+
+void UdpTransport::send_to(std::span<const std::uint8_t> frame, const PeerAddress& peer) {
+  if (connected_ || peer.empty()) {
+    send(frame);
+    return;
+  }
+  boost::system::error_code error;
+  socket_.send_to(asio::buffer(frame.data(), frame.size()), endpoint_of(peer), 0, error);
+  if (error) ++send_failures_;
+}
+
+void UdpTransport::set_peer(const PeerAddress& peer) {
+  if (connected_) return;
+  peer_set_ = !peer.empty();
+  if (peer_set_) {
+    peer_ = endpoint_of(peer);
+    has_peer_ = true;
   }
 }
 

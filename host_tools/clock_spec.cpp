@@ -19,7 +19,8 @@ const char* late_policy_name(drivers::LatePolicy policy) {
 ClockSpec parse_clock(const YAML::Node& node, const std::string& source) {
   ClockSpec clock;
   if (!node || node.IsNull()) return clock;
-  check_keys(node, source, "clock", {"type", "realtime_factor", "tolerance", "on_late", "max_misses", "heartbeat", "priority"});
+  check_keys(node, source, "clock", {"type", "realtime_factor", "tolerance", "on_late", "max_misses", "max_miss_time", "heartbeat",
+                                       "priority"});
   if (node["type"]) {
     const std::string type = require_string(node["type"], source, "clock.type");
     if (type == "wall") clock.wall = true;
@@ -56,8 +57,16 @@ ClockSpec parse_clock(const YAML::Node& node, const std::string& source) {
     }
     clock.priority = static_cast<int>(priority);
   }
+  if (node["max_miss_time"]) {
+    const double seconds = require_number(node["max_miss_time"], source, "clock.max_miss_time");
+    if (!(seconds >= 0.0) || seconds > 86400.0) {
+      throw ConfigurationError(locate(source, node["max_miss_time"], "clock.max_miss_time") +
+                               ": seconds, from 0 to 86400");
+    }
+    clock.max_miss_time = seconds;
+  }
   const bool wall_keys = node["realtime_factor"] || node["tolerance"] || node["on_late"] || node["max_misses"] ||
-                         node["priority"];
+                         node["max_miss_time"] || node["priority"];
   if (!clock.wall && wall_keys) {
     throw ConfigurationError(locate(source, node, "clock") + ": these keys pace a wall-clock run; add type: wall");
   }

@@ -4,7 +4,8 @@
 //   clock: {type: wall, realtime_factor: 1.0,    model seconds per wall second
 //           tolerance: 0.0005,                   s a result or wake-up may be late
 //           on_late: hold,                       hold | extrapolate | abort
-//           max_misses: 10,                      consecutive missed results per slave
+//           max_misses: 10,                      consecutive missed results per slave ...
+//           max_miss_time: 0.5,                  ... lasting this long (s) end the run
 //           heartbeat: 0.5,                      s between heartbeats when idle
 //           priority: 70}                        SCHED_FIFO for the master when permitted
 #include <yaml-cpp/yaml.h>
@@ -21,6 +22,7 @@ struct ClockSpec {
   double tolerance = 0.0005;
   drivers::LatePolicy on_late = drivers::LatePolicy::hold;
   int max_misses = 10;
+  double max_miss_time = 0.5;  ///< s: a run of misses must also last this long to end the run
   double heartbeat = 0.5;
   int priority = 0;  ///< > 0: run the master under SCHED_FIFO at this priority (a warning when refused)
 };

@@ -296,6 +296,36 @@ std::string summary_table(const nlohmann::json& summary) {
     row("run log", summary["run_log"]["path"].get<std::string>() + " (" +
                        std::to_string((bytes + 512) / 1024) + " KiB; couplet replay/report)");
   }
+  if (summary.contains("realtime")) {
+    const nlohmann::json& realtime = summary["realtime"];
+    char line[160];
+    std::snprintf(line, sizeof line, "%llu cycles, %llu overruns, lateness p99 %.1f µs, max %.1f µs",
+                  static_cast<unsigned long long>(realtime.value("cycles", std::uint64_t{0})),
+                  static_cast<unsigned long long>(realtime.value("overruns", std::uint64_t{0})),
+                  realtime["lateness_us"].value("p99", 0.0), realtime["lateness_us"].value("max", 0.0));
+    row("real time", line);
+    if (realtime.contains("slaves")) {
+      for (const auto& [name, slave] : realtime["slaves"].items()) {
+        std::snprintf(line, sizeof line, "%llu missed results, %llu late results",
+                      static_cast<unsigned long long>(slave.value("missed_results", std::uint64_t{0})),
+                      static_cast<unsigned long long>(slave.value("late_results", std::uint64_t{0})));
+        row("  " + name, line);
+      }
+    }
+  }
+  if (summary.contains("links")) {
+    for (const auto& [name, link] : summary["links"].items()) {
+      std::string line = std::to_string(link.value("requests", std::uint64_t{0})) + " requests, " +
+                         std::to_string(link.value("retransmissions", std::uint64_t{0})) + " retransmissions";
+      if (const auto stalls = link.value("host_stalls", std::uint64_t{0}); stalls > 0) {
+        char longest[64];
+        std::snprintf(longest, sizeof longest, "; this machine stalled %llu times (longest %.3f s)",
+                      static_cast<unsigned long long>(stalls), link.value("host_stall_longest_s", 0.0));
+        line += longest;
+      }
+      row("link " + name, line);
+    }
+  }
   if (summary.contains("errors")) {
     text << "  error against the monolithic reference:\n";
     for (const auto& [name, error] : summary["errors"].items()) {

@@ -14,11 +14,14 @@ void add_link_counters(const System& system, nlohmann::json& summary) {
         {"requests", counters.requests},
         {"retransmissions", counters.retransmissions},
         {"duplicates", counters.duplicates},
+        {"working", counters.working},
         {"drops", counters.drops},
         {"foreign", counters.foreign},
         {"late_results", counters.late_results},
         {"missed_results", counters.missed_results},
         {"stale_inputs", counters.stale_inputs},
+        {"host_stalls", counters.host_stalls},
+        {"host_stall_longest_s", static_cast<double>(counters.host_stall_longest_ns) * 1e-9},
     };
   }
 }

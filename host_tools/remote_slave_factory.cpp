@@ -49,10 +49,8 @@ std::vector<std::string> target_arguments(const SlaveSpec& spec) {
 
 drivers::LinkPolicy policy_of(const LinkSpec& link) {
   drivers::LinkPolicy policy;
-  policy.retransmit_timeout =
+  policy.retransmit_interval =
       std::chrono::microseconds(static_cast<long>(link.retransmit_timeout * 1e6));
-  policy.max_retransmit_interval =
-      std::max(policy.max_retransmit_interval, policy.retransmit_timeout);
   policy.peer_timeout = std::chrono::microseconds(static_cast<long>(link.timeout * 1e6));
   return policy;
 }

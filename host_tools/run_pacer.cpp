@@ -66,7 +66,9 @@ RunPacer::RunPacer(const ClockSpec& spec, System& system, Time start, Time end)
     remote_names_.push_back(system.slave_name(s));
     input_lateness_.push_back(std::make_unique<drivers::LatenessStatistics>(sample_capacity(start, end, true)));
     remote->bind_wall_clock(clock_,
-                            {spec.on_late, spec.max_misses, std::chrono::nanoseconds(tolerance_ns_)},
+                            {spec.on_late, spec.max_misses,
+                             std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(spec.max_miss_time * 1e9))),
+                             std::chrono::nanoseconds(tolerance_ns_)},
                             input_lateness_.back().get());
   }
 }
@@ -119,6 +121,7 @@ nlohmann::json RunPacer::report() const {
   section["tolerance_s"] = spec_.tolerance;
   section["on_late"] = late_policy_name(spec_.on_late);
   section["max_misses"] = spec_.max_misses;
+  section["max_miss_time_s"] = spec_.max_miss_time;
   section["priority"] = spec_.priority;
   section["cycles"] = lateness_.cycles();
   section["overruns"] = lateness_.overruns();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "protocol/codec.hpp"
+#include "targets/busy_responder.hpp"
 
 namespace couplet::targets {
 
@@ -35,13 +36,31 @@ class SessionLoop {
     return std::nullopt;
   }
 
-  /// Waits until `until` for one frame and answers it.
-  void receive_and_answer(drivers::Deadline until) {
+  /// Waits until `until` for one frame and answers it, to its sender; with a
+  /// `responder`, repeats that arrive while the frame's request is carried out
+  /// get Working. On a UDP target the address that opened the session is its
+  /// only peer until the session ends: others may open a new session then
+  /// (until then their Hellos get BUSY), and pushes go to the session's peer.
+  void receive_and_answer(drivers::Deadline until, BusyResponder* responder = nullptr) {
     const std::size_t size = transport_.receive(incoming_, until);
     if (size == 0) return;
-    last_heard_ = drivers::SteadyClock::now();
-    send(server_.handle(std::span(incoming_).first(size), outgoing_, last_heard_));
-    if (server_.session_stopped() && !stopped_at_) stopped_at_ = last_heard_;
+    const drivers::Deadline now = drivers::SteadyClock::now();
+    const drivers::PeerAddress sender = transport_.last_sender();
+    const bool from_session_peer = !server_.has_session() || sender == session_peer_;
+    const std::span<const std::uint8_t> frame = std::span(incoming_).first(size);
+    if (responder != nullptr) responder->begin(frame);
+    const std::size_t answer = server_.handle(frame, outgoing_, now, from_session_peer);
+    if (responder != nullptr) responder->end();
+    const bool opened = server_.session() != pinned_session_;
+    if (opened) {  // by `sender`: its peer until the session ends
+      pinned_session_ = server_.session();
+      session_peer_ = sender;
+      transport_.set_peer(sender);
+    }
+    if (answer > 0) transport_.send_to(std::span(outgoing_).first(answer), sender);
+    if (!from_session_peer && !opened) return;
+    last_heard_ = now;
+    if (server_.session_stopped() && !stopped_at_) stopped_at_ = now;
     if (!server_.session_stopped()) stopped_at_.reset();
   }
 
@@ -60,6 +79,8 @@ class SessionLoop {
   std::vector<std::uint8_t> outgoing_;
   drivers::Deadline last_heard_;
   std::optional<drivers::Deadline> stopped_at_;
+  std::uint64_t pinned_session_ = 0;
+  drivers::PeerAddress session_peer_;
 };
 
 // Frames arriving this close to a communication time wait until after it: the
@@ -80,10 +101,11 @@ void sleep_until(drivers::Deadline deadline) {
 ServeOutcome serve(TargetServer& server, drivers::Transport& transport, const ServeOptions& options,
                    const std::atomic<bool>& stop_requested) {
   SessionLoop loop(server, transport, options);
+  BusyResponder responder(transport, options.working_after);
   while (!stop_requested.load(std::memory_order_relaxed)) {
     const auto now = drivers::SteadyClock::now();
     if (const auto outcome = loop.ended(now)) return *outcome;
-    loop.receive_and_answer(now + options.poll_interval);
+    loop.receive_and_answer(now + options.poll_interval, &responder);
   }
   return ServeOutcome::stop_requested;
 }

@@ -1,6 +1,7 @@
 #pragma once
-// The target's main loop in virtual time (DESIGN §8: "steps when asked"):
-// receive a frame, let the server handle it, send the answer. Usable on any
+// The target's main loop in virtual time ("steps when asked", docs/links.md):
+// receive a frame, let the server handle it, send the answer; a long request's
+// repeats are answered with Working meanwhile. Usable on any
 // transport, in couplet-target and in tests (on a thread).
 #include <atomic>
 #include <chrono>
@@ -17,6 +18,9 @@ struct ServeOptions {
   std::chrono::milliseconds linger{300};
   /// How often the loop looks at `stop_requested` when no frame arrives.
   std::chrono::milliseconds poll_interval{50};
+  /// Virtual time: repeats of a request still being carried out after this
+  /// long are answered with Working (targets/busy_responder.hpp).
+  std::chrono::milliseconds working_after{20};
 };
 
 enum class ServeOutcome { stop_requested, session_stopped, session_abandoned };
