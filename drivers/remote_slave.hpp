@@ -1,6 +1,6 @@
 #pragma once
 // The remote slave: a proxy implementing the Slave interface over a link
-// (DESIGN §2 "drivers/", §3 "Slave kinds", §8). Rollback-less, as hardware is:
+// (docs/architecture.md, docs/links.md). Rollback-less, as hardware is:
 // save_state/restore_state stay protocol violations.
 //
 // Start-up (constructor): Hello, then Configure when the scenario gives one; the
@@ -16,7 +16,7 @@
 // Virtual time (default): every answer is awaited, with retransmission, until
 // the link's peer timeout; results are exactly those of a local slave.
 //
-// Wall-clock mode (bind_wall_clock, DESIGN §8): a result is awaited until the
+// Wall-clock mode (bind_wall_clock, docs/links.md): a result is awaited until the
 // deadline of its communication time plus a tolerance. A result that misses it
 // is recorded as missed and replaced under the declared policy — hold the last
 // values, or extrapolate them linearly — and the run aborts after more than

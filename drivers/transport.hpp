@@ -2,11 +2,11 @@
 // A link's transport: moves whole frames (protocol/codec.hpp) between the master
 // and a target, unreliably — frames may be lost, duplicated, reordered or
 // corrupted; the session layer (drivers/link_client.hpp, targets/) makes steps
-// exactly-once on top (DESIGN §8).
+// exactly-once on top (docs/links.md).
 //
-// Real-time rules (DESIGN §3 "Executor"): after construction, send and receive
+// Real-time rules (docs/architecture.md "Executor"): after construction, send and receive
 // neither allocate nor block beyond the given deadline. Nothing here uses
-// SO_RCVTIMEO (DESIGN §9): waits are poll()s on non-blocking descriptors or
+// SO_RCVTIMEO (docs/architecture.md): waits are poll()s on non-blocking descriptors or
 // condition variables with absolute steady-clock deadlines.
 #include <array>
 #include <chrono>

@@ -1,6 +1,6 @@
 #pragma once
-// UDP transport (DESIGN §8: one message per datagram), on Boost.Asio sockets in
-// non-blocking mode waited on with poll (DESIGN §9).
+// UDP transport (docs/links.md: one message per datagram), on Boost.Asio sockets in
+// non-blocking mode waited on with poll (docs/architecture.md).
 //
 // A master connects to its target: the socket then only hears that peer, and an
 // ICMP "port unreachable" from a dead target is consumed, not fatal (the session

@@ -1,4 +1,4 @@
-// couplet — command-line front end (DESIGN §7).
+// couplet — command-line front end (docs/cli.md).
 // Exit codes: 0 success, 1 the run failed (slave or solver failure), 2 bad
 // configuration or usage. Errors are one line on stderr.
 #include <CLI/CLI.hpp>

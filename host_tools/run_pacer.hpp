@@ -1,6 +1,6 @@
 #pragma once
-// Wall-clock pacing of a run (DESIGN §3 "a clock paces the run: ... wall time
-// (real-time factor, absolute deadlines)", §7 summary.json `realtime`, §8).
+// Wall-clock pacing of a run (docs/links.md "Wall-clock runs": real-time
+// factor, absolute deadlines, summary.json `realtime`).
 //
 // After each advance of the communication frontier t the master sleeps until
 // the absolute deadline d(t) (drivers/wall_clock.hpp). The lateness of a cycle

@@ -1,5 +1,5 @@
 #pragma once
-// Scenario files (YAML) and their `--set key.path=value` overrides (DESIGN §7).
+// Scenario files (YAML) and their `--set key.path=value` overrides (docs/scenarios.md).
 // Every error names the key, and the file and line where yaml-cpp gives it.
 #include <yaml-cpp/yaml.h>
 

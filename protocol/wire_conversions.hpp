@@ -1,7 +1,7 @@
 #pragma once
 // Between runtime types and wire messages (protocol/couplet.proto), for the
 // links and the run log. Doubles are copied, never converted, so a value crosses
-// the link (DESIGN §8: a lossy link gives bit-identical results) and the log
+// the link (docs/links.md: a lossy link gives bit-identical results) and the log
 // (replay) bit for bit. Conversions on the stepping path do not allocate;
 // descriptions (start-up only) do. Descriptions convert faithfully: the link
 // ends declare remote slaves rollback-less themselves.

@@ -2,7 +2,7 @@
 // The Configure message (protocol/couplet.proto) to and from the settings of a
 // model slave (models/ode_slave.hpp): the scenario's parameters, solver settings
 // and declared capability limits travel to couplet-target, which wraps the model
-// exactly as the host would, so that results are bit-identical (DESIGN §8).
+// exactly as the host would, so that results are bit-identical (docs/links.md).
 #include <cstdint>
 #include <map>
 #include <optional>

@@ -29,7 +29,7 @@ enum class ServeOutcome { stop_requested, session_stopped, session_abandoned };
 ServeOutcome serve(TargetServer& server, drivers::Transport& transport, const ServeOptions& options,
                    const std::atomic<bool>& stop_requested);
 
-/// Real-time mode (DESIGN §8): as serve(), and at each communication time on
+/// Real-time mode (docs/links.md): as serve(), and at each communication time on
 /// the wall clock the model advances and its outputs are pushed. Waits for
 /// frames with poll until shortly before the next communication time, then
 /// sleeps the rest with clock_nanosleep on the absolute deadline

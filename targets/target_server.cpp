@@ -381,7 +381,7 @@ void TargetServer::step(const couplet_wire_StepRequest& request, drivers::Deadli
   result.timing.input_lateness_ns = 0;
 }
 
-// ---- real-time mode (DESIGN §8): the model advances on the wall clock ----
+// ---- real-time mode (docs/links.md): the model advances on the wall clock ----
 
 std::int64_t TargetServer::wall_ns(Time model_time) const {
   return anchor_ns_ + saturated_ns(static_cast<double>(model_time - start_time_) / realtime_factor_);

@@ -1,5 +1,5 @@
 #pragma once
-// The target's side of the wire protocol (DESIGN §8), independent of the
+// The target's side of the wire protocol (docs/links.md), independent of the
 // transport: one frame in, at most one frame out.
 //
 // Exactly-once: a session begins with a Hello carrying the master's session id.
@@ -21,7 +21,7 @@
 //
 // The served slave is the model of the command line wrapped exactly as the host
 // wraps it (models::make_ode_slave), with the settings of a Configure. After
-// Initialize, handling a request does not allocate (DESIGN §3 real-time rules)
+// Initialize, handling a request does not allocate (the real-time rules of docs/architecture.md)
 // except to describe an error.
 #include <array>
 #include <chrono>
@@ -47,7 +47,7 @@ struct TargetOptions {
   ParameterOverrides parameters;    ///< from the command line; a Configure's win
   std::chrono::milliseconds session_timeout{3000};  ///< > 0 (the constructor checks)
   bool accepts_configure = true;    ///< false: behave like a device that refuses
-  /// Real-time mode (DESIGN §8): after Start the model advances on the wall
+  /// Real-time mode (docs/links.md): after Start the model advances on the wall
   /// clock; a step request only updates the inputs, applied from its arrival;
   /// at each communication time the server pushes the outputs.
   bool realtime = false;
