@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "couplet/errors.hpp"
+#include "protocol/wire_conversions.hpp"
 
 namespace couplet::drivers {
 
@@ -43,7 +44,7 @@ LinkClient::LinkClient(std::string slave_name, std::unique_ptr<Transport> transp
       heard_baseline_(SteadyClock::now()),
       listening_baseline_(heard_baseline_),
       last_wake_(heard_baseline_),
-      gap_(std::chrono::duration_cast<std::chrono::nanoseconds>(policy.peer_timeout) / 10) {
+      stall_threshold_(std::chrono::duration_cast<std::chrono::nanoseconds>(policy.peer_timeout) / 10) {
   // Start the sequence at a random point: a target that still remembers an old
   // session must not mistake its numbers for ours (and wraparound gets exercised).
   std::random_device device;
@@ -74,10 +75,16 @@ void LinkClient::resend() {
   ++attempts_;
 }
 
+// A wait that returns later than it asked for (and than the previous wake-up)
+// lost that time to this machine: preempted, swapped out, stopped.
 void LinkClient::woke(Deadline now, Deadline expected) {
-  const std::chrono::nanoseconds lost = gap_.woke(now, std::max(expected, last_wake_));
+  const std::chrono::nanoseconds lost = std::max(now - std::max(expected, last_wake_), Deadline::duration::zero());
   last_wake_ = now;
   if (lost.count() == 0) return;
+  if (lost >= stall_threshold_) {  // shorter ones are scheduling noise: not counted, still not the peer's
+    ++counters_.host_stalls;
+    counters_.host_stall_longest_ns = std::max(counters_.host_stall_longest_ns, lost.count());
+  }
   heard_baseline_ += lost;
   listening_baseline_ += lost;
   stalled_while_waiting_ += lost;
@@ -172,9 +179,11 @@ const protocol::Envelope& LinkClient::open(const char* activity) {
     Silence why = Silence::none;
     const protocol::Envelope* answer = await_until(Deadline::max(), why);
     if (answer == nullptr) fail_dead(activity, 0.0, listening_baseline_);
-    const bool busy = answer->which_body == couplet_wire_Envelope_error_tag &&
-                      answer->body.error.code == couplet_wire_ErrorCode_ERROR_BUSY;
-    if (!busy) break;
+    const bool error = answer->which_body == couplet_wire_Envelope_error_tag;
+    if (error && wire::enum_value(answer->body.error.code) != couplet_wire_ErrorCode_ERROR_BUSY) {
+      fail_error(*answer, activity, 0.0);
+    }
+    if (!error) return *answer;
     const double patience = std::chrono::duration<double>(policy_.busy_patience).count();
     if (SteadyClock::now() >= patience_ends) {
       throw SlaveError("slave '" + slave_name_ + "' (" + transport_->describe() +
@@ -193,8 +202,6 @@ const protocol::Envelope& LinkClient::open(const char* activity) {
     listening_baseline_ = SteadyClock::now();
     resend();
   }
-  if (answer_->which_body == couplet_wire_Envelope_error_tag) fail_error(*answer_, activity, 0.0);
-  return *answer_;
 }
 
 const protocol::Envelope* LinkClient::exchange_within(std::chrono::microseconds patience) {
@@ -246,11 +253,11 @@ void LinkClient::send_heartbeat() {
   if (encoded) transport_->send(std::span(heartbeat_frame_).first(encoded.size));
 }
 
-void LinkClient::check_alive(const char* activity, double model_time) const {
+void LinkClient::check_alive(const char* activity, double model_time) {
   if (SteadyClock::now() - heard_baseline_ > policy_.peer_timeout) fail_dead(activity, model_time, heard_baseline_);
 }
 
-void LinkClient::fail_dead(const char* activity, double model_time, Deadline silent_since) const {
+void LinkClient::fail_dead(const char* activity, double model_time, Deadline silent_since) {
   const double silent = std::chrono::duration<double>(SteadyClock::now() - silent_since).count();
   const double stalled = std::chrono::duration<double>(stalled_while_waiting_).count();
   std::string text = "slave '" + slave_name_ + "': nothing heard over " + transport_->describe() + " for " +
@@ -278,9 +285,7 @@ void LinkClient::fail_error(const protocol::Envelope& answer, const char* activi
   if (reason.empty()) reason = "(no reason given)";
   // nanopb decodes an enum as any int32: a code this master does not know is
   // unspecified. Read as an integer, not through the enum's (assumed) range.
-  static_assert(sizeof error.code == sizeof(std::int32_t));
-  std::int32_t code = 0;
-  std::copy_n(reinterpret_cast<const unsigned char*>(&error.code), sizeof code, reinterpret_cast<unsigned char*>(&code));
+  const std::int32_t code = wire::enum_value(error.code);
   if (code < couplet_wire_ErrorCode_ERROR_UNSPECIFIED || code > couplet_wire_ErrorCode_ERROR_BUSY) {
     reason += " (Error.code = " + std::to_string(code) + ", unknown: taken as unspecified)";
   }

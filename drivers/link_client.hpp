@@ -9,7 +9,7 @@
 //
 // Liveness is separate from loss: the peer is dead only after the peer timeout
 // with nothing valid heard from it while this master was waiting. Time this
-// master itself was not scheduled (SchedulingGap) is not the peer's silence;
+// master itself was not scheduled (a wait that returned late) is not the peer's silence;
 // the dead-peer error says which side stalled.
 //
 // One request at a time. Buffers are allocated in the constructor: a request
@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "drivers/link_policy.hpp"
-#include "drivers/scheduling_gap.hpp"
 #include "drivers/transport.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/sequence.hpp"
@@ -64,14 +63,9 @@ class LinkClient {
 
   /// Throws the dead-peer SlaveError when nothing valid arrived for the peer
   /// timeout (not counting time this master was not scheduled).
-  void check_alive(const char* activity, double model_time) const;
+  void check_alive(const char* activity, double model_time);
 
-  /// The counters, with this master's own scheduling stalls filled in.
-  const LinkCounters& counters() const {
-    counters_.host_stalls = gap_.stalls();
-    counters_.host_stall_longest_ns = gap_.longest().count();
-    return counters_;
-  }
+  const LinkCounters& counters() const { return counters_; }
   LinkCounters& counters() { return counters_; }
   const std::string& slave_name() const { return slave_name_; }
   std::string link_name() const { return transport_->describe(); }
@@ -95,7 +89,7 @@ class LinkClient {
   void woke(Deadline now, Deadline expected);
   /// Waits until `until` for nothing in particular (frames are consumed as by receive_until).
   void pause_until(Deadline until);
-  [[noreturn]] void fail_dead(const char* activity, double model_time, Deadline silent_since) const;
+  [[noreturn]] void fail_dead(const char* activity, double model_time, Deadline silent_since);
   [[noreturn]] void fail_error(const protocol::Envelope& answer, const char* activity, double model_time) const;
 
   std::string slave_name_;
@@ -119,10 +113,10 @@ class LinkClient {
   Deadline listening_baseline_{};
   Deadline last_wake_{};
   int attempts_ = 0;  ///< sends of the current request
-  mutable bool peer_declared_dead_ = false;
+  bool peer_declared_dead_ = false;
   std::chrono::nanoseconds stalled_while_waiting_{0};
-  SchedulingGap gap_;
-  mutable LinkCounters counters_;
+  std::chrono::nanoseconds stall_threshold_;  ///< a tenth of the peer timeout: counted as a stall
+  LinkCounters counters_;
 };
 
 }  // namespace couplet::drivers

@@ -142,11 +142,15 @@ void RemoteSlave::setup(Time start) {
   remembered_ = 0;
 }
 
-void RemoteSlave::evaluate_outputs(std::span<const Polynomial> inputs, std::span<double> end_outputs) {
+void RemoteSlave::check_evaluation(std::span<const Polynomial> inputs) const {
   if (!set_up_) throw ProtocolViolation("slave '" + name_ + "': evaluate_outputs before setup");
   if (inputs.size() != description_.inputs.size()) {
     throw ProtocolViolation("slave '" + name_ + "': evaluate_outputs with the wrong number of input polynomials");
   }
+}
+
+void RemoteSlave::evaluate_outputs(std::span<const Polynomial> inputs, std::span<double> end_outputs) {
+  check_evaluation(inputs);
   if (outputs_announced_) {
     const std::span<const Polynomial> announced(announced_inputs_.data(), announced_input_count_);
     if (!std::equal(inputs.begin(), inputs.end(), announced.begin(), announced.end(), same_bits)) {
@@ -167,17 +171,8 @@ void RemoteSlave::evaluate_outputs(std::span<const Polynomial> inputs, std::span
                  seconds_text(current_time_) + " s (" + std::to_string(current_time_) + " ns)");
   }
   if (answered != current_time_) ++client_.counters().late_results;
-  if (const std::string problem = end_outputs_problem(description_, "Outputs", "values", answer.body.outputs.derivative_order,
-                                                      answer.body.outputs.values_count);
-      !problem.empty()) {
-    inconsistent(problem);
-  }
-  if (const std::size_t bad = first_non_finite({answer.body.outputs.values, answer.body.outputs.values_count});
-      bad != kAllFinite) {
-    non_finite_value(name_, client_.link_name(), description_, "Outputs.values", bad, answer.body.outputs.values[bad],
-                     answered, false);
-  }
-  copy_outputs({answer.body.outputs.values, answer.body.outputs.values_count}, end_outputs, "outputs");
+  take_end_outputs("Outputs", "values", answer.body.outputs.derivative_order,
+                   {answer.body.outputs.values, answer.body.outputs.values_count}, answered, end_outputs);
   remember_values(current_time_, end_outputs);
 }
 
@@ -195,10 +190,7 @@ void RemoteSlave::send_evaluation(std::span<const Polynomial> inputs) {
 // evaluate_outputs() collects the answer, so that the targets of one level of a
 // feedthrough refresh evaluate at the same time.
 void RemoteSlave::announce_outputs(std::span<const Polynomial> inputs) {
-  if (!set_up_) throw ProtocolViolation("slave '" + name_ + "': evaluate_outputs before setup");
-  if (inputs.size() != description_.inputs.size()) {
-    throw ProtocolViolation("slave '" + name_ + "': evaluate_outputs with the wrong number of input polynomials");
-  }
+  check_evaluation(inputs);
   if (outputs_announced_ || announced_) {
     throw ProtocolViolation("slave '" + name_ + "': a request is already on its way");
   }
@@ -301,11 +293,6 @@ void RemoteSlave::accept_result(const couplet_wire_StepResult& body, const StepR
     inconsistent("StepResult.time_ns = " + std::to_string(body.time_ns) + ", expected the result of the step to t = " +
                  seconds_text(request.end) + " s (" + std::to_string(request.end) + " ns)");
   }
-  if (const std::string problem = end_outputs_problem(description_, "StepResult", "end_outputs", body.derivative_order,
-                                                      body.end_outputs_count);
-      !problem.empty()) {
-    inconsistent(problem);
-  }
   const std::size_t outputs = description_.outputs.size();
   const std::size_t samples = request.sample_times.size() * outputs;
   if (body.samples_count != samples || result.samples.size() < samples) {
@@ -313,18 +300,14 @@ void RemoteSlave::accept_result(const couplet_wire_StepResult& body, const StepR
                  std::to_string(samples) + " (" + std::to_string(request.sample_times.size()) + " sample time(s) × " +
                  std::to_string(outputs) + " output(s))");
   }
-  const std::span<const double> end_outputs(body.end_outputs, body.end_outputs_count);
-  if (const std::size_t bad = first_non_finite(end_outputs); bad != kAllFinite) {
-    non_finite_value(name_, client_.link_name(), description_, "StepResult.end_outputs", bad, end_outputs[bad],
-                     request.end, false);
-  }
+  take_end_outputs("StepResult", "end_outputs", body.derivative_order, {body.end_outputs, body.end_outputs_count},
+                   request.end, result.end_outputs);
   const std::span<const double> sampled(body.samples, samples);
   if (const std::size_t bad = first_non_finite(sampled); bad != kAllFinite) {
     non_finite_value(name_, client_.link_name(), description_, "StepResult.samples", bad, sampled[bad],
                      request.sample_times[bad / std::max<std::size_t>(outputs, 1)], true);
   }
   std::copy_n(body.samples, samples, result.samples.begin());
-  copy_outputs(end_outputs, result.end_outputs, "StepResult.end_outputs");
   remember_values(request.end, result.end_outputs);
   if (realtime_target_ && status == couplet_wire_Status_STATUS_LATE) {
     ++client_.counters().stale_inputs;
@@ -399,14 +382,18 @@ void RemoteSlave::substitute_missed_result(const StepRequest& request, const Out
   remember_values(request.end, result.end_outputs);
 }
 
-void RemoteSlave::copy_outputs(std::span<const double> values, std::span<double> target, const char* what) const {
-  // The callers have checked the answer's derivative order and count; this
-  // guards the buffers whatever they did.
-  const std::size_t expected =
-      static_cast<std::size_t>(description_.capabilities.output_derivative_order + 1) * description_.outputs.size();
-  if (values.size() != expected || target.size() < expected) {
-    inconsistent(std::string(what) + " has " + std::to_string(values.size()) + " values, expected " +
-                 std::to_string(expected));
+// The end outputs of an answer (`message`.`field`): the described derivative
+// order and count, finite, copied into `target`.
+void RemoteSlave::take_end_outputs(const char* message, const char* field, std::uint32_t derivative_order,
+                                   std::span<const double> values, Time time, std::span<double> target) const {
+  if (const std::string problem = end_outputs_problem(description_, message, field, derivative_order, values.size());
+      !problem.empty()) {
+    inconsistent(problem);
+  }
+  if (target.size() < values.size()) inconsistent(std::string(message) + "." + field + " does not fit the outputs");
+  if (const std::size_t bad = first_non_finite(values); bad != kAllFinite) {
+    non_finite_value(name_, client_.link_name(), description_, (std::string(message) + "." + field).c_str(), bad,
+                     values[bad], time, false);
   }
   std::copy(values.begin(), values.end(), target.begin());
 }

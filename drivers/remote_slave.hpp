@@ -92,7 +92,9 @@ class RemoteSlave final : public Slave {
   void accept_result(const couplet_wire_StepResult& body, const StepRequest& request, const OutputBuffers& result);
   void substitute_missed_result(const StepRequest& request, const OutputBuffers& result);
   void remember_values(Time time, std::span<const double> end_outputs);
-  void copy_outputs(std::span<const double> values, std::span<double> target, const char* what) const;
+  void check_evaluation(std::span<const Polynomial> inputs) const;
+  void take_end_outputs(const char* message, const char* field, std::uint32_t derivative_order,
+                        std::span<const double> values, Time time, std::span<double> target) const;
   [[noreturn]] void inconsistent(const std::string& why) const;
   Deadline result_deadline(Time time) const;
 

@@ -318,10 +318,9 @@ std::string summary_table(const nlohmann::json& summary) {
       std::string line = std::to_string(link.value("requests", std::uint64_t{0})) + " requests, " +
                          std::to_string(link.value("retransmissions", std::uint64_t{0})) + " retransmissions";
       if (const auto stalls = link.value("host_stalls", std::uint64_t{0}); stalls > 0) {
-        char longest[64];
-        std::snprintf(longest, sizeof longest, "; this machine stalled %llu times (longest %.3f s)",
-                      static_cast<unsigned long long>(stalls), link.value("host_stall_longest_s", 0.0));
-        line += longest;
+        char longest[32];
+        std::snprintf(longest, sizeof longest, "%.3f", link.value("host_stall_longest_s", 0.0));
+        line += "; this machine stalled " + std::to_string(stalls) + " times (longest " + longest + " s)";
       }
       row("link " + name, line);
     }
