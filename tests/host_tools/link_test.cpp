@@ -145,7 +145,7 @@ TEST(RemoteTargetKilled, RunEndsWithinTheTimeoutNamingTheSlave) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
   ASSERT_TRUE(exit_code.has_value()) << "couplet still running 5 s after the target died";
   EXPECT_EQ(*exit_code, 1);
-  EXPECT_LT(seconds, 0.5 + 0.5) << "detected within the 0.5 s timeout (plus scheduling)";
+  EXPECT_LT(seconds, 0.5 + 1.0) << "detected within the 0.5 s timeout (plus scheduling and exit on a loaded machine)";
   const std::string message = read_file(errors);
   EXPECT_NE(message.find("slave 'right'"), std::string::npos) << message;
   EXPECT_NE(message.find("nothing heard"), std::string::npos) << message;
