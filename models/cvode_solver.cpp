@@ -1,6 +1,7 @@
 #include "models/cvode_solver.hpp"
 
 #include <cvode/cvode.h>
+#include <cvode/cvode_ls.h>
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
 #include <sunlinsol/sunlinsol_dense.h>
@@ -63,26 +64,32 @@ std::string flag_name(int flag) {
 
 class CvodeSolver final : public Solver {
  public:
-  CvodeSolver(const Model& model, const SolverSettings& settings)
-      : model_(model), settings_(settings) {}
+  CvodeSolver(const Model& model, const SolverSettings& settings, CvodeCarry& carry)
+      : model_(model), settings_(settings), carry_(carry) {}
 
   void setup(double start, std::span<const double> state) override {
     // Release in reverse order of creation before building anew.
     memory_.reset();
     linear_solver_.reset();
     matrix_.reset();
+    work_.reset();
     vector_.reset();
     context_.reset();
     inputs_.assign(input_jet_size(model_), 0.0);
     state_count_ = state.size();
+    carry_ = CvodeCarry{};
+    carry_.jacobian.assign(state_count_ * state_count_, 0.0);
     const auto length = static_cast<sunindextype>(state.size());
 
     SUNContext context = nullptr;
     check_setup(SUNContext_Create(nullptr, &context), "SUNContext_Create", start);
     context_.reset(context);
     vector_.reset(N_VNew_Serial(length, context));
+    work_.reset(N_VNew_Serial(length, context));
     matrix_.reset(SUNDenseMatrix(length, length, context));
-    if (!vector_ || !matrix_) throw SolverFailure(start, "CVODE: cannot allocate vectors");
+    if (!vector_ || !work_ || !matrix_) {
+      throw SolverFailure(start, "CVODE: cannot allocate vectors");
+    }
     linear_solver_.reset(SUNLinSol_Dense(vector_.get(), matrix_.get(), context));
     memory_.reset(CVodeCreate(settings_.method == CvodeMethod::bdf ? CV_BDF : CV_ADAMS, context));
     if (!linear_solver_ || !memory_) {
@@ -101,6 +108,7 @@ class CvodeSolver final : public Solver {
         "CVodeSStolerances", start);
     check_setup(CVodeSetLinearSolver(memory, linear_solver_.get(), matrix_.get()),
                 "CVodeSetLinearSolver", start);
+    check_setup(CVodeSetLinSysFn(memory, &CvodeSolver::linear_system), "CVodeSetLinSysFn", start);
     check_setup(CVodeSetMaxNumSteps(memory, kMaxInternalStepsPerCall), "CVodeSetMaxNumSteps",
                 start);
     if (settings_.max_internal_step > 0.0) {
@@ -121,6 +129,8 @@ class CvodeSolver final : public Solver {
   /// event, and a BDF/Adams history across either would be wrong: re-initialize at
   /// the segment start, stop exactly at its end (CVodeSetStopTime), and reach the
   /// samples with CV_NORMAL (CVODE interpolates when it has stepped past them).
+  /// The restart starts from the carry (CvodeCarry): the first step and the
+  /// Jacobian of the previous segment, instead of CVODE estimating both anew.
   void integrate(const Segment& segment, std::span<double> state, SampleSink& sink) override {
     void* memory = memory_.get();
     segment_ = &segment;
@@ -131,6 +141,8 @@ class CvodeSolver final : public Solver {
     std::copy(state.begin(), state.end(), state_data());
     check(CVodeReInit(memory, segment.start, vector_.get()), "CVodeReInit", segment.start);
     check(CVodeSetStopTime(memory, segment.end), "CVodeSetStopTime", segment.start);
+    check(CVodeSetInitStep(memory, restart_step(segment)), "CVodeSetInitStep", segment.start);
+    keep_jacobian_ = segment_form_ == nullptr && carry_.jacobian_valid;
 
     double reached = segment.start;
     for (std::size_t k = 0; k < segment.sample_times.size(); ++k) {
@@ -139,6 +151,7 @@ class CvodeSolver final : public Solver {
       sink.sample(k, sample_time, {state_data(), state_count_});
     }
     if (reached < segment.end) advance_to(segment.end, reached);
+    carry_.initial_step = next_initial_step(segment.end);
     std::copy(state_data(), state_data() + state_count_, state.begin());
     segment_ = nullptr;
   }
@@ -146,16 +159,68 @@ class CvodeSolver final : public Solver {
  private:
   double* state_data() { return N_VGetArrayPointer(vector_.get()); }
 
-  /// CVODE's linear solver interface allocates its saved Jacobian on the first
-  /// CVode call (cvLsInitialize clones the matrix), not in CVodeSetLinearSolver.
-  /// Take that first call here, on ẋ = 0 without touching the model (no inputs
-  /// exist yet), so that integrate() never allocates. integrate() re-initializes.
+  /// CVODE finishes some of its set-up in the first CVode call rather than in the
+  /// Set calls (cvLsInitialize, which with CVODE's own linear-system function also
+  /// clones the matrix there). Take that first call here, on ẋ = 0 without
+  /// touching the model (no inputs exist yet), so that integrate() never
+  /// allocates. integrate() re-initializes; the warm-up leaves nothing in the
+  /// carry (its J is that of ẋ = 0).
   void warm_up(double start) {
     warming_up_ = true;
     double reached = start;
     const int flag = CVode(memory_.get(), start + 1.0, vector_.get(), &reached, CV_ONE_STEP);
     warming_up_ = false;
     check_setup(flag, "CVode (warm-up)", start);
+  }
+
+  /// The first internal step after the restart at segment.start: the carried one
+  /// within the bounds cvHin puts on its own estimate, [100 u max(|t₀|, |t₁|),
+  /// 0.1 (t₁ − t₀)] (u the unit roundoff); 0 (CVODE estimates it) when none is carried.
+  double restart_step(const Segment& segment) const {
+    if (!(carry_.initial_step > 0.0)) return 0.0;
+    const double lower = 100.0 * std::numeric_limits<double>::epsilon() *
+                         std::max(std::abs(segment.start), std::abs(segment.end));
+    return std::max(std::min(carry_.initial_step, 0.1 * (segment.end - segment.start)), lower);
+  }
+
+  /// The first step for the restart at the next segment start, from ẍ and ẋ at
+  /// the end of this one as CVODE's Nordsieck history holds them (CVodeGetDky).
+  /// It is cvHin's own choice, h₀ = ½ √(2 / ‖ẍ‖) (the order-1 step whose local
+  /// error h₀² ‖ẍ‖ / 2 meets the tolerance in CVODE's weighted RMS norm, with
+  /// cvHin's bias ½), within its bound |h₀ ẋᵢ| ≤ 0.1 |xᵢ| + tolᵢ, but without the
+  /// right-hand-side evaluations cvHin spends estimating ẍ by differences. The
+  /// inputs jump at the next start, so ẍ there differs somewhat: the error test
+  /// of the first step corrects a wrong guess as it corrects cvHin's. Carrying the
+  /// last internal step instead is worse: that step is of order 2 to 5, far too
+  /// long for the order-1 restart, and fails the error test (docs/results.md).
+  /// 0 (CVODE estimates) when the history is of order 1 or ẍ vanishes.
+  double next_initial_step(double time) {
+    void* memory = memory_.get();
+    int order = 0;
+    if (CVodeGetLastOrder(memory, &order) < 0 || order < 2) return 0.0;
+    if (CVodeGetDky(memory, time, 2, work_.get()) < 0) return 0.0;
+    const double* x = state_data();
+    const double* derivative = N_VGetArrayPointer(work_.get());
+    double sum = 0.0;
+    for (std::size_t i = 0; i < state_count_; ++i) {
+      const double weighted = derivative[i] / tolerance(x[i]);
+      sum += weighted * weighted;
+    }
+    const double norm = std::sqrt(sum / static_cast<double>(state_count_));
+    if (!(norm > 0.0) || !std::isfinite(norm)) return 0.0;
+    double step = 0.5 * std::sqrt(2.0 / norm);
+    if (CVodeGetDky(memory, time, 1, work_.get()) < 0) return 0.0;
+    double rate = 0.0;  // max |ẋᵢ| / (0.1 |xᵢ| + tolᵢ)
+    for (std::size_t i = 0; i < state_count_; ++i) {
+      rate = std::max(rate, std::abs(derivative[i]) / (0.1 * std::abs(x[i]) + tolerance(x[i])));
+    }
+    if (rate * step > 1.0) step = 1.0 / rate;
+    return step;
+  }
+
+  /// 1 / wᵢ of CVODE's error weights (scalar tolerances).
+  double tolerance(double x) const {
+    return settings_.relative_tolerance * std::abs(x) + settings_.absolute_tolerance;
   }
 
   /// CVode in normal mode to `target`; returns the time reached (== target).
@@ -176,10 +241,14 @@ class CvodeSolver final : public Solver {
     }
   }
 
+  /// The model may change x and its equations at the event: CVODE estimates the
+  /// first step and evaluates J afresh (the carry is of the solution before it).
   void handle_state_event(double time) {
     evaluate_input_jet(segment_->inputs, time, model_.input_derivative_order(), inputs_);
     model_.handle_event(time, {state_data(), state_count_}, inputs_);
     check(CVodeReInit(memory_.get(), time, vector_.get()), "CVodeReInit", time);
+    check(CVodeSetInitStep(memory_.get(), 0.0), "CVodeSetInitStep", time);
+    keep_jacobian_ = false;
   }
 
   // CVRootFn: the model's event indicators at (t, x, u(t)). Not during the
@@ -204,8 +273,8 @@ class CvodeSolver final : public Solver {
     }
   }
 
-  /// The analytic Jacobian A when the segment is linear, else CVODE's difference
-  /// quotients (a null function restores them).
+  /// The analytic Jacobian A when the segment is linear, else difference
+  /// quotients (linear_system).
   void select_jacobian(const Segment& segment) {
     segment_form_ = model_.linear_form(segment.start);
     const auto size = static_cast<Eigen::Index>(state_count_);
@@ -213,8 +282,6 @@ class CvodeSolver final : public Solver {
         (segment_form_->A.rows() != size || segment_form_->A.cols() != size)) {
       throw SolverFailure(segment.start, "CVODE: the model's linear form has a wrongly sized A");
     }
-    check(CVodeSetJacFn(memory_.get(), segment_form_ != nullptr ? &CvodeSolver::jacobian : nullptr),
-          "CVodeSetJacFn", segment.start);
   }
 
   static void check_setup(int flag, const char* call, double time) {
@@ -265,12 +332,75 @@ class CvodeSolver final : public Solver {
     }
   }
 
-  // CVLsJacFn: J = ∂f/∂x = A of the segment's linear form (column-major, as Eigen's).
-  static int jacobian(double, N_Vector, N_Vector, SUNMatrix jacobian_matrix, void* user_data,
-                      N_Vector, N_Vector, N_Vector) {
-    const auto& self = *static_cast<const CvodeSolver*>(user_data);
-    const Eigen::MatrixXd& a = self.segment_form_->A;
-    std::copy(a.data(), a.data() + a.size(), SUNDenseMatrix_Data(jacobian_matrix));
+  // CVLsLinSysFn: M = I − γ J for the Newton iterations, J = ∂f/∂x kept in the
+  // carry. It replaces CVODE's own (cvLsLinSys) for two reasons. CVodeReInit
+  // restarts the step count, and CVODE then evaluates J at the first step of every
+  // restart; a difference-quotient J costs n right-hand-side evaluations, so the
+  // first setup after a restart takes the J of the previous segment instead and
+  // reports it as not current (*jacobian_current = false): should Newton then fail
+  // to converge, CVODE asks again with jacobian_ok = false and gets a fresh one. J
+  // only steers the Newton iterations; the corrector's convergence test and the
+  // error test decide the solution. And CVODE's difference quotients
+  // (cvLsDenseDQJac) allocate a vector at every evaluation. With a linear form J is
+  // its A, exact and free, evaluated whenever CVODE asks.
+  static int linear_system(double time, N_Vector state, N_Vector slope, SUNMatrix system,
+                           sunbooleantype jacobian_ok, sunbooleantype* jacobian_current,
+                           double gamma, void* user_data, N_Vector work1, N_Vector work2,
+                           N_Vector) {
+    auto& self = *static_cast<CvodeSolver*>(user_data);
+    const bool keep = std::exchange(self.keep_jacobian_, false);
+    std::vector<double>& jacobian = self.carry_.jacobian;
+    if (jacobian_ok || keep) {
+      *jacobian_current = SUNFALSE;
+    } else {
+      if (self.segment_form_ != nullptr) {
+        const Eigen::MatrixXd& a = self.segment_form_->A;  // column-major, as SUNDenseMatrix
+        std::copy(a.data(), a.data() + a.size(), jacobian.begin());
+      } else {
+        const int flag = self.difference_quotients(time, state, slope, work1, work2);
+        if (flag != 0) return flag;
+      }
+      self.carry_.jacobian_valid = !self.warming_up_;
+      *jacobian_current = SUNTRUE;
+    }
+    std::copy(jacobian.begin(), jacobian.end(), SUNDenseMatrix_Data(system));
+    return SUNMatScaleAddI(-gamma, system) == SUNMAT_SUCCESS ? 0 : -1;
+  }
+
+  /// ∂f/∂x at (t, x) by forward differences into the carry, column j from
+  /// f(t, x + δⱼ eⱼ) with CVODE's increment δⱼ = max(√u |xⱼ|, δ_min / wⱼ),
+  /// δ_min = 1000 |h| u n ‖f‖ (cvLsDenseDQJac), so that J is the one CVODE would
+  /// compute. `slope` is f(t, x); x is restored after each column.
+  int difference_quotients(double time, N_Vector state, N_Vector slope, N_Vector weights,
+                           N_Vector shifted_slope) {
+    void* memory = memory_.get();
+    double step = 0.0;  // h of the step being attempted (0 before the first: then h₀)
+    if (CVodeGetErrWeights(memory, weights) < 0 || CVodeGetCurrentStep(memory, &step) < 0) {
+      return -1;
+    }
+    if (step == 0.0 && CVodeGetActualInitStep(memory, &step) < 0) return -1;
+    const double roundoff = std::numeric_limits<double>::epsilon();
+    const double slope_norm = N_VWrmsNorm(slope, weights);
+    const double minimum_increment =
+        slope_norm != 0.0
+            ? 1000.0 * std::abs(step) * roundoff * static_cast<double>(state_count_) * slope_norm
+            : 1.0;
+    double* x = N_VGetArrayPointer(state);
+    const double* weight = N_VGetArrayPointer(weights);
+    const double* f = N_VGetArrayPointer(slope);
+    const double* shifted = N_VGetArrayPointer(shifted_slope);
+    for (std::size_t j = 0; j < state_count_; ++j) {
+      const double saved = x[j];
+      const double increment =
+          std::max(std::sqrt(roundoff) * std::abs(saved), minimum_increment / weight[j]);
+      x[j] = saved + increment;
+      const int flag = right_hand_side(time, state, shifted_slope, this);
+      x[j] = saved;
+      if (flag != 0) return flag;
+      double* column = carry_.jacobian.data() + j * state_count_;
+      const double inverse = 1.0 / increment;
+      for (std::size_t i = 0; i < state_count_; ++i) column[i] = inverse * (shifted[i] - f[i]);
+    }
     return 0;
   }
 
@@ -285,10 +415,12 @@ class CvodeSolver final : public Solver {
 
   const Model& model_;
   const SolverSettings settings_;
+  CvodeCarry& carry_;  ///< owned by the slave, saved and restored with x
   std::size_t state_count_ = 0;
   // Destroyed in reverse order: the CVODE memory first, the context last.
   ContextOwner context_;
   VectorOwner vector_;
+  VectorOwner work_;  ///< ẍ, ẋ at a segment end (next_initial_step)
   MatrixOwner matrix_;
   LinearSolverOwner linear_solver_;
   MemoryOwner memory_;
@@ -297,6 +429,7 @@ class CvodeSolver final : public Solver {
   // Per-segment, for the callbacks.
   const Segment* segment_ = nullptr;
   bool warming_up_ = false;
+  bool keep_jacobian_ = false;  ///< the next setup takes the carried J (linear_system)
   const LinearForm* segment_form_ = nullptr;
   std::exception_ptr pending_exception_;
   double non_finite_time_ = std::numeric_limits<double>::quiet_NaN();  ///< where f was NaN/Inf
@@ -305,8 +438,9 @@ class CvodeSolver final : public Solver {
 
 }  // namespace
 
-std::unique_ptr<Solver> make_cvode_solver(const Model& model, const SolverSettings& settings) {
-  return std::make_unique<CvodeSolver>(model, settings);
+std::unique_ptr<Solver> make_cvode_solver(const Model& model, const SolverSettings& settings,
+                                          CvodeCarry& carry) {
+  return std::make_unique<CvodeSolver>(model, settings, carry);
 }
 
 }  // namespace couplet::models

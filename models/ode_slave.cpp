@@ -90,10 +90,10 @@ void check_events(const std::string& slave_name, std::span<const double> events)
 }
 
 std::unique_ptr<Solver> make_solver(const std::string& slave_name, const Model& model,
-                                    const SolverSettings& settings) {
+                                    const SolverSettings& settings, CvodeCarry& cvode_carry) {
   switch (settings.kind) {
     case SolverKind::cvode:
-      return make_cvode_solver(model, settings);
+      return make_cvode_solver(model, settings, cvode_carry);
     case SolverKind::euler:
       if (model.event_indicator_count() > 0) {
         configuration_error(slave_name,
@@ -126,7 +126,7 @@ class OdeSlave final : public Slave, private SampleSink {
     // events) rules out rollback whatever the scenario declares.
     description_.capabilities.can_rollback =
         description_.capabilities.can_rollback && model_->can_save_discrete_state();
-    solver_ = make_solver(name_, *model_, settings);
+    solver_ = make_solver(name_, *model_, settings, cvode_carry_);
   }
 
   const SlaveDescription& description() const override { return description_; }
@@ -145,6 +145,7 @@ class OdeSlave final : public Slave, private SampleSink {
     current_time_ = start;
     has_saved_state_ = false;
     if (states > 0) solver_->setup(to_seconds(start), state_);
+    saved_cvode_carry_ = cvode_carry_;  // sized here, so that save_state does not allocate
     is_set_up_ = true;
   }
 
@@ -183,6 +184,7 @@ class OdeSlave final : public Slave, private SampleSink {
     if (!description_.capabilities.can_rollback)
       violation("save_state on a slave declared rollback-less");
     std::copy(state_.begin(), state_.end(), saved_state_.begin());
+    saved_cvode_carry_ = cvode_carry_;
     model_->save_discrete_state();
     saved_time_ = current_time_;
     has_saved_state_ = true;
@@ -193,9 +195,11 @@ class OdeSlave final : public Slave, private SampleSink {
     if (!description_.capabilities.can_rollback)
       violation("restore_state on a slave declared rollback-less");
     if (!has_saved_state_) violation("restore_state without a saved state");
-    // CVODE is re-initialized at every segment start, so x and t are the whole
-    // state: the re-run is bit-identical (see solver.hpp).
+    // CVODE is re-initialized at every segment start, so x, t and what CVODE
+    // carries across the restart (CvodeCarry) are the whole state: the re-run is
+    // bit-identical (see solver.hpp).
     std::copy(saved_state_.begin(), saved_state_.end(), state_.begin());
+    cvode_carry_ = saved_cvode_carry_;
     model_->restore_discrete_state();
     current_time_ = saved_time_;
   }
@@ -316,6 +320,10 @@ class OdeSlave final : public Slave, private SampleSink {
   std::string name_;
   std::unique_ptr<Model> model_;
   SlaveDescription description_;
+  // What the CVODE solver carries across its restarts: part of the state, so kept
+  // (and saved) here; declared before the solver, which refers to it.
+  CvodeCarry cvode_carry_;
+  CvodeCarry saved_cvode_carry_;
   std::unique_ptr<Solver> solver_;
 
   // All sized in setup, so that step() and evaluate_outputs() do not allocate.
