@@ -3,9 +3,11 @@
 //
 // The OdeSlave cuts every macro step into segments at the model's time events
 // (Model::time_events), so a solver integrates one smooth segment at a time and
-// restarts at each segment start: CVODE is re-initialized there, which is also
-// what makes a re-run after restore_state bit-identical (x and t are the whole
-// state). Not part of the public API: use make_ode_slave.
+// restarts at each segment start: CVODE is re-initialized there. A solver may
+// carry a little across the restart to start faster (CVODE: the first step size
+// from the held second derivative and the kept Jacobian, CvodeCarry); whatever it
+// carries is part of the slave's saved state, so that a re-run after
+// restore_state is bit-identical. Not part of the public API: use make_ode_slave.
 #include <cmath>
 #include <cstddef>
 #include <span>
