@@ -1,6 +1,5 @@
 #include "host_tools/algorithm_factory.hpp"
 
-#include <cmath>
 
 #include "host_tools/defect_control_settings.hpp"
 #include "host_tools/f3ornits_settings.hpp"
@@ -13,20 +12,17 @@ namespace couplet::tools {
 
 namespace {
 
-FixedStepSettings parse_fixed_step(const YAML::Node& node, const std::string& source) {
+FixedStepSettings parse_fixed_step(const YAML::Node& node, const Scenario& scenario) {
+  const std::string& source = scenario.source;
   check_keys(node, source, "algorithm", {"type", "step", "input_order"});
   if (!node["step"]) throw ConfigurationError(locate(source, node, "algorithm.step") + ": missing (the communication step in seconds)");
-  const double step = require_number(node["step"], source, "algorithm.step");
-  if (!(step > 0.0)) throw ConfigurationError(locate(source, node["step"], "algorithm.step") + ": must be positive");
+  const double step = bounded_number(node["step"], source, "algorithm.step", ranges::step(scenario.horizon()));
+  check_macro_steps(node["step"], scenario, "algorithm.step", step);
   FixedStepSettings settings;
   settings.step = step_to_ticks(step);
   if (node["input_order"]) {
-    const double order = require_number(node["input_order"], source, "algorithm.input_order");
-    if (order < 0 || order > Polynomial::kMaxDegree || std::floor(order) != order) {
-      throw ConfigurationError(locate(source, node["input_order"], "algorithm.input_order") +
-                               ": must be a whole number from 0 to " + std::to_string(Polynomial::kMaxDegree));
-    }
-    settings.input_order = static_cast<int>(order);
+    settings.input_order = static_cast<int>(bounded_number(node["input_order"], source, "algorithm.input_order",
+                                                           ranges::count(0, Polynomial::kMaxDegree)));
   }
   return settings;
 }
@@ -38,11 +34,11 @@ std::unique_ptr<Algorithm> make_algorithm(const Scenario& scenario) {
   const std::string& source = scenario.source;
   if (!node.IsMap() || !node["type"]) throw ConfigurationError(locate(source, node, "algorithm.type") + ": missing (jacobi, gauss_seidel, defect_control, f3ornits)");
   const std::string type = require_string(node["type"], source, "algorithm.type");
-  if (type == "jacobi") return std::make_unique<Jacobi>(parse_fixed_step(node, source));
-  if (type == "gauss_seidel") return std::make_unique<GaussSeidel>(parse_fixed_step(node, source));
-  if (type == "defect_control") return make_defect_control(node, source);
-  if (type == "f3ornits") return make_f3ornits(node, source);
-  if (is_ifosmondi_type(type)) return make_ifosmondi(node, source, "algorithm");  // docs/iterative.md
+  if (type == "jacobi") return std::make_unique<Jacobi>(parse_fixed_step(node, scenario));
+  if (type == "gauss_seidel") return std::make_unique<GaussSeidel>(parse_fixed_step(node, scenario));
+  if (type == "defect_control") return make_defect_control(node, scenario);
+  if (type == "f3ornits") return make_f3ornits(node, scenario);
+  if (is_ifosmondi_type(type)) return make_ifosmondi(node, scenario, "algorithm");  // docs/iterative.md
   throw ConfigurationError(locate(source, node["type"], "algorithm.type") + ": unknown algorithm '" + type +
                            "' (jacobi, gauss_seidel, defect_control, f3ornits, ifosmondi, ifosmondi_jfm)");
 }

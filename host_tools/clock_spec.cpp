@@ -1,7 +1,5 @@
 #include "host_tools/clock_spec.hpp"
 
-#include <cmath>
-
 #include "host_tools/scenario.hpp"
 #include "couplet/errors.hpp"
 
@@ -26,16 +24,13 @@ ClockSpec parse_clock(const YAML::Node& node, const std::string& source) {
     if (type == "wall") clock.wall = true;
     else if (type != "virtual") throw ConfigurationError(locate(source, node["type"], "clock.type") + ": expected 'virtual' or 'wall'");
   }
-  const auto positive = [&](const char* key, double& target) {
-    if (!node[key]) return;
-    target = require_number(node[key], source, std::string("clock.") + key);
-    if (!(target > 0.0) || !std::isfinite(target)) {
-      throw ConfigurationError(locate(source, node[key], std::string("clock.") + key) + ": must be positive");
-    }
+  const auto read = [&](const char* key, double& target, const NumberRange& range) {
+    if (node[key]) target = bounded_number(node[key], source, std::string("clock.") + key, range);
   };
-  positive("realtime_factor", clock.realtime_factor);
-  positive("tolerance", clock.tolerance);
-  positive("heartbeat", clock.heartbeat);
+  // Model seconds per wall second: from a thousandth to a thousand times real time.
+  read("realtime_factor", clock.realtime_factor, {1e-3, 1e3, ""});
+  read("tolerance", clock.tolerance, {kMinDuration, 60.0, " s"});
+  read("heartbeat", clock.heartbeat, {1e-3, 60.0, " s"});
   if (node["on_late"]) {
     const std::string policy = require_string(node["on_late"], source, "clock.on_late");
     if (policy == "hold") clock.on_late = drivers::LatePolicy::hold;
@@ -44,27 +39,13 @@ ClockSpec parse_clock(const YAML::Node& node, const std::string& source) {
     else throw ConfigurationError(locate(source, node["on_late"], "clock.on_late") + ": expected hold, extrapolate or abort");
   }
   if (node["max_misses"]) {
-    const double misses = require_number(node["max_misses"], source, "clock.max_misses");
-    if (misses < 0 || misses != std::floor(misses) || misses > 1e9) {
-      throw ConfigurationError(locate(source, node["max_misses"], "clock.max_misses") + ": must be a whole number >= 0");
-    }
-    clock.max_misses = static_cast<int>(misses);
+    clock.max_misses = static_cast<int>(bounded_number(node["max_misses"], source, "clock.max_misses", ranges::count(0, 1e9)));
   }
   if (node["priority"]) {
-    const double priority = require_number(node["priority"], source, "clock.priority");
-    if (priority < 1 || priority > 99 || priority != std::floor(priority)) {
-      throw ConfigurationError(locate(source, node["priority"], "clock.priority") + ": a SCHED_FIFO priority, 1 to 99");
-    }
-    clock.priority = static_cast<int>(priority);
+    // SCHED_FIFO priorities.
+    clock.priority = static_cast<int>(bounded_number(node["priority"], source, "clock.priority", ranges::count(1, 99)));
   }
-  if (node["max_miss_time"]) {
-    const double seconds = require_number(node["max_miss_time"], source, "clock.max_miss_time");
-    if (!(seconds >= 0.0) || seconds > 86400.0) {
-      throw ConfigurationError(locate(source, node["max_miss_time"], "clock.max_miss_time") +
-                               ": seconds, from 0 to 86400");
-    }
-    clock.max_miss_time = seconds;
-  }
+  read("max_miss_time", clock.max_miss_time, {0.0, 86400.0, " s"});
   const bool wall_keys = node["realtime_factor"] || node["tolerance"] || node["on_late"] || node["max_misses"] ||
                          node["max_miss_time"] || node["priority"];
   if (!clock.wall && wall_keys) {

@@ -1,6 +1,6 @@
 #include "host_tools/defect_control_settings.hpp"
 
-#include <cmath>
+#include <algorithm>
 
 #include "couplet/errors.hpp"
 
@@ -12,17 +12,16 @@ namespace {
 // override can switch a scenario between the fixed-step and variable-step variants.
 bool present(const YAML::Node& node, const char* key) { return node[key] && !node[key].IsNull(); }
 
-double number(const YAML::Node& node, const std::string& source, const char* key) {
-  return require_number(node[key], source, std::string("algorithm.") + key);
+// Beyond these the controller of eq. 39 only oscillates; the paper uses 0.13, 1/15 and 2.
+constexpr double kMaxGain = 10.0;
+constexpr double kMaxGrowth = 100.0;
+
+double number(const YAML::Node& node, const std::string& source, const char* key, const NumberRange& range) {
+  return bounded_number(node[key], source, std::string("algorithm.") + key, range);
 }
 
 int defect_control_order(const YAML::Node& node, const std::string& source, const char* key) {
-  const double order = number(node, source, key);
-  if (std::floor(order) != order || order < 0 || order > 2) {
-    throw ConfigurationError(locate(source, node[key], std::string("algorithm.") + key) +
-                             ": must be a whole number from 0 to 2");
-  }
-  return static_cast<int>(order);
+  return static_cast<int>(number(node, source, key, ranges::count(0, 2)));
 }
 
 MonitoredDefects monitored_defects(const YAML::Node& node, const std::string& source) {
@@ -43,9 +42,11 @@ MonitoredDefects monitored_defects(const YAML::Node& node, const std::string& so
 // a `step` left from a fixed-step scenario is H₁ unless `initial_step` is given.
 // The value rules live in the algorithm and its controller, whose messages name
 // the key.
-DefectControlSettings parse_defect_control(const YAML::Node& node, const std::string& source) {
+DefectControlSettings parse_defect_control(const YAML::Node& node, const Scenario& scenario) {
+  const std::string& source = scenario.source;
+  const double horizon = scenario.horizon();
   const std::vector<std::string> controller_keys = {"initial_step", "k_p", "k_i", "theta_max", "min_step",
-                                                    "max_step"};
+                                                    "max_step", "abort_below_step"};
   std::vector<std::string> allowed = {"type", "tol", "step", "input_order", "output_order", "defect"};
   allowed.insert(allowed.end(), controller_keys.begin(), controller_keys.end());
   check_keys(node, source, "algorithm", allowed);
@@ -69,34 +70,37 @@ DefectControlSettings parse_defect_control(const YAML::Node& node, const std::st
                                  "algorithm.step is a fixed step");
       }
     }
-    const double step = number(node, source, "step");
-    if (!(step > 0.0) || !std::isfinite(step)) {
-      throw ConfigurationError(locate(source, node["step"], "algorithm.step") + ": must be positive");
-    }
+    const double step = number(node, source, "step", ranges::step(horizon));
+    check_macro_steps(node["step"], scenario, "algorithm.step", step);
     settings.fixed_step = step_to_ticks(step);
     return settings;
   }
   PiStepControllerSettings& controller = settings.controller;
-  controller.tolerance = number(node, source, "tol");
-  controller.initial_step = 1e-4;  // the paper's H₁ (§4)
+  controller.tolerance = number(node, source, "tol", ranges::absolute_tolerance());
+  // The paper's H₁ (§4), unless the horizon is shorter.
+  controller.initial_step = std::min(1e-4, horizon);
   if (present(node, "initial_step")) {
-    controller.initial_step = number(node, source, "initial_step");
+    controller.initial_step = number(node, source, "initial_step", ranges::step(horizon));
   } else if (present(node, "step")) {
-    controller.initial_step = number(node, source, "step");
-    if (!(controller.initial_step > 0.0)) {
-      throw ConfigurationError(locate(source, node["step"], "algorithm.step") + ": must be positive");
-    }
+    controller.initial_step = number(node, source, "step", ranges::step(horizon));
   }
-  if (present(node, "k_p")) controller.proportional_gain = number(node, source, "k_p");
-  if (present(node, "k_i")) controller.integral_gain = number(node, source, "k_i");
-  if (present(node, "theta_max")) controller.max_growth = number(node, source, "theta_max");
-  if (present(node, "min_step")) controller.min_step = number(node, source, "min_step");
-  if (present(node, "max_step")) controller.max_step = number(node, source, "max_step");
+  const NumberRange gain{0.0, kMaxGain, ""};
+  if (present(node, "k_p")) controller.proportional_gain = number(node, source, "k_p", gain);
+  if (present(node, "k_i")) controller.integral_gain = number(node, source, "k_i", gain);
+  if (present(node, "theta_max")) controller.max_growth = number(node, source, "theta_max", {1.0, kMaxGrowth, ""});
+  if (present(node, "min_step")) {
+    controller.min_step = number(node, source, "min_step", {kMinDuration, horizon, " s", true});
+  }
+  if (present(node, "max_step")) controller.max_step = number(node, source, "max_step", ranges::step_bound());
+  if (present(node, "abort_below_step")) {
+    settings.abort_below_step = number(node, source, "abort_below_step", {kMinDuration, horizon, " s", true});
+  }
   return settings;
 }
 
-std::unique_ptr<Algorithm> make_defect_control(const YAML::Node& node, const std::string& source) {
-  const DefectControlSettings settings = parse_defect_control(node, source);
+std::unique_ptr<Algorithm> make_defect_control(const YAML::Node& node, const Scenario& scenario) {
+  const std::string& source = scenario.source;
+  const DefectControlSettings settings = parse_defect_control(node, scenario);
   try {
     return std::make_unique<DefectControlledJacobi>(settings);
   } catch (const ConfigurationError& error) {

@@ -11,10 +11,11 @@
 namespace couplet::tools {
 
 /// Reads tol, step, initial_step, k_p, k_i, theta_max, min_step, max_step,
-/// input_order, output_order and defect; throws ConfigurationError naming the
-/// file, line and key of an unknown key or a bad value.
-DefectControlSettings parse_defect_control(const YAML::Node& node, const std::string& source);
+/// abort_below_step, input_order, output_order and defect; throws
+/// ConfigurationError naming the file, line and key of an unknown key or a value
+/// out of its range (steps within the scenario's horizon).
+DefectControlSettings parse_defect_control(const YAML::Node& node, const Scenario& scenario);
 
-std::unique_ptr<Algorithm> make_defect_control(const YAML::Node& node, const std::string& source);
+std::unique_ptr<Algorithm> make_defect_control(const YAML::Node& node, const Scenario& scenario);
 
 }  // namespace couplet::tools

@@ -1,6 +1,6 @@
 #include "host_tools/f3ornits_settings.hpp"
 
-#include <cmath>
+#include <algorithm>
 #include <vector>
 
 #include "couplet/errors.hpp"
@@ -13,9 +13,15 @@ bool present(const YAML::Node& node, const char* key) { return node[key] && !nod
 
 std::string path(const char* key) { return std::string("algorithm.") + key; }
 
-double number(const YAML::Node& node, const std::string& source, const char* key) {
-  return require_number(node[key], source, path(key));
+double number(const YAML::Node& node, const std::string& source, const char* key, const NumberRange& range) {
+  return bounded_number(node[key], source, path(key), range);
 }
+
+// ρ bounds (Remark 1): the paper uses 0.1 and 1.05; beyond these a step changes by
+// more than a factor 100 between communications.
+constexpr double kMinRatio = 0.01;
+constexpr double kMaxRatio = 100.0;
+constexpr double kMaxDamping = 1e6;  // per second
 
 [[noreturn]] void bad_value(const YAML::Node& node, const std::string& source, const char* key,
                             const std::string& why) {
@@ -44,23 +50,21 @@ bool flag(const YAML::Node& node, const std::string& source, const char* key) {
 
 }  // namespace
 
-F3ornitsSettings parse_f3ornits(const YAML::Node& node, const std::string& source) {
+F3ornitsSettings parse_f3ornits(const YAML::Node& node, const Scenario& scenario) {
+  const std::string& source = scenario.source;
+  const double horizon = scenario.horizon();
   // The keys of the other algorithms are accepted and ignored, so that
   // `--set algorithm.type=f3ornits` runs any scenario; anything else is a typo.
   check_keys(node, source, "algorithm",
              {"type", "max_degree", "calibration", "smoothing", "normalization", "damping", "tol_rel", "tol_abs",
-              "rho_min", "rho_max", "initial_step", "min_step", "max_step", "scheduler",
+              "rho_min", "rho_max", "initial_step", "min_step", "max_step", "abort_below_step", "scheduler",
               // jacobi, gauss_seidel, defect_control:
               "step", "input_order", "output_order", "defect", "tol", "k_p", "k_i", "theta_max"});
   F3ornitsSettings settings;
   TimeStepperSettings& stepper = settings.time_stepper;
   if (present(node, "max_degree")) {
-    const double degree = number(node, source, "max_degree");
-    if (std::floor(degree) != degree || degree < 0 || degree > Polynomial::kMaxDegree) {
-      bad_value(node, source, "max_degree",
-                "must be a whole number from 0 to " + std::to_string(Polynomial::kMaxDegree));
-    }
-    settings.max_degree = static_cast<int>(degree);
+    settings.max_degree =
+        static_cast<int>(number(node, source, "max_degree", ranges::count(0, Polynomial::kMaxDegree)));
   }
   if (present(node, "calibration")) {
     settings.calibration = choice(node, source, "calibration", {"extrapolation", "cls"}) == 0
@@ -75,19 +79,31 @@ F3ornitsSettings parse_f3ornits(const YAML::Node& node, const std::string& sourc
   if (present(node, "scheduler")) {
     settings.synchronous = choice(node, source, "scheduler", {"asynchronous", "synchronous"}) == 1;
   }
-  if (present(node, "damping")) stepper.damping = number(node, source, "damping");
-  if (present(node, "tol_rel")) stepper.tol_rel = number(node, source, "tol_rel");
-  if (present(node, "tol_abs")) stepper.tol_abs = number(node, source, "tol_abs");
-  if (present(node, "rho_min")) stepper.rho_min = number(node, source, "rho_min");
-  if (present(node, "rho_max")) stepper.rho_max = number(node, source, "rho_max");
-  if (present(node, "initial_step")) settings.initial_step = number(node, source, "initial_step");
-  if (present(node, "min_step")) stepper.min_step = number(node, source, "min_step");
-  if (present(node, "max_step")) stepper.max_step = number(node, source, "max_step");
+  if (present(node, "damping")) stepper.damping = number(node, source, "damping", {0.0, kMaxDamping, " per second"});
+  if (present(node, "tol_rel")) stepper.tol_rel = number(node, source, "tol_rel", ranges::relative_tolerance());
+  if (present(node, "tol_abs")) {
+    NumberRange range = ranges::absolute_tolerance();
+    range.zero_allowed = true;
+    stepper.tol_abs = number(node, source, "tol_abs", range);
+  }
+  if (present(node, "rho_min")) stepper.rho_min = number(node, source, "rho_min", {kMinRatio, 1.0, ""});
+  if (present(node, "rho_max")) stepper.rho_max = number(node, source, "rho_max", {1.0, kMaxRatio, ""});
+  // δt⁽⁰⁾ defaults to 0.01 s, or the horizon when that is shorter.
+  settings.initial_step = std::min(settings.initial_step, horizon);
+  if (present(node, "initial_step")) {
+    settings.initial_step = number(node, source, "initial_step", ranges::step(horizon));
+  }
+  if (present(node, "min_step")) stepper.min_step = number(node, source, "min_step", {kMinDuration, horizon, " s", true});
+  if (present(node, "max_step")) stepper.max_step = number(node, source, "max_step", ranges::step_bound());
+  if (present(node, "abort_below_step")) {
+    settings.abort_below_step = number(node, source, "abort_below_step", {kMinDuration, horizon, " s", true});
+  }
   return settings;
 }
 
-std::unique_ptr<Algorithm> make_f3ornits(const YAML::Node& node, const std::string& source) {
-  const F3ornitsSettings settings = parse_f3ornits(node, source);
+std::unique_ptr<Algorithm> make_f3ornits(const YAML::Node& node, const Scenario& scenario) {
+  const std::string& source = scenario.source;
+  const F3ornitsSettings settings = parse_f3ornits(node, scenario);
   try {
     return std::make_unique<F3ornits>(settings);
   } catch (const ConfigurationError& error) {

@@ -80,8 +80,7 @@ std::string outer_name(const Scenario& scenario, const std::string& endpoint) {
   return group ? group->name + "." + endpoint : endpoint;
 }
 
-std::unique_ptr<Slave> make_group_slave(const Scenario& scenario, const GroupSpec& group,
-                                        const models::ModelCatalog& catalog) {
+std::unique_ptr<IfosmondiAlgorithm> make_group_algorithm(const Scenario& scenario, const GroupSpec& group) {
   const YAML::Node& node = group.algorithm;
   const std::string path = "groups." + group.name + ".algorithm";
   if (!node.IsMap() || !node["type"]) {
@@ -92,7 +91,12 @@ std::unique_ptr<Slave> make_group_slave(const Scenario& scenario, const GroupSpe
     throw ConfigurationError(locate(scenario.source, node["type"], path + ".type") + ": '" + type +
                              "' cannot solve a group; a group needs an iterative algorithm (ifosmondi, ifosmondi_jfm)");
   }
-  std::unique_ptr<IfosmondiAlgorithm> algorithm = make_ifosmondi(node, scenario.source, path);
+  return make_ifosmondi(node, scenario, path);
+}
+
+std::unique_ptr<Slave> make_group_slave(const Scenario& scenario, const GroupSpec& group,
+                                        const models::ModelCatalog& catalog) {
+  std::unique_ptr<IfosmondiAlgorithm> algorithm = make_group_algorithm(scenario, group);
   std::vector<CompositeMember> members;
   for (const std::string& name : group.members) {
     members.push_back({name, make_member(spec_of(scenario, name), group, catalog)});

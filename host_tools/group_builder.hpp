@@ -12,12 +12,17 @@
 #include "host_tools/scenario.hpp"
 #include "models/catalog.hpp"
 #include "models/monolithic_reference.hpp"
+#include "runtime/algorithms/ifosmondi_algorithm.hpp"
 #include "runtime/system.hpp"
 
 namespace couplet::tools {
 
 /// The group `slave` belongs to, or null.
 const GroupSpec* group_of(const Scenario& scenario, const std::string& slave);
+
+/// The iterative algorithm of `group` (ifosmondi or ifosmondi_jfm); errors name
+/// groups.NAME.algorithm and the key.
+std::unique_ptr<IfosmondiAlgorithm> make_group_algorithm(const Scenario& scenario, const GroupSpec& group);
 
 /// The composite slave of `group`: its members (ODE slaves; a member behind a link is
 /// a configuration error, as remote slaves cannot roll back), its internal

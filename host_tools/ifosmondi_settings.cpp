@@ -27,25 +27,19 @@ class Reader {
     throw ConfigurationError(locate(source_, node_[key], key_path(key)) + ": " + why);
   }
 
-  double positive(const char* key) const {
-    const double value = require_number(node_[key], source_, key_path(key));
-    if (!(value > 0.0) || !std::isfinite(value)) bad(key, "must be a positive number");
-    return value;
+  double number(const char* key, const NumberRange& range) const {
+    return bounded_number(node_[key], source_, key_path(key), range);
   }
 
-  /// In (0, 1): tolerances and relative errors.
+  /// In [1e-15, 1): tolerances and relative errors.
   double fraction(const char* key) const {
-    const double value = positive(key);
-    if (!(value < 1.0)) bad(key, "must be between 0 and 1 (exclusive)");
+    const double value = number(key, ranges::relative_tolerance());
+    if (!(value < 1.0)) bad(key, "must be below 1");
     return value;
   }
 
-  int whole(const char* key, int minimum) const {
-    const double value = require_number(node_[key], source_, key_path(key));
-    if (std::floor(value) != value || value < minimum || value > 1e6) {
-      bad(key, "must be a whole number >= " + std::to_string(minimum));
-    }
-    return static_cast<int>(value);
+  int whole(const char* key, int minimum, double maximum) const {
+    return static_cast<int>(number(key, ranges::count(minimum, maximum)));
   }
 
   std::string text(const char* key) const { return require_string(node_[key], source_, key_path(key)); }
@@ -56,25 +50,26 @@ class Reader {
   const std::string& path_;
 };
 
-IfosmondiSettings parse_coupling(const YAML::Node& node, const Reader& read, const std::string& source,
+IfosmondiSettings parse_coupling(const YAML::Node& node, const Reader& read, const Scenario& scenario,
                                  const std::string& path) {
   IfosmondiSettings settings;
   if (!present(node, "step")) {
-    throw ConfigurationError(locate(source, node, path + ".step") +
+    throw ConfigurationError(locate(scenario.source, node, path + ".step") +
                              ": missing (δt_ref in seconds: the first and largest macro step, eq. 28)");
   }
-  const double step = read.positive("step");
+  const double step = read.number("step", ranges::step(scenario.horizon()));
+  check_macro_steps(node["step"], scenario, path + ".step", step);
   settings.reference_step = step_to_ticks(step);
   settings.min_step = step_to_ticks(std::min(kDefaultMinStep, step));
   if (present(node, "min_step")) {
-    const double min_step = read.positive("min_step");
+    const double min_step = read.number("min_step", ranges::step(scenario.horizon()));
     if (min_step > step) read.bad("min_step", "must not exceed step (δt_ref)");
     settings.min_step = step_to_ticks(min_step);
   }
   if (present(node, "eps")) settings.absolute_tolerance = settings.relative_tolerance = read.fraction("eps");
   if (present(node, "eps_abs")) settings.absolute_tolerance = read.fraction("eps_abs");
   if (present(node, "eps_rel")) settings.relative_tolerance = read.fraction("eps_rel");
-  if (present(node, "max_iterations")) settings.max_iterations = read.whole("max_iterations", 1);
+  if (present(node, "max_iterations")) settings.max_iterations = read.whole("max_iterations", 1, 1e6);
   return settings;
 }
 
@@ -88,8 +83,8 @@ KinsolSettings parse_kinsol(const YAML::Node& node, const Reader& read) {
     else read.bad("solver", "unknown solver '" + solver + "' (newton, anderson, fixed_point)");
   }
   if (present(node, "krylov_tolerance")) settings.krylov_tolerance = read.fraction("krylov_tolerance");
-  if (present(node, "krylov_dimension")) settings.krylov_dimension = read.whole("krylov_dimension", 1);
-  if (present(node, "anderson_depth")) settings.anderson_depth = read.whole("anderson_depth", 1);
+  if (present(node, "krylov_dimension")) settings.krylov_dimension = read.whole("krylov_dimension", 1, 1000);
+  if (present(node, "anderson_depth")) settings.anderson_depth = read.whole("anderson_depth", 1, 1000);
   if (present(node, "residual_relative_error")) {
     settings.residual_relative_error = read.fraction("residual_relative_error");
   }
@@ -100,8 +95,9 @@ KinsolSettings parse_kinsol(const YAML::Node& node, const Reader& read) {
 
 bool is_ifosmondi_type(const std::string& type) { return type == "ifosmondi" || type == "ifosmondi_jfm"; }
 
-std::unique_ptr<IfosmondiAlgorithm> make_ifosmondi(const YAML::Node& node, const std::string& source,
+std::unique_ptr<IfosmondiAlgorithm> make_ifosmondi(const YAML::Node& node, const Scenario& scenario,
                                                    const std::string& path) {
+  const std::string& source = scenario.source;
   const std::string type = require_string(node["type"], source, path + ".type");
   const std::vector<std::string> common = {"type", "step", "min_step", "eps", "eps_abs", "eps_rel", "max_iterations"};
   const std::vector<std::string> kinsol = {"solver", "krylov_tolerance", "krylov_dimension", "anderson_depth",
@@ -118,7 +114,7 @@ std::unique_ptr<IfosmondiAlgorithm> make_ifosmondi(const YAML::Node& node, const
   }
   check_keys(node, source, path, allowed);
   const Reader read(node, source, path);
-  const IfosmondiSettings coupling = parse_coupling(node, read, source, path);
+  const IfosmondiSettings coupling = parse_coupling(node, read, scenario, path);
   try {
     if (type == "ifosmondi") return std::make_unique<Ifosmondi>(coupling);
     return std::make_unique<IfosmondiJfm>(IfosmondiJfmSettings{coupling, parse_kinsol(node, read)});

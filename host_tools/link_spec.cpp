@@ -18,11 +18,10 @@ bool parse_flag(const YAML::Node& node, const std::string& source, const std::st
   }
 }
 
-double positive_seconds(const YAML::Node& node, const std::string& source, const std::string& key) {
-  const double value = require_number(node, source, key);
-  if (!(value > 0.0)) throw ConfigurationError(locate(source, node, key) + ": must be positive (seconds)");
-  return value;
-}
+// A peer silent for an hour is dead; a retransmission sooner than a millisecond
+// after the request floods the link rather than recovering a lost datagram.
+constexpr NumberRange kTimeoutRange{1e-3, 3600.0, " s"};
+constexpr NumberRange kRetransmitRange{1e-3, 60.0, " s"};
 
 }  // namespace
 
@@ -33,9 +32,15 @@ LinkSpec parse_link(const YAML::Node& node, const std::string& source, const std
   link.where = locate(source, node, path);
   if (node["spawn"]) link.spawn = parse_flag(node["spawn"], source, path + ".spawn");
   if (node["realtime"]) link.realtime = parse_flag(node["realtime"], source, path + ".realtime");
-  if (node["timeout"]) link.timeout = positive_seconds(node["timeout"], source, path + ".timeout");
+  if (node["timeout"]) link.timeout = bounded_number(node["timeout"], source, path + ".timeout", kTimeoutRange);
   if (node["retransmit_timeout"]) {
-    link.retransmit_timeout = positive_seconds(node["retransmit_timeout"], source, path + ".retransmit_timeout");
+    link.retransmit_timeout =
+        bounded_number(node["retransmit_timeout"], source, path + ".retransmit_timeout", kRetransmitRange);
+    if (link.retransmit_timeout > link.timeout) {
+      throw ConfigurationError(locate(source, node["retransmit_timeout"], path + ".retransmit_timeout") +
+                               ": must not exceed " + path + ".timeout (" + number_text(link.timeout) +
+                               " s): the peer would be declared dead before the first retransmission");
+    }
   }
   if (node["udp"]) {
     link.udp = require_string(node["udp"], source, path + ".udp");
@@ -50,11 +55,8 @@ LinkSpec parse_link(const YAML::Node& node, const std::string& source, const std
     if (!serial["device"]) throw ConfigurationError(locate(source, serial, path + ".serial") + ": missing 'device'");
     link.serial_device = require_string(serial["device"], source, path + ".serial.device");
     if (serial["baud"]) {
-      const double baud = require_number(serial["baud"], source, path + ".serial.baud");
-      if (!(baud >= 50 && baud <= 4'000'000) || baud != static_cast<double>(static_cast<unsigned>(baud))) {
-        throw ConfigurationError(locate(source, serial["baud"], path + ".serial.baud") + ": must be a whole number of baud");
-      }
-      link.baud = static_cast<unsigned>(baud);
+      link.baud = static_cast<unsigned>(
+          bounded_number(serial["baud"], source, path + ".serial.baud", ranges::count(50, 4'000'000)));
     }
     if (link.spawn && link.serial_device != "pty") {
       throw ConfigurationError(locate(source, serial["device"], path + ".serial.device") +

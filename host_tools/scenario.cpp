@@ -1,15 +1,23 @@
 #include "host_tools/scenario.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "couplet/errors.hpp"
+#include "host_tools/algorithm_factory.hpp"
+#include "host_tools/clock_spec.hpp"
+#include "host_tools/group_builder.hpp"
 
 namespace couplet::tools {
 
 namespace {
+
+// Far beyond any use, small enough that an int holds them.
+constexpr double kMaxEulerSubsteps = 1e6;
+constexpr double kMaxDeclaredOrder = 1e3;
 
 std::string join(const std::vector<std::string>& words) {
   std::string text;
@@ -42,7 +50,7 @@ void set_path(YAML::Node node, const std::vector<std::string>& parts, std::size_
 }
 
 models::SolverSettings parse_solver(const YAML::Node& node, const std::string& source,
-                                    const std::string& path) {
+                                    const std::string& path, double horizon) {
   models::SolverSettings settings;
   if (!node) return settings;
   check_keys(node, source, path, {"type", "method", "rtol", "atol", "max_step", "substeps"});
@@ -68,40 +76,28 @@ models::SolverSettings parse_solver(const YAML::Node& node, const std::string& s
       throw ConfigurationError(locate(source, node["method"], path + ".method") +
                                ": unknown CVODE method '" + method + "' (bdf, adams)");
   }
-  const auto positive = [&](const char* key, double& target) {
-    if (!node[key]) return;
-    target = require_number(node[key], source, path + "." + key);
-    if (!(target > 0.0))
-      throw ConfigurationError(locate(source, node[key], path + "." + key) + ": must be positive");
+  const auto read = [&](const char* key, double& target, const NumberRange& range) {
+    if (node[key]) target = bounded_number(node[key], source, path + "." + key, range);
   };
-  positive("rtol", settings.relative_tolerance);
-  positive("atol", settings.absolute_tolerance);
-  positive("max_step", settings.max_internal_step);
+  read("rtol", settings.relative_tolerance, ranges::relative_tolerance());
+  read("atol", settings.absolute_tolerance, ranges::absolute_tolerance());
+  read("max_step", settings.max_internal_step, ranges::step(horizon));
   if (node["substeps"]) {
-    const double substeps = require_number(node["substeps"], source, path + ".substeps");
-    if (substeps < 1 || substeps != static_cast<double>(static_cast<int>(substeps))) {
-      throw ConfigurationError(locate(source, node["substeps"], path + ".substeps") +
-                               ": must be a whole number >= 1");
-    }
-    settings.euler_substeps = static_cast<int>(substeps);
+    settings.euler_substeps = static_cast<int>(
+        bounded_number(node["substeps"], source, path + ".substeps", ranges::count(1, kMaxEulerSubsteps)));
   }
   return settings;
 }
 
 models::CapabilityLimits parse_capabilities(const YAML::Node& node, const std::string& source,
-                                            const std::string& path) {
+                                            const std::string& path, double horizon) {
   models::CapabilityLimits limits;
   if (!node) return limits;
   check_keys(node, source, path,
              {"max_input_degree", "output_derivative_order", "imposed_step", "rollback",
               "intermediate_samples"});
   const auto whole = [&](const char* key) {
-    const double value = require_number(node[key], source, path + "." + key);
-    if (value < 0 || value != static_cast<double>(static_cast<int>(value))) {
-      throw ConfigurationError(locate(source, node[key], path + "." + key) +
-                               ": must be a whole number >= 0");
-    }
-    return static_cast<int>(value);
+    return static_cast<int>(bounded_number(node[key], source, path + "." + key, ranges::count(0, kMaxDeclaredOrder)));
   };
   const auto flag = [&](const char* key, bool& target) {
     if (!node[key]) return;
@@ -116,18 +112,16 @@ models::CapabilityLimits parse_capabilities(const YAML::Node& node, const std::s
   if (node["output_derivative_order"])
     limits.output_derivative_order = whole("output_derivative_order");
   if (node["imposed_step"]) {
-    const double step = require_number(node["imposed_step"], source, path + ".imposed_step");
-    if (!(step > 0.0))
-      throw ConfigurationError(locate(source, node["imposed_step"], path + ".imposed_step") +
-                               ": must be positive (seconds)");
-    limits.imposed_step = step_to_ticks(step);
+    limits.imposed_step = step_to_ticks(
+        bounded_number(node["imposed_step"], source, path + ".imposed_step", ranges::step(horizon)));
   }
   flag("rollback", limits.can_rollback);
   flag("intermediate_samples", limits.intermediate_samples);
   return limits;
 }
 
-SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std::string& source) {
+SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std::string& source,
+                      double horizon) {
   const std::string path = "slaves." + name;
   if (!node.IsMap()) {
     throw ConfigurationError(locate(source, node, path) +
@@ -183,11 +177,16 @@ SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std
                                ": must be a map");
     for (const auto& entry : parameters) {
       const std::string key = entry.first.as<std::string>();
-      spec.parameters[key] = require_number(entry.second, source, path + ".parameters." + key);
+      const double value = require_number(entry.second, source, path + ".parameters." + key);
+      if (!std::isfinite(value)) {
+        throw ConfigurationError(locate(source, entry.second, path + ".parameters." + key) +
+                                 ": must be a finite number");
+      }
+      spec.parameters[key] = value;
     }
   }
-  spec.solver = parse_solver(node["solver"], source, path + ".solver");
-  spec.capabilities = parse_capabilities(node["capabilities"], source, path + ".capabilities");
+  spec.solver = parse_solver(node["solver"], source, path + ".solver", horizon);
+  spec.capabilities = parse_capabilities(node["capabilities"], source, path + ".capabilities", horizon);
   if (node["link"]) spec.link = parse_link(node["link"], source, path + ".link");
   if (spec.link && spec.link->spawn && !spec.device.empty() && spec.link->program.empty()) {
     throw ConfigurationError(spec.link->where + ": spawning device '" + spec.device +
@@ -248,11 +247,52 @@ std::vector<GroupSpec> parse_groups(const YAML::Node& node, const std::vector<Sl
   return groups;
 }
 
+// time.start and time.end each within ±kMaxTime, end after start by at least
+// kMinDuration: the run's ticks, grid and step counts are then all in range.
+void parse_time(const YAML::Node& time, const std::string& source, Scenario& scenario) {
+  if (!time) throw ConfigurationError(source + ": missing 'time' (time.start, time.end)");
+  check_keys(time, source, "time", {"start", "end"});
+  const NumberRange range{-kMaxTime, kMaxTime, " s"};
+  scenario.start = time["start"] ? bounded_number(time["start"], source, "time.start", range) : 0.0;
+  if (!time["end"]) throw ConfigurationError(locate(source, time, "time.end") + ": missing");
+  scenario.end = bounded_number(time["end"], source, "time.end", range);
+  if (!(scenario.end - scenario.start >= kMinDuration)) {
+    char text[96];
+    std::snprintf(text, sizeof text, ": must be at least %g s after time.start (%g s)", kMinDuration,
+                  scenario.start);
+    throw ConfigurationError(locate(source, time["end"], "time.end") + text);
+  }
+}
+
+// The grid's points are stored per output for the whole run: their number is
+// what memory the evaluation takes.
+void check_grid_points(const YAML::Node& node, const std::string& source, const Scenario& scenario) {
+  const double points = std::floor(scenario.horizon() / scenario.evaluation_grid) + 1.0;
+  if (points > scenario.limits.grid_points) {
+    char text[160];
+    std::snprintf(text, sizeof text, ": %g s gives %.0f points over the %g s horizon, more than limits.grid_points (%.0f)",
+                  scenario.evaluation_grid, points, scenario.horizon(), scenario.limits.grid_points);
+    throw ConfigurationError(locate(source, node, "evaluation.grid") + text +
+                             ": take a coarser grid or raise limits.grid_points");
+  }
+}
+
+// Every number of the algorithm, of the groups' algorithms and of the clock,
+// checked now: before a system is built or anything is sized from them.
+void check_settings(const Scenario& scenario) {
+  make_algorithm(scenario);
+  for (const GroupSpec& group : scenario.groups) make_group_algorithm(scenario, group);
+  parse_clock(scenario.clock, scenario.source);
+}
+
 }  // namespace
 
 std::string locate(const std::string& source, const YAML::Node& node, const std::string& key) {
+  // parse_scenario parses the text after one added line, so that a node's
+  // 0-based line is the 1-based line of the file, and line 0 means a node that
+  // has no line in the file (a --set value, a node the overrides created).
   const YAML::Mark mark = node.Mark();
-  if (mark.line >= 0) return source + ":" + std::to_string(mark.line + 1) + ": " + key;
+  if (mark.line > 0) return source + ":" + std::to_string(mark.line) + ": " + key;
   return source + ": " + key;
 }
 
@@ -294,12 +334,15 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
                         const std::vector<std::pair<std::string, std::string>>& overrides) {
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    // One line before the text: every node of the file then has a line > 0, and
+    // yaml-cpp's line 0 is left to nodes from elsewhere (see locate()).
+    root = YAML::Load("\n" + text);
   } catch (const YAML::ParserException& error) {
-    throw ConfigurationError(source + ":" + std::to_string(error.mark.line + 1) +
+    throw ConfigurationError(source + (error.mark.line > 0 ? ":" + std::to_string(error.mark.line) : "") +
                              ": not valid YAML: " + error.msg);
   }
   if (!root.IsMap()) throw ConfigurationError(source + ": a scenario must be a YAML map");
+  check_yaml_structure(root, source);
   for (const auto& [key, value] : overrides) {
     YAML::Node parsed;
     try {
@@ -307,32 +350,27 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
     } catch (const YAML::ParserException&) {
       parsed = YAML::Node(value);
     }
+    check_yaml_structure(parsed, "--set " + key);
     set_path(root, split_path(key), 0, parsed);
   }
   check_keys(root, source, "",
              {"name", "time", "slaves", "connections", "algorithm", "groups", "reference",
-              "evaluation", "clock"});
+              "evaluation", "clock", "limits"});
 
   Scenario scenario;
   scenario.source = source;
   scenario.text = YAML::Dump(root);
   scenario.name = root["name"] ? require_string(root["name"], source, "name") : source;
-  const YAML::Node time = root["time"];
-  if (!time) throw ConfigurationError(source + ": missing 'time' (time.start, time.end)");
-  check_keys(time, source, "time", {"start", "end"});
-  scenario.start = time["start"] ? require_number(time["start"], source, "time.start") : 0.0;
-  if (!time["end"]) throw ConfigurationError(locate(source, time, "time.end") + ": missing");
-  scenario.end = require_number(time["end"], source, "time.end");
-  if (!(scenario.end > scenario.start))
-    throw ConfigurationError(locate(source, time["end"], "time.end") +
-                             ": must be after time.start");
+  parse_time(root["time"], source, scenario);
+  scenario.limits = parse_limits(root["limits"], source);
 
   const YAML::Node slaves = root["slaves"];
   if (!slaves || !slaves.IsMap() || slaves.size() == 0)
     throw ConfigurationError(
         source + ": 'slaves' must be a non-empty map of slave name to {model, parameters, solver}");
   for (const auto& entry : slaves)
-    scenario.slaves.push_back(parse_slave(entry.first.as<std::string>(), entry.second, source));
+    scenario.slaves.push_back(
+        parse_slave(entry.first.as<std::string>(), entry.second, source, scenario.horizon()));
 
   if (const YAML::Node connections = root["connections"]) {
     if (!connections.IsSequence())
@@ -368,10 +406,8 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
   if (const YAML::Node evaluation = root["evaluation"]) {
     check_keys(evaluation, source, "evaluation", {"grid", "signals"});
     if (evaluation["grid"]) {
-      scenario.evaluation_grid = require_number(evaluation["grid"], source, "evaluation.grid");
-      if (!(scenario.evaluation_grid > 0.0))
-        throw ConfigurationError(locate(source, evaluation["grid"], "evaluation.grid") +
-                                 ": must be positive");
+      scenario.evaluation_grid =
+          bounded_number(evaluation["grid"], source, "evaluation.grid", ranges::step_bound());
     }
     if (const YAML::Node signals = evaluation["signals"]) {
       if (!signals.IsSequence())
@@ -383,16 +419,15 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
       }
     }
   }
+  const YAML::Node evaluation = root["evaluation"];
+  check_grid_points(evaluation && evaluation["grid"] ? evaluation["grid"] : root, source, scenario);
+  check_settings(scenario);
   return scenario;
 }
 
 Scenario load_scenario(const std::string& path,
                        const std::vector<std::pair<std::string, std::string>>& overrides) {
-  std::ifstream file(path);
-  if (!file) throw ConfigurationError("cannot open scenario file '" + path + "'");
-  std::stringstream text;
-  text << file.rdbuf();
-  return parse_scenario(text.str(), path, overrides);
+  return parse_scenario(read_scenario_file(path), path, overrides);
 }
 
 }  // namespace couplet::tools

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "host_tools/link_spec.hpp"
+#include "host_tools/scenario_limits.hpp"
 #include "models/ode_slave.hpp"
 #include "models/slave_source.hpp"
 
@@ -57,12 +58,17 @@ struct Scenario {
   bool monolithic_reference = false;
   double evaluation_grid = 0.01;
   std::vector<std::string> evaluation_signals;  ///< empty: every output
+  ScenarioLimits limits;  ///< `limits:`: derived sizes allowed (docs/scenarios.md)
+
+  /// time.end − time.start, seconds.
+  double horizon() const { return end - start; }
 };
 
 /// "key.path=value" → (key path, value).
 std::pair<std::string, std::string> parse_override(const std::string& assignment);
 
-/// Loads and checks the structure of a scenario; overrides are applied first.
+/// Loads and checks a scenario: its structure, every number against its allowed
+/// range, the algorithm's and the clock's settings; overrides are applied first.
 Scenario load_scenario(const std::string& path,
                        const std::vector<std::pair<std::string, std::string>>& overrides = {});
 

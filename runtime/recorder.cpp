@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "couplet/errors.hpp"
+#include "protocol/limits.hpp"
 #include "protocol/wire_conversions.hpp"
 
 namespace couplet {
@@ -79,6 +80,7 @@ void Recorder::begin(const RunLogHeader& header, const System& system) {
   wire::copy_name(head.algorithm, header.algorithm, "run log: algorithm name");
   head.wall_clock_start_ns = realtime_ns();
   publish();
+  max_bytes_ = header.max_bytes;
 
   output_counts_.clear();
   for (std::size_t s = 0; s < system.slave_count(); ++s) {
@@ -186,25 +188,42 @@ void Recorder::copy_end_outputs(std::size_t slave, std::span<const double> outpu
   copy_values(call.end_outputs, call.end_outputs_count, outputs);
 }
 
+// As many sample rows (one sample time and a value per output) as both arrays
+// of a record hold.
+std::size_t Recorder::sample_rows_per_record(std::size_t slave) const {
+  constexpr std::size_t kTimes = protocol::kMaxSampleTimes;
+  constexpr std::size_t kValues = protocol::kMaxSampleValues;
+  const std::size_t outputs = output_counts_[slave];
+  return outputs == 0 ? kTimes : std::min(kTimes, kValues / outputs);
+}
+
+void Recorder::copy_samples(std::size_t slave, const StepRequest& request, const OutputBuffers& result,
+                            std::size_t first, std::size_t count, couplet_wire_SlaveCall& call) const {
+  const std::size_t outputs = output_counts_[slave];
+  std::copy_n(request.sample_times.begin() + static_cast<std::ptrdiff_t>(first), count, call.sample_times_ns);
+  call.sample_times_ns_count = static_cast<pb_size_t>(count);
+  copy_values(call.samples, call.samples_count, result.samples.subspan(first * outputs, count * outputs));
+}
+
+// The call record carries the decision, the end outputs and the first sample
+// rows; CALL_STEP_SAMPLES records follow with the rest, in order, so that a long
+// step on a fine grid is recorded whole (replay needs every sample).
 void Recorder::slave_stepped(std::size_t slave, const StepRequest& request,
                              const OutputBuffers& result, const LinkStepReport& link) {
   const std::uint64_t ended = monotonic_ns();
-  couplet_wire_SlaveCall& call = begin_call(slave, couplet_wire_SlaveCallKind_CALL_STEP);
-  constexpr std::size_t kMaxSampleTimes =
-      sizeof call.sample_times_ns / sizeof call.sample_times_ns[0];
-  const std::size_t samples = request.sample_times.size() * output_counts_[slave];
-  if (request.sample_times.size() > kMaxSampleTimes ||
-      !copy_values(call.samples, call.samples_count, result.samples.first(samples))) {
-    throw ConfigurationError(
-        "run log: a step of slave " + std::to_string(slave) + " to t = " +
-        seconds_text(request.end) + " s carries " + std::to_string(request.sample_times.size()) +
-        " output samples, more than a log record holds: use a coarser evaluation.grid");
+  const std::size_t rows = request.sample_times.size();
+  if (result.samples.size() < rows * output_counts_[slave]) {
+    throw ProtocolViolation("run log: a step of slave " + std::to_string(slave) + " returned " +
+                            std::to_string(result.samples.size()) + " sample values for " +
+                            std::to_string(rows) + " sample times");
   }
+  const std::size_t per_record = sample_rows_per_record(slave);
+  std::size_t written = std::min(rows, per_record);
+  couplet_wire_SlaveCall& call = begin_call(slave, couplet_wire_SlaveCallKind_CALL_STEP);
   call.start_ns = request.start;
   call.end_ns = request.end;
   copy_inputs(request.inputs, call);
-  std::copy(request.sample_times.begin(), request.sample_times.end(), call.sample_times_ns);
-  call.sample_times_ns_count = static_cast<pb_size_t>(request.sample_times.size());
+  copy_samples(slave, request, result, 0, written, call);
   copy_end_outputs(slave, result.end_outputs, call);
   if (link.missed) call.status = couplet_wire_Status_STATUS_LATE;
   call.began_ns = step_began_ns_[slave];
@@ -212,6 +231,15 @@ void Recorder::slave_stepped(std::size_t slave, const StepRequest& request,
   call.retransmissions = link.retransmissions;
   call.input_lateness_ns = link.input_lateness_ns;
   publish();
+  while (written < rows) {
+    const std::size_t count = std::min(rows - written, per_record);
+    couplet_wire_SlaveCall& more = begin_call(slave, kCallStepSamples);
+    more.start_ns = request.start;
+    more.end_ns = request.end;
+    copy_samples(slave, request, result, written, count, more);
+    publish();
+    written += count;
+  }
 }
 
 void Recorder::outputs_evaluated(std::size_t slave, std::span<const Polynomial> inputs,
@@ -247,6 +275,14 @@ void Recorder::plan_finished(const SequentialExecutor& executor, const Algorithm
   plan.pacer_lateness_ns = pacer_lateness_ns;
   plan.wall_ns = monotonic_ns();
   publish();
+  // Checked after the plan's record, so that the log ends on a whole plan.
+  if (bytes_written_.load() > max_bytes_) {
+    throw SlaveError("run log '" + path_ + "' passed " + std::to_string(max_bytes_ >> 20) +
+                     " MiB (limits.run_log_bytes) at t = " + seconds_text(executor.frontier()) +
+                     " s after " + std::to_string(executor.counters().macro_steps) +
+                     " macro steps: the run is stopped. Take longer steps, raise limits.run_log_bytes "
+                     "in the scenario, or run with --no-log");
+  }
 }
 
 void Recorder::finish(const RunEnding& ending) {

@@ -13,6 +13,13 @@
 // survives a crash or kill -9 of the process. When every slot is in flight the stepping thread
 // waits for one (never drops: replay needs every record) and counts it (`records_waited`); size the
 // queue so that it never happens.
+//
+// A step with more sample times than one record holds (a long step on a fine
+// evaluation grid) is written as its call record with the first samples, followed
+// by CALL_STEP_SAMPLES records carrying the rest in order (docs/run-log.md).
+// The log is capped (RunLogHeader::max_bytes): at the first plan after the
+// writer passed the cap, plan_finished() throws a SlaveError, so that the run
+// stops with a readable log ending in the failure.
 #include <atomic>
 #include <boost/lockfree/spsc_queue.hpp>
 #include <cstddef>
@@ -37,7 +44,14 @@ struct RunLogHeader {
   Time end = 0;
   std::string algorithm;
   std::vector<std::string> slave_links;  ///< per slave: "udp host:port", or empty (local)
+  /// The run stops when the log has grown past this (scenario key limits.run_log_bytes).
+  std::uint64_t max_bytes = kDefaultMaxLogBytes;
+
+  static constexpr std::uint64_t kDefaultMaxLogBytes = std::uint64_t{2} << 30;
 };
+
+/// The kind of the records that continue a step's samples (protocol/couplet.proto).
+inline constexpr couplet_wire_SlaveCallKind kCallStepSamples = couplet_wire_SlaveCallKind_CALL_STEP_SAMPLES;
 
 /// How the run ended, for the last record.
 struct RunEnding {
@@ -75,7 +89,9 @@ class Recorder final : public ExecutorObserver {
   void state_saved(std::size_t slave) override;
   void state_restored(std::size_t slave) override;
 
-  /// After each executor advance: progress and the algorithm's internals.
+  /// After each executor advance: progress and the algorithm's internals. Throws
+  /// SlaveError when the log has passed RunLogHeader::max_bytes (after writing the
+  /// plan's record: finish() then ends the log with the message).
   void plan_finished(const SequentialExecutor& executor, const Algorithm& algorithm,
                      std::int64_t pacer_lateness_ns = 0);
 
@@ -90,6 +106,10 @@ class Recorder final : public ExecutorObserver {
  private:
   couplet_wire_SlaveCall& begin_call(std::size_t slave, couplet_wire_SlaveCallKind kind);
   static void copy_inputs(std::span<const Polynomial> inputs, couplet_wire_SlaveCall& call);
+  /// Sample rows [first, first + count) of a step into `call`.
+  void copy_samples(std::size_t slave, const StepRequest& request, const OutputBuffers& result,
+                    std::size_t first, std::size_t count, couplet_wire_SlaveCall& call) const;
+  std::size_t sample_rows_per_record(std::size_t slave) const;
   void copy_end_outputs(std::size_t slave, std::span<const double> outputs,
                         couplet_wire_SlaveCall& call);
   protocol::LogRecord& next_record();
@@ -104,6 +124,7 @@ class Recorder final : public ExecutorObserver {
   std::vector<std::uint64_t> step_began_ns_;
   std::vector<std::size_t> output_counts_;
   std::uint64_t plan_ = 0;
+  std::uint64_t max_bytes_ = RunLogHeader::kDefaultMaxLogBytes;
   std::uint64_t records_waited_ = 0;
 
   std::vector<protocol::LogRecord> slots_;

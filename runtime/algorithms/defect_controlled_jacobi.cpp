@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <string>
 
-#include "runtime/defects.hpp"
 #include "couplet/errors.hpp"
+#include "runtime/defects.hpp"
 
 namespace couplet {
 namespace {
@@ -55,9 +56,12 @@ void DefectControlledJacobi::start(const RunSetup& setup, std::span<StepSlot> sl
     slots[s].sample_times.clear();
     if (samples_midpoint_[s]) slots[s].sample_times.reserve(1);  // the executor sizes samples from this
   }
+  abort_step_ = 0.0;
+  collapse_ = CollapseWatch{};
   if (settings_.fixed_step > 0) {
     next_step_ = settings_.fixed_step;
   } else {
+    abort_step_ = abort_step(settings_.abort_below_step, start_, end_);
     // Steps are whole ticks, at least minimum_step_: the controller proposes no
     // less, so that its anti-windup sees the bound the run actually has.
     PiStepControllerSettings controller = settings_.controller;
@@ -247,8 +251,48 @@ void DefectControlledJacobi::choose_next_step(double step_seconds) {
   record_.controlled = true;
   record_.controller = controller_->next(record_.defect, step_seconds);
   if (record_.controller.limited) ++limited_steps_;
+  // The step after the last is never taken.
+  if (time_ < end_ && collapse_.collapsed(record_.controller.step, abort_step_)) stop_collapsed_run();
   next_step_ = round_step(record_.controller.step);
   record_.next_step = next_step_;
+}
+
+// The connection or output with the largest monitored defect this step: the one
+// that held the step down.
+std::string DefectControlledJacobi::largest_defect_name() const {
+  std::string name;
+  double largest = -1.0;
+  if (monitors_connections(settings_.monitored)) {
+    for (std::size_t c = 0; c < connections_.size(); ++c) {
+      if (step_connection_rms_[c] > largest) {
+        largest = step_connection_rms_[c];
+        name = "the connection defect of input " + connection_names_[c];
+      }
+    }
+  }
+  if (monitors_outputs(settings_.monitored)) {
+    for (std::size_t o = 0; o < outputs_.size(); ++o) {
+      if (step_output_rms_[o] > largest) {
+        largest = step_output_rms_[o];
+        name = "the output defect of " + output_names_[o];
+      }
+    }
+  }
+  return name.empty() ? "the defect" : name;
+}
+
+void DefectControlledJacobi::stop_collapsed_run() const {
+  char numbers[256];
+  std::snprintf(numbers, sizeof numbers,
+                "defect control: %u steps in a row below algorithm.abort_below_step (%.3g s), the last %.3g s at "
+                "t = %.9g s; the largest defect is ",
+                static_cast<unsigned>(kCollapsedSteps), abort_step_, record_.controller.step, to_seconds(time_));
+  char defect[128];
+  std::snprintf(defect, sizeof defect, " (%.3g against algorithm.tol %.3g)", record_.defect,
+                settings_.controller.tolerance);
+  throw SlaveError(std::string(numbers) + largest_defect_name() + defect +
+                   ". Raise algorithm.tol, set algorithm.min_step to go on at a bounded step, or lower "
+                   "algorithm.abort_below_step (0: never stop)");
 }
 
 void DefectControlledJacobi::report(AlgorithmReport& report) const {

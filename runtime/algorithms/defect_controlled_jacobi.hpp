@@ -18,6 +18,9 @@
 //  5. ε_k = max of the monitored RMS values (eq. 38);
 //  6. variable step: H_{k+1} from the PI controller (eq. 39); fixed-step variant:
 //     H_{k+1} = H. No step is ever rejected.
+// Ours: a variable-step run whose steps stay below the floor of
+// runtime/algorithms/step_floor.hpp stops with a SlaveError naming the
+// connection or output whose defect held them down.
 // Steps are whole ticks (at least 2, so that the midpoint is strictly inside), a
 // multiple of every slave's imposed step, and the last one ends exactly at t_end.
 #include <cstdint>
@@ -28,6 +31,7 @@
 
 #include "runtime/algorithm.hpp"
 #include "runtime/algorithms/pi_step_controller.hpp"
+#include "runtime/algorithms/step_floor.hpp"
 #include "runtime/input_coupling.hpp"
 
 namespace couplet {
@@ -41,6 +45,9 @@ struct DefectControlSettings {
   MonitoredDefects monitored = MonitoredDefects::both;
   Time fixed_step = 0;   ///< > 0: the fixed-step variant with H_k = fixed_step
   PiStepControllerSettings controller;  ///< the variable-step variant (fixed_step == 0)
+  /// Variable step: the run stops when H_{k+1} collapses below this (seconds; 0:
+  /// never); unset: the default of step_floor.hpp.
+  std::optional<double> abort_below_step;
 };
 
 /// One macro step as the run log will take it: decision, defects, controller state.
@@ -98,7 +105,9 @@ class DefectControlledJacobi final : public Algorithm {
   void measure_connections(std::span<const StepSlot> slots, double step_start, double step);
   void measure_outputs(std::span<const StepSlot> slots, double midpoint, double midpoint_to_end, double step);
   double controlled_defect() const;
+  std::string largest_defect_name() const;
   void choose_next_step(double step_seconds);
+  [[noreturn]] void stop_collapsed_run() const;
 
   DefectControlSettings settings_;
   std::optional<PiStepController> controller_;
@@ -108,6 +117,8 @@ class DefectControlledJacobi final : public Algorithm {
   Time end_ = 0;
   Time quantum_ = 1;        ///< every step is a multiple: lcm of the imposed steps
   Time minimum_step_ = 2;   ///< ticks: room for a midpoint strictly inside
+  double abort_step_ = 0.0; ///< seconds: the run stops when the step collapses below it
+  CollapseWatch collapse_;
   Time next_step_ = 0;      ///< H_k for the step plan_next prepares, in ticks
   Time planned_end_ = 0;    ///< T_k of the planned step
   Time midpoint_ = 0;       ///< of the planned step

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -42,6 +43,7 @@ void F3ornits::start(const RunSetup& setup, std::span<StepSlot> slots) {
   system_ = &setup.system;
   start_ = setup.start;
   end_ = setup.end;
+  abort_step_ = abort_step(settings_.abort_below_step, start_, end_);
   sources_ = InputSources(setup.system);
   check_configuration(setup.system);
   describe_system(setup.system);
@@ -409,6 +411,9 @@ void F3ornits::finish_update(std::size_t slave_index) {
     } else {
       const double actual = to_seconds(time - slave.current.time);
       record.proposal_step = propose_step(record.ratio, actual, slave.proposed_step, stepper);
+      if (time < end_ && slave.collapse.collapsed(record.proposal_step.step, abort_step_)) {
+        stop_collapsed_run(slave_index);
+      }
     }
     slave.proposed_step = record.proposal_step.step;
     const double remaining = to_seconds(end_ - time);
@@ -422,6 +427,32 @@ void F3ornits::finish_update(std::size_t slave_index) {
   record.time = time;
   record.communications = slave.communications;
   record.proposal = slave.proposal;
+}
+
+// Names the read output with the smallest ratio (eq. 37): the one whose error
+// forced the step of `slave_index` down.
+void F3ornits::stop_collapsed_run(std::size_t slave_index) const {
+  const F3ornitsSlaveRecord& record = slave_records_[slave_index];
+  std::size_t culprit = output_offset_[slave_index];
+  for (std::size_t j = output_offset_[slave_index]; j < output_offset_[slave_index + 1]; ++j) {
+    if (outputs_[j].connected && output_records_[j].measured &&
+        output_records_[j].error.ratio <= output_records_[culprit].error.ratio) {
+      culprit = j;
+    }
+  }
+  const std::size_t port = culprit - output_offset_[slave_index];
+  char numbers[320];
+  std::snprintf(numbers, sizeof numbers,
+                "f3ornits: %u steps of slave '%s' in a row below algorithm.abort_below_step (%.3g s), the last "
+                "%.3g s at t = %.9g s; the output holding it down is %s (error %.3g times its tolerance "
+                "algorithm.tol_abs + algorithm.tol_rel",
+                static_cast<unsigned>(kCollapsedSteps), system_->slave_name(slave_index).c_str(), abort_step_,
+                record.proposal_step.step, to_seconds(slaves_[slave_index].time),
+                system_->output_name({slave_index, port}).c_str(),
+                output_records_[culprit].error.normalized);
+  throw SlaveError(std::string(numbers) +
+                   " x scale). Raise algorithm.tol_abs or algorithm.tol_rel, set algorithm.min_step to go on "
+                   "at a bounded step, or lower algorithm.abort_below_step (0: never stop)");
 }
 
 void F3ornits::record_plan(bool refresh) {

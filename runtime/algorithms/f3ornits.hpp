@@ -35,6 +35,7 @@
 // (everything is sized in start()). last_decision() is what the run log records.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -44,6 +45,7 @@
 #include "runtime/algorithms/f3ornits_order_function.hpp"
 #include "runtime/algorithms/f3ornits_scheduler.hpp"
 #include "runtime/algorithms/f3ornits_time_stepper.hpp"
+#include "runtime/algorithms/step_floor.hpp"
 #include "runtime/input_coupling.hpp"
 #include "runtime/output_history.hpp"
 
@@ -56,6 +58,9 @@ struct F3ornitsSettings {
   TimeStepperSettings time_stepper;  ///< normalization, ν, tolerances, ρ bounds, step bounds
   double initial_step = 0.01;  ///< δt⁽⁰⁾ in seconds (Remark 3), clamped into [min_step, max_step]
   bool synchronous = false;    ///< all variable-step slaves share the minimum (DESIGN §4.3)
+  /// The run stops when a slave's proposed step collapses below this (seconds; 0:
+  /// never); unset: the default of runtime/algorithms/step_floor.hpp.
+  std::optional<double> abort_below_step;
 };
 
 /// One output at its slave's latest communication time.
@@ -145,6 +150,7 @@ class F3ornits final : public Algorithm {
     bool refresh_pending = false;
     std::uint64_t communications = 0;
     std::uint64_t steps = 0;
+    CollapseWatch collapse;  ///< its proposals in a row below the floor
     Epoch current;   ///< estimates at the newest history point
     Epoch previous;  ///< estimates at the point before
     // Fixed at start:
@@ -185,6 +191,7 @@ class F3ornits final : public Algorithm {
   void measure(const OutputState& state, double value, Time time, F3ornitsOutputRecord& record) const;
   /// Ratio (eq. 37), proposal (eqs. 38–39) and epochs once every output is in.
   void finish_update(std::size_t slave);
+  [[noreturn]] void stop_collapsed_run(std::size_t slave) const;
   /// The source estimate for a target at `time` (eq. 25): the newest, or the one
   /// before when the source is already past `time`.
   const OutputEstimate& estimate_for(PortReference source, Time time) const;
@@ -199,6 +206,7 @@ class F3ornits final : public Algorithm {
   F3ornitsScheduler scheduler_;
   Time start_ = 0;
   Time end_ = 0;
+  double abort_step_ = 0.0;  ///< seconds: the run stops when a proposal collapses below it
   Phase phase_ = Phase::rendezvous;
   Time rendezvous_ = 0;
 
