@@ -1,17 +1,28 @@
 #include "host_tools/log_commands.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "host_tools/log_export.hpp"
 #include "host_tools/log_inspect.hpp"
 #include "host_tools/replay.hpp"
 #include "host_tools/report.hpp"
 #include "host_tools/run_log.hpp"
+#include "host_tools/scenario.hpp"
+#include "host_tools/system_builder.hpp"
 #include "runtime/decision_hash.hpp"
+#include "runtime/exact_text.hpp"
 
 namespace couplet::tools {
 
@@ -36,6 +47,175 @@ std::string read_text_if_present(const std::filesystem::path& path) {
   std::ostringstream text;
   text << file.rdbuf();
   return text.str();
+}
+
+/// The start of every complaint about a run directory: both files, by name.
+[[noreturn]] void disagree(const std::string& file, const std::string& log_path,
+                           const std::string& why) {
+  throw RunLogError("'" + file + "' and '" + log_path + "' are not of the same run: " + why +
+                    " (the directory mixes two runs: run again into an empty one)");
+}
+
+/// Times as the summary and signals.csv write them (to_seconds, exact_text):
+/// equal up to the last bit; a nanosecond of slack for other writers.
+bool same_seconds(double a, double b) {
+  return std::fabs(a - b) <= std::max(1e-9, 1e-15 * std::fabs(b));
+}
+
+std::string seconds_of(double seconds) {
+  return exact_text(seconds) + " s";
+}
+
+/// The summary's counters against the log's end record.
+void check_summary_counters(const nlohmann::json& summary, const RunLog& log,
+                            const RunFiles& files) {
+  if (!log.end_record) return;
+  const std::pair<const char*, std::uint64_t> counters[] = {
+      {"macro_steps", log.end_record->macro_steps},
+      {"slave_steps", log.end_record->slave_steps},
+      {"rollbacks", log.end_record->rollbacks}};
+  for (const auto& [key, logged] : counters) {
+    const auto value = summary.find(key);
+    if (value == summary.end() || !value->is_number_unsigned()) continue;
+    if (value->get<std::uint64_t>() != logged) {
+      disagree(files.summary_path, files.log_path,
+               std::string(key) + " is " + std::to_string(value->get<std::uint64_t>()) +
+                   " in the summary, " + std::to_string(logged) + " in the log's end record");
+    }
+  }
+}
+
+/// The summary's end time: the log's end time for a completed run, else the
+/// time reached (at least the last plan's frontier: a failed plan may have
+/// advanced it before its record was written).
+void check_summary_end_time(const nlohmann::json& summary, const RunLog& log,
+                            const RunFiles& files) {
+  const auto value = summary.find("end_time");
+  if (value == summary.end() || !value->is_number()) return;
+  const double end_time = value->get<double>();
+  const Time reached = log.plans.empty() ? log.start : log.plans.back().frontier;
+  const bool completed = log.end_record && log.end_record->completed;
+  const bool agrees =
+      completed ? same_seconds(end_time, to_seconds(log.end))
+                : end_time >= to_seconds(reached) - 1e-9 && end_time <= to_seconds(log.end) + 1e-9;
+  if (!agrees) {
+    disagree(files.summary_path, files.log_path,
+             "the summary ends at t = " + seconds_of(end_time) + ", the log " +
+                 (completed ? "completed at t = " + seconds_of(to_seconds(log.end))
+                            : "reached t = " + seconds_of(to_seconds(reached))));
+  }
+}
+
+void check_summary(const RunLog& log, const RunFiles& files) {
+  if (files.summary_json.empty()) return;
+  const nlohmann::json summary = nlohmann::json::parse(files.summary_json, nullptr, false);
+  if (!summary.is_object()) return;  // the report says it could not be parsed
+  if (const auto algorithm = summary.find("algorithm");
+      algorithm != summary.end() && algorithm->is_string() &&
+      algorithm->get<std::string>() != log.algorithm) {
+    disagree(files.summary_path, files.log_path,
+             "the algorithm is '" + algorithm->get<std::string>() + "' in the summary, '" +
+                 log.algorithm + "' in the log");
+  }
+  if (const auto hash = summary.find("decision_hash"); hash != summary.end() && hash->is_string()) {
+    if (!log.end_record) {
+      disagree(files.summary_path, files.log_path,
+               "the summary gives decision hash " + hash->get<std::string>() +
+                   ", the log has no end record");
+    }
+    if (hash->get<std::string>() != hash_text(log.end_record->decision_hash)) {
+      disagree(files.summary_path, files.log_path,
+               "the decision hash is " + hash->get<std::string>() + " in the summary, " +
+                   hash_text(log.end_record->decision_hash) + " in the log");
+    }
+  }
+  check_summary_end_time(summary, log, files);
+  check_summary_counters(summary, log, files);
+  if (const auto run_log = summary.find("run_log");
+      run_log != summary.end() && run_log->is_object()) {
+    const auto bytes = run_log->find("bytes");
+    if (bytes != run_log->end() && bytes->is_number_unsigned() &&
+        bytes->get<std::uint64_t>() != files.log_bytes) {
+      disagree(files.summary_path, files.log_path,
+               "the summary's run log has " + std::to_string(bytes->get<std::uint64_t>()) +
+                   " bytes, the log " + std::to_string(files.log_bytes));
+    }
+  }
+}
+
+std::vector<std::string> split_fields(const std::string& line) {
+  std::vector<std::string> fields;
+  std::istringstream text(line);
+  for (std::string field; std::getline(text, field, ',');) fields.push_back(field);
+  return fields;
+}
+
+/// signals.csv's columns: "time", then outputs of the logged slaves, each
+/// possibly with ":reference".
+void check_signal_columns(const std::string& header, const RunLog& log, const RunFiles& files) {
+  std::set<std::string> outputs;
+  for (std::size_t s = 0; s < log.slaves.size(); ++s) {
+    for (std::size_t j = 0; j < log.slaves[s].description.outputs.size(); ++j)
+      outputs.insert(log.output_name(s, j));
+  }
+  const std::vector<std::string> columns = split_fields(header);
+  constexpr std::string_view kReference = ":reference";
+  for (std::size_t c = 1; c < columns.size(); ++c) {
+    std::string signal = columns[c];
+    if (signal.ends_with(kReference)) signal.resize(signal.size() - kReference.size());
+    if (!outputs.contains(signal)) {
+      disagree(files.signals_path, files.log_path,
+               "column '" + columns[c] + "' is no output of the logged slaves");
+    }
+  }
+}
+
+/// The evaluation grid of the logged scenario; empty when its text no longer
+/// loads (the report still shows the log).
+std::vector<Time> logged_grid(const RunLog& log) {
+  try {
+    return evaluation_grid(parse_scenario(log.scenario_text, log.scenario_source));
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+/// signals.csv's times: the logged scenario's evaluation grid, all of it when
+/// the run completed.
+void check_signal_times(std::istream& rows, const RunLog& log, const RunFiles& files) {
+  const std::vector<Time> grid = logged_grid(log);
+  if (grid.empty()) return;
+  std::size_t row = 0;
+  for (std::string line; std::getline(rows, line);) {
+    if (line.empty() || line == "\r") continue;
+    const std::string time = line.substr(0, line.find(','));
+    char* end = nullptr;
+    const double seconds = std::strtod(time.c_str(), &end);
+    if (row >= grid.size() || end == time.c_str() ||
+        !same_seconds(seconds, to_seconds(grid[row]))) {
+      disagree(files.signals_path, files.log_path,
+               "row " + std::to_string(row + 2) + " is at t = " + time + " s, " +
+                   (row >= grid.size() ? "after the logged scenario's last evaluation time"
+                                       : "the logged scenario's evaluation grid at " +
+                                             seconds_of(to_seconds(grid[row]))));
+    }
+    ++row;
+  }
+  if (log.end_record && log.end_record->completed && row != grid.size()) {
+    disagree(files.signals_path, files.log_path,
+             "it has " + std::to_string(row) + " rows, the logged run completed " +
+                 std::to_string(grid.size()) + " evaluation times");
+  }
+}
+
+void check_signals(const RunLog& log, const RunFiles& files) {
+  if (files.signals_csv.empty()) return;
+  std::istringstream rows(files.signals_csv);
+  std::string header;
+  std::getline(rows, header);
+  if (!header.empty() && header.back() == '\r') header.pop_back();
+  check_signal_columns(header, log, files);
+  check_signal_times(rows, log, files);
 }
 
 void write_text(const std::string& path, const std::string& text) {
@@ -86,14 +266,27 @@ int inspect_log_command(const std::string& log_path) {
   return corrupted(log) ? 1 : 0;
 }
 
+void check_run_files_agree(const RunLog& log, const RunFiles& files) {
+  check_summary(log, files);
+  check_signals(log, files);
+}
+
 int report_log_command(const std::string& log_or_directory, const std::string& report_path) {
   std::filesystem::path log_path = log_or_directory;
   if (std::filesystem::is_directory(log_path)) log_path /= "run.log";
   const RunLog log = read_with_warning(log_path.string());
   const std::filesystem::path directory =
       log_path.parent_path().empty() ? "." : log_path.parent_path();
-  const ReportInputs inputs{read_text_if_present(directory / "signals.csv"),
-                            read_text_if_present(directory / "summary.json")};
+  std::error_code size_error;
+  const std::uintmax_t log_bytes = std::filesystem::file_size(log_path, size_error);
+  const RunFiles files{log_path.string(),
+                       size_error ? 0 : static_cast<std::uint64_t>(log_bytes),
+                       (directory / "summary.json").string(),
+                       read_text_if_present(directory / "summary.json"),
+                       (directory / "signals.csv").string(),
+                       read_text_if_present(directory / "signals.csv")};
+  check_run_files_agree(log, files);
+  const ReportInputs inputs{files.signals_csv, files.summary_json};
   write_text(report_path, render_report(log, inputs));
   std::cerr << "couplet: report written to " << report_path << "\n";
   return corrupted(log) ? 1 : 0;

@@ -2,8 +2,12 @@
 // The run-log commands of the command line (docs/cli.md, docs/run-log.md). Each
 // prints its result and returns the exit code: 0 success; 1 a replay that does
 // not reproduce the run, or a log damaged beyond a cut tail. A log that cannot
-// be read at all throws std::runtime_error naming the file.
+// be read, or holds a malformed record, throws RunLogError naming the file (and
+// the frame's byte offset); so does a run directory that mixes runs (report).
+#include <cstdint>
 #include <string>
+
+#include "host_tools/run_log.hpp"
 
 namespace couplet::tools {
 
@@ -14,7 +18,26 @@ int export_log_command(const std::string& log_path, const std::string& csv_path)
 /// `couplet inspect RUN.log`.
 int inspect_log_command(const std::string& log_path);
 /// `couplet report RUN.log|DIR -o report.html`: DIR means DIR/run.log, and
-/// signals.csv and summary.json beside the log are used when present.
+/// signals.csv and summary.json beside the log are used when present, after
+/// check_run_files_agree().
 int report_log_command(const std::string& log_or_directory, const std::string& report_path);
+
+/// The files of one run directory, as read (empty text: the file is absent).
+struct RunFiles {
+  std::string log_path;
+  std::uint64_t log_bytes = 0;
+  std::string summary_path;
+  std::string summary_json;
+  std::string signals_path;
+  std::string signals_csv;
+};
+
+/// Throws RunLogError naming the files that disagree when summary.json or
+/// signals.csv is not of the run the log recorded: the summary's algorithm,
+/// decision hash, end time, counters and log size must be the log's; the
+/// signals' columns must be outputs of the logged slaves and their times the
+/// logged scenario's evaluation grid (all of it for a completed run, a prefix
+/// otherwise). What a file does not hold is not compared.
+void check_run_files_agree(const RunLog& log, const RunFiles& files);
 
 }  // namespace couplet::tools

@@ -14,7 +14,7 @@ namespace {
 class LatestValues {
  public:
   explicit LatestValues(const RunLog& log)
-      : log_(log), values_(log.slaves.size()), steps_(log.slaves.size()) {
+      : values_(log.slaves.size()), steps_(log.slaves.size()) {
     for (std::size_t s = 0; s < log.slaves.size(); ++s)
       values_[s].assign(log.slaves[s].description.outputs.size(), 0.0);
   }
@@ -31,7 +31,6 @@ class LatestValues {
   const LoggedCall* latest_step(std::size_t slave) const { return steps_[slave]; }
 
  private:
-  const RunLog& log_;
   std::vector<std::vector<double>> values_;
   std::vector<const LoggedCall*> steps_;
 };

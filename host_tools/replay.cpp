@@ -5,6 +5,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "couplet/errors.hpp"
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/scenario.hpp"
 #include "host_tools/system_builder.hpp"
@@ -44,13 +45,25 @@ class CallCursor {
  public:
   explicit CallCursor(const RunLog& log) : log_(log) {}
 
-  /// The next recorded call, which must be `kind` on `slave`.
+  /// The replayed master has completed `plans` plans: its next calls must be
+  /// the ones recorded with that plan index (SlaveCall.plan counts the plans
+  /// completed before the call: 0 for the initialization and the first plan).
+  void plans_completed(std::uint64_t plans) { plans_completed_ = plans; }
+
+  /// The next recorded call, which must be `kind` on `slave`, of the plan under way.
   const LoggedCall& take(std::size_t slave, CallKind kind) {
     if (next_ == log_.calls.size()) {
       throw ReplayExhausted("the replayed master calls " + std::string(call_kind_name(kind)) +
                             " on slave '" + log_.slaves[slave].name + "'; the log ends before");
     }
     const LoggedCall& call = log_.calls[next_];
+    if (call.plan != plans_completed_) {
+      throw ReplayDivergence(
+          "the replayed master calls " + std::string(call_kind_name(kind)) + " on slave '" +
+          log_.slaves[slave].name + "' after " + std::to_string(plans_completed_) +
+          " plans; the next recorded call (" + call_kind_name(call.kind) + " on slave '" +
+          log_.slaves[call.slave].name + "') was made after " + std::to_string(call.plan));
+    }
     if (call.slave != slave || call.kind != kind) {
       throw ReplayDivergence(where(call) + ": the recorded master called " +
                              call_kind_name(call.kind) + " on slave '" +
@@ -84,6 +97,7 @@ class CallCursor {
  private:
   const RunLog& log_;
   std::size_t next_ = 0;
+  std::uint64_t plans_completed_ = 0;
 };
 
 /// A slave that answers from the log and checks every request against it.
@@ -223,11 +237,28 @@ void compare_plan(const RunLog& log, const CallCursor& cursor, std::uint64_t pla
   }
 }
 
-}  // namespace
+/// The header's time span and algorithm are those its scenario text gives: the
+/// replayed master is built from the text, the log's records follow the header.
+void check_header_against_scenario(const RunLog& log, const Scenario& scenario,
+                                   const Algorithm& algorithm) {
+  const std::string header = "run log '" + log.path + "': frame 1 at byte offset " +
+                             std::to_string(protocol::kLogMagicBytes) + ": the header's ";
+  if (to_ticks(scenario.start) != log.start || to_ticks(scenario.end) != log.end) {
+    throw RunLogError(header + "time span [" + std::to_string(log.start) + ", " +
+                      std::to_string(log.end) + "] ns is not its scenario's [" +
+                      std::to_string(to_ticks(scenario.start)) + ", " +
+                      std::to_string(to_ticks(scenario.end)) + "] ns");
+  }
+  if (log.algorithm != algorithm.name()) {
+    throw RunLogError(header + "algorithm '" + log.algorithm + "' is not its scenario's ('" +
+                      std::string(algorithm.name()) + "')");
+  }
+}
 
-ReplayOutcome replay_run_log(const RunLog& log) {
+ReplayOutcome replay_checked_log(const RunLog& log) {
   const Scenario scenario = parse_scenario(log.scenario_text, log.scenario_source);
   const std::unique_ptr<Algorithm> algorithm = make_algorithm(scenario);
+  check_header_against_scenario(log, scenario, *algorithm);
   CallCursor cursor(log);
   System system = replay_system(log, cursor);
   SequentialExecutor executor(system, *algorithm, log.start, log.end, evaluation_grid(scenario));
@@ -243,6 +274,7 @@ ReplayOutcome replay_run_log(const RunLog& log) {
     return outcome;
   };
   try {
+    cursor.plans_completed(0);
     executor.initialize();
     if (algorithm->internal_quantities() != log.internal_quantities) {
       throw ReplayDivergence("the algorithm's internal quantities differ from the recorded ones");
@@ -250,6 +282,7 @@ ReplayOutcome replay_run_log(const RunLog& log) {
     std::vector<double> internals(log.internal_quantities.size());
     while (executor.advance()) {
       ++plan;
+      cursor.plans_completed(plan);
       compare_plan(log, cursor, plan, executor, *algorithm, internals);
     }
   } catch (const ReplayDivergence& divergence) {
@@ -299,6 +332,19 @@ ReplayOutcome replay_run_log(const RunLog& log) {
     outcome.note = "the log has no end record, but every call in it was reproduced";
   }
   return finish(true);
+}
+
+}  // namespace
+
+ReplayOutcome replay_run_log(const RunLog& log) {
+  try {
+    return replay_checked_log(log);
+  } catch (const ConfigurationError& error) {
+    // Only building the master lets one escape: in the run, errors are outcomes.
+    throw ConfigurationError(
+        "run log '" + log.path +
+        "': the logged configuration does not build a master: " + error.what());
+  }
 }
 
 }  // namespace couplet::tools

@@ -1,15 +1,174 @@
 #include "host_tools/run_log.hpp"
 
+#include <algorithm>
 #include <memory>
-#include <stdexcept>
+#include <optional>
 
+#include "couplet/errors.hpp"
 #include "protocol/wire_conversions.hpp"
 
 namespace couplet::tools {
 
 namespace {
 
-CallKind call_kind(couplet_wire_SlaveCallKind kind) {
+// Every check below returns what is wrong with a record, "" when nothing: the
+// caller prefixes the file, the frame and its byte offset. Records arrive in the
+// order of docs/run-log.md: header, slaves, connections, the initialization's
+// calls, quantities, per plan its calls and its plan record, the end.
+
+/// What the records read so far allow next.
+struct ReadingState {
+  bool have_header = false;
+  bool have_connections = false;
+  bool have_quantities = false;
+};
+
+/// An enum field within its proto enum (nanopb's _MIN.._MAX: the enums are
+/// contiguous). Read as an integer: proto3 enums are open, any int32 arrives.
+template <typename Enum>
+bool enum_in_range(const Enum& field, std::int32_t min, std::int32_t max) {
+  const std::int32_t value = wire::enum_value(field);
+  return value >= min && value <= max;
+}
+
+std::string time_problem(const std::string& field, std::int64_t ns) {
+  if (wire::time_in_range(ns)) return {};
+  return field + " = " + std::to_string(ns) + " ns lies outside ±2^61 ns";
+}
+
+template <std::size_t Size>
+std::string text_field_problem(const std::string& field, const char (&text)[Size]) {
+  const std::string problem = wire::text_problem(std::span<const char>(text, Size));
+  return problem.empty() ? problem : field + " " + problem;
+}
+
+std::string header_problem(const couplet_wire_LogHeader& header) {
+  if (header.version != couplet_wire_Version_VERSION_CURRENT) {
+    return "the header has format version " + std::to_string(header.version) +
+           "; this couplet reads version " + std::to_string(couplet_wire_Version_VERSION_CURRENT);
+  }
+  if (std::string problem = time_problem("header start_ns", header.start_ns); !problem.empty())
+    return problem;
+  if (std::string problem = time_problem("header end_ns", header.end_ns); !problem.empty())
+    return problem;
+  if (header.start_ns >= header.end_ns) {
+    return "header start_ns = " + std::to_string(header.start_ns) +
+           " ns is not before end_ns = " + std::to_string(header.end_ns) + " ns";
+  }
+  if (header.algorithm[0] == '\0') return "the header names no algorithm";
+  if (std::string problem = text_field_problem("header algorithm", header.algorithm);
+      !problem.empty())
+    return problem;
+  return text_field_problem("header scenario_source", header.scenario_source);
+}
+
+std::string take_header(const couplet_wire_LogHeader& header, RunLog& log, ReadingState& state) {
+  if (state.have_header) return "a second header record: a run log has one, at its start";
+  if (std::string problem = header_problem(header); !problem.empty()) return problem;
+  log.scenario_source = header.scenario_source;
+  log.scenario_text = header.scenario_text;
+  log.start = header.start_ns;
+  log.end = header.end_ns;
+  log.algorithm = header.algorithm;
+  log.wall_clock_start_ns = header.wall_clock_start_ns;
+  state.have_header = true;
+  return {};
+}
+
+std::string slave_name_problem(const couplet_wire_LogSlave& slave, const RunLog& log) {
+  if (std::string problem = text_field_problem("slave name", slave.name); !problem.empty())
+    return problem;
+  const std::string name = slave.name;
+  if (name.empty() || name.find('.') != std::string::npos)
+    return "slave name '" + name + "' must be non-empty and contain no '.'";
+  for (const LoggedSlave& earlier : log.slaves) {
+    if (earlier.name == name) return "slave '" + name + "' is logged twice";
+  }
+  return text_field_problem("link of slave '" + name + "'", slave.link);
+}
+
+std::string take_slave(const couplet_wire_LogSlave& slave, RunLog& log, const ReadingState& state) {
+  if (state.have_connections) return "a slave record after the connections";
+  if (slave.index != log.slaves.size()) {
+    return "a slave record with index " + std::to_string(slave.index) + " where index " +
+           std::to_string(log.slaves.size()) + " comes next (slave records out of order)";
+  }
+  if (std::string problem = slave_name_problem(slave, log); !problem.empty()) return problem;
+  if (!slave.has_description) return "slave '" + std::string(slave.name) + "' has no description";
+  try {
+    log.slaves.push_back({slave.name, wire::from_wire(slave.description, slave.name), slave.link});
+  } catch (const SlaveError& error) {
+    return error.what();
+  }
+  return {};
+}
+
+std::string connection_problem(const couplet_wire_LogConnection& connection, const RunLog& log,
+                               const std::vector<std::vector<bool>>& driven) {
+  const std::size_t slaves = log.slaves.size();
+  if (connection.source_slave >= slaves || connection.target_slave >= slaves) {
+    return "slave " + std::to_string(std::max(connection.source_slave, connection.target_slave)) +
+           ", but the log has " + std::to_string(slaves) + " slaves";
+  }
+  const LoggedSlave& source = log.slaves[connection.source_slave];
+  const LoggedSlave& target = log.slaves[connection.target_slave];
+  if (connection.source_port >= source.description.outputs.size()) {
+    return "output " + std::to_string(connection.source_port) + " of slave '" + source.name +
+           "', which has " + std::to_string(source.description.outputs.size()) + " outputs";
+  }
+  if (connection.target_port >= target.description.inputs.size()) {
+    return "input " + std::to_string(connection.target_port) + " of slave '" + target.name +
+           "', which has " + std::to_string(target.description.inputs.size()) + " inputs";
+  }
+  if (driven[connection.target_slave][connection.target_port])
+    return "input '" + log.input_name(connection.target_slave, connection.target_port) +
+           "' is driven twice";
+  return {};
+}
+
+std::string take_connections(const couplet_wire_LogConnections& connections, RunLog& log,
+                             ReadingState& state) {
+  if (state.have_connections) return "a second connections record";
+  if (log.slaves.empty()) return "a connections record before any slave record";
+  std::vector<std::vector<bool>> driven;
+  for (const LoggedSlave& slave : log.slaves) driven.emplace_back(slave.description.inputs.size());
+  for (pb_size_t c = 0; c < connections.connections_count; ++c) {
+    const couplet_wire_LogConnection& connection = connections.connections[c];
+    if (std::string problem = connection_problem(connection, log, driven); !problem.empty())
+      return "connection " + std::to_string(c) + " names " + problem;
+    driven[connection.target_slave][connection.target_port] = true;
+    log.connections.push_back({{connection.source_slave, connection.source_port},
+                               {connection.target_slave, connection.target_port}});
+  }
+  for (std::size_t s = 0; s < log.slaves.size(); ++s) {
+    for (std::size_t i = 0; i < driven[s].size(); ++i) {
+      if (!driven[s][i]) return "input '" + log.input_name(s, i) + "' is not connected";
+    }
+  }
+  state.have_connections = true;
+  return {};
+}
+
+std::string take_quantities(const couplet_wire_LogQuantities& quantities, RunLog& log,
+                            ReadingState& state) {
+  if (state.have_quantities) return "a second internal quantities record";
+  for (pb_size_t q = 0; q < quantities.names_count; ++q) {
+    const std::string field = "internal quantity " + std::to_string(q);
+    if (std::string problem = text_field_problem(field, quantities.names[q]); !problem.empty())
+      return problem;
+    if (quantities.names[q][0] == '\0') return field + " has no name";
+    log.internal_quantities.emplace_back(quantities.names[q]);
+  }
+  state.have_quantities = true;
+  return {};
+}
+
+/// CALL_STEP_SAMPLES: the sample rows of a step that did not fit its call
+/// record, continued in order in records of their own (runtime/recorder.hpp).
+/// Merged into the step's LoggedCall.
+constexpr std::int32_t kStepSamplesKind = couplet_wire_SlaveCallKind_CALL_STEP_SAMPLES;
+
+CallKind call_kind(std::int32_t kind) {
   switch (kind) {
     case couplet_wire_SlaveCallKind_CALL_SETUP:
       return CallKind::setup;
@@ -19,88 +178,257 @@ CallKind call_kind(couplet_wire_SlaveCallKind kind) {
       return CallKind::step;
     case couplet_wire_SlaveCallKind_CALL_SAVE_STATE:
       return CallKind::save_state;
-    case couplet_wire_SlaveCallKind_CALL_RESTORE_STATE:
+    default:  // checked: restore is the last value
       return CallKind::restore_state;
   }
-  throw std::runtime_error("unknown slave call kind " + std::to_string(static_cast<int>(kind)));
 }
 
-LoggedCall to_call(const couplet_wire_SlaveCall& wire_call) {
-  LoggedCall call;
-  call.plan = wire_call.plan;
-  call.slave = wire_call.slave;
-  call.kind = call_kind(wire_call.kind);
-  call.start = wire_call.start_ns;
-  call.end = wire_call.end_ns;
-  for (pb_size_t i = 0; i < wire_call.inputs_count; ++i)
-    call.inputs.push_back(wire::from_wire(wire_call.inputs[i]));
-  call.sample_times.assign(wire_call.sample_times_ns,
-                           wire_call.sample_times_ns + wire_call.sample_times_ns_count);
-  call.derivative_order = static_cast<int>(wire_call.derivative_order);
-  call.end_outputs.assign(wire_call.end_outputs,
-                          wire_call.end_outputs + wire_call.end_outputs_count);
-  call.samples.assign(wire_call.samples, wire_call.samples + wire_call.samples_count);
-  call.missed = wire_call.status == couplet_wire_Status_STATUS_LATE;
-  call.began_ns = wire_call.began_ns;
-  call.ended_ns = wire_call.ended_ns;
-  call.retransmissions = wire_call.retransmissions;
-  call.input_lateness_ns = wire_call.input_lateness_ns;
-  return call;
-}
-
-LoggedPlan to_plan(const couplet_wire_LogPlan& wire_plan) {
-  LoggedPlan plan;
-  plan.plan = wire_plan.plan;
-  plan.macro_steps = wire_plan.macro_steps;
-  plan.frontier = wire_plan.frontier_ns;
-  plan.internals.assign(wire_plan.internals, wire_plan.internals + wire_plan.internals_count);
-  plan.pacer_lateness_ns = wire_plan.pacer_lateness_ns;
-  plan.wall_ns = wire_plan.wall_ns;
-  return plan;
-}
-
-LoggedEnd to_end(const couplet_wire_LogEnd& wire_end) {
-  return {wire_end.status == couplet_wire_RunStatus_RUN_COMPLETED,
-          wire_end.message,
-          wire_end.decision_hash,
-          wire_end.plans,
-          wire_end.macro_steps,
-          wire_end.slave_steps,
-          wire_end.rollbacks,
-          wire_end.records_waited};
-}
-
-void read_header(const couplet_wire_LogHeader& header, RunLog& log) {
-  if (header.version != couplet_wire_Version_VERSION_CURRENT) {
-    throw std::runtime_error("run log '" + log.path + "' has format version " +
-                             std::to_string(header.version) + "; this couplet reads version " +
-                             std::to_string(couplet_wire_Version_VERSION_CURRENT));
+std::string inputs_problem(const couplet_wire_SlaveCall& call, const RunLog& log) {
+  const SlaveDescription& description = log.slaves[call.slave].description;
+  if (call.inputs_count != description.inputs.size()) {
+    return std::to_string(call.inputs_count) + " input polynomials for the slave's " +
+           std::to_string(description.inputs.size()) + " inputs";
   }
-  log.scenario_source = header.scenario_source;
-  log.scenario_text = header.scenario_text;
-  log.start = header.start_ns;
-  log.end = header.end_ns;
-  log.algorithm = header.algorithm;
-  log.wall_clock_start_ns = header.wall_clock_start_ns;
+  for (pb_size_t i = 0; i < call.inputs_count; ++i) {
+    const std::string problem =
+        wire::polynomial_problem(call.inputs[i], description.capabilities.max_input_degree);
+    if (!problem.empty()) return "input '" + log.input_name(call.slave, i) + "'" + problem;
+  }
+  return {};
 }
 
-// A record that contradicts the structure (a call for a slave that does not
-// exist, ...) ends reading like a corrupted frame: the CRC held, the content did not.
-bool consistent(const protocol::LogRecord& record, const RunLog& log) {
-  if (record.which_body == couplet_wire_LogRecord_call_tag) {
-    const couplet_wire_SlaveCall& call = record.body.call;
-    const bool carries_inputs = call.kind == couplet_wire_SlaveCallKind_CALL_STEP ||
-                                call.kind == couplet_wire_SlaveCallKind_CALL_EVALUATE_OUTPUTS;
-    return call.slave < log.slaves.size() &&
-           (!carries_inputs ||
-            call.inputs_count == log.slaves[call.slave].description.inputs.size());
+std::string end_outputs_problem(const couplet_wire_SlaveCall& call, const RunLog& log) {
+  const SlaveDescription& description = log.slaves[call.slave].description;
+  const auto reported =
+      static_cast<std::uint32_t>(description.capabilities.output_derivative_order);
+  if (call.derivative_order > reported) {
+    return "derivative order " + std::to_string(call.derivative_order) + ", above the " +
+           std::to_string(reported) + " the slave reports";
   }
-  if (record.which_body == couplet_wire_LogRecord_plan_tag) {
-    return record.body.plan.internals_count == log.internal_quantities.size();
+  // Both factors are bounded: order ≤ 63 (checked with the description), ≤ 16 outputs.
+  const std::size_t expected =
+      (std::size_t{call.derivative_order} + 1) * description.outputs.size();
+  if (call.end_outputs_count != expected) {
+    return std::to_string(call.end_outputs_count) + " end output values, not (derivative order " +
+           std::to_string(call.derivative_order) + " + 1) × " +
+           std::to_string(description.outputs.size()) + " outputs";
   }
-  return record.which_body == couplet_wire_LogRecord_end_tag ||
-         (record.which_body == couplet_wire_LogRecord_quantities_tag &&
-          log.internal_quantities.empty() && log.plans.empty());
+  return {};
+}
+
+/// Sample times increasing within the step, after `previous`; one row of
+/// values per sample time.
+std::string samples_problem(const couplet_wire_SlaveCall& call, const RunLog& log,
+                            std::int64_t previous) {
+  for (pb_size_t k = 0; k < call.sample_times_ns_count; ++k) {
+    const std::int64_t sample = call.sample_times_ns[k];
+    if (sample <= previous || sample > call.end_ns) {
+      return "sample time " + std::to_string(k) + " = " + std::to_string(sample) +
+             " ns does not increase within the step (" + std::to_string(call.start_ns) + ", " +
+             std::to_string(call.end_ns) + "] ns";
+    }
+    previous = sample;
+  }
+  const std::size_t expected =
+      std::size_t{call.sample_times_ns_count} * log.slaves[call.slave].description.outputs.size();
+  if (call.samples_count != expected) {
+    return std::to_string(call.samples_count) + " sample values for " +
+           std::to_string(call.sample_times_ns_count) + " sample times × " +
+           std::to_string(log.slaves[call.slave].description.outputs.size()) + " outputs";
+  }
+  return {};
+}
+
+/// The arrays and times of a call, by kind (SlaveCall in protocol/couplet.proto).
+std::string call_content_problem(const couplet_wire_SlaveCall& call, CallKind kind,
+                                 const RunLog& log) {
+  if (std::string problem = time_problem("start_ns", call.start_ns); !problem.empty())
+    return problem;
+  if (std::string problem = time_problem("end_ns", call.end_ns); !problem.empty()) return problem;
+  if (call.began_ns > call.ended_ns) {
+    return "it ended (" + std::to_string(call.ended_ns) + " ns) before it began (" +
+           std::to_string(call.began_ns) + " ns)";
+  }
+  if (kind == CallKind::step && call.start_ns >= call.end_ns) {
+    return "the step from " + std::to_string(call.start_ns) + " ns does not end after it (" +
+           std::to_string(call.end_ns) + " ns)";
+  }
+  if (kind == CallKind::step || kind == CallKind::evaluate_outputs) {
+    if (std::string problem = inputs_problem(call, log); !problem.empty()) return problem;
+    if (std::string problem = end_outputs_problem(call, log); !problem.empty()) return problem;
+  } else if (call.inputs_count != 0 || call.end_outputs_count != 0 || call.derivative_order != 0) {
+    return "it carries inputs or outputs, which this kind of call has not";
+  }
+  if (kind == CallKind::step) return samples_problem(call, log, call.start_ns);
+  if (call.sample_times_ns_count != 0 || call.samples_count != 0)
+    return "it carries samples, which only a step has";
+  return {};
+}
+
+/// A CALL_STEP_SAMPLES record: more sample rows of the step recorded just before.
+std::string take_step_samples(const couplet_wire_SlaveCall& call, RunLog& log) {
+  const std::string what = "a step samples record on slave '" + log.slaves[call.slave].name + "'";
+  if (log.calls.empty() || log.calls.back().kind != CallKind::step ||
+      log.calls.back().slave != call.slave || log.calls.back().plan != call.plan ||
+      log.calls.back().start != call.start_ns || log.calls.back().end != call.end_ns) {
+    return what + " that does not follow the record of its step";
+  }
+  if (call.inputs_count != 0 || call.end_outputs_count != 0 || call.derivative_order != 0)
+    return what + ": it carries inputs or outputs, which only the step's own record has";
+  LoggedCall& step = log.calls.back();
+  const std::int64_t previous = step.sample_times.empty() ? step.start : step.sample_times.back();
+  if (std::string problem = samples_problem(call, log, previous); !problem.empty())
+    return what + ": " + problem;
+  step.sample_times.insert(step.sample_times.end(), call.sample_times_ns,
+                           call.sample_times_ns + call.sample_times_ns_count);
+  step.samples.insert(step.samples.end(), call.samples, call.samples + call.samples_count);
+  return {};
+}
+
+std::string take_call(const couplet_wire_SlaveCall& call, RunLog& log) {
+  // A call's plan index counts the plans completed before it (the recorder's
+  // numbering): 0 for the initialization and the first plan.
+  if (call.plan != log.plans.size()) {
+    return "a slave call with plan index " + std::to_string(call.plan) + " after " +
+           std::to_string(log.plans.size()) + " plan records (it must be " +
+           std::to_string(log.plans.size()) + ")";
+  }
+  if (call.slave >= log.slaves.size()) {
+    return "a slave call on slave " + std::to_string(call.slave) + ", but the log has " +
+           std::to_string(log.slaves.size()) + " slaves";
+  }
+  if (!enum_in_range(call.kind, _couplet_wire_SlaveCallKind_MIN, kStepSamplesKind))
+    return "a slave call of unknown kind " + std::to_string(wire::enum_value(call.kind));
+  if (!enum_in_range(call.status, _couplet_wire_Status_MIN, _couplet_wire_Status_MAX))
+    return "a slave call with unknown status " + std::to_string(wire::enum_value(call.status));
+  if (wire::enum_value(call.kind) == kStepSamplesKind) return take_step_samples(call, log);
+  const CallKind kind = call_kind(wire::enum_value(call.kind));
+  if (std::string problem = call_content_problem(call, kind, log); !problem.empty()) {
+    return (kind == CallKind::evaluate_outputs ? "an " : "a ") + std::string(call_kind_name(kind)) +
+           " call on slave '" + log.slaves[call.slave].name + "': " + problem;
+  }
+  LoggedCall& logged = log.calls.emplace_back();
+  logged.plan = call.plan;
+  logged.slave = call.slave;
+  logged.kind = kind;
+  logged.start = call.start_ns;
+  logged.end = call.end_ns;
+  for (pb_size_t i = 0; i < call.inputs_count; ++i)
+    logged.inputs.push_back(wire::from_wire(call.inputs[i]));
+  logged.sample_times.assign(call.sample_times_ns,
+                             call.sample_times_ns + call.sample_times_ns_count);
+  logged.derivative_order = static_cast<int>(call.derivative_order);  // ≤ 63, checked
+  logged.end_outputs.assign(call.end_outputs, call.end_outputs + call.end_outputs_count);
+  logged.samples.assign(call.samples, call.samples + call.samples_count);
+  logged.missed = wire::enum_value(call.status) == couplet_wire_Status_STATUS_LATE;
+  logged.began_ns = call.began_ns;
+  logged.ended_ns = call.ended_ns;
+  logged.retransmissions = call.retransmissions;
+  logged.input_lateness_ns = call.input_lateness_ns;
+  return {};
+}
+
+std::string plan_problem(const couplet_wire_LogPlan& plan, const RunLog& log) {
+  if (plan.plan != log.plans.size() + 1) {
+    return "plan record " + std::to_string(plan.plan) + " where plan " +
+           std::to_string(log.plans.size() + 1) + " comes next";
+  }
+  if (plan.internals_count != log.internal_quantities.size()) {
+    return "plan " + std::to_string(plan.plan) + " holds " + std::to_string(plan.internals_count) +
+           " internal values for " + std::to_string(log.internal_quantities.size()) + " quantities";
+  }
+  const Time previous_frontier = log.plans.empty() ? log.start : log.plans.back().frontier;
+  const std::uint64_t previous_steps = log.plans.empty() ? 0 : log.plans.back().macro_steps;
+  if (plan.frontier_ns < previous_frontier || plan.frontier_ns > log.end) {
+    return "plan " + std::to_string(plan.plan) + " frontier " + std::to_string(plan.frontier_ns) +
+           " ns lies outside [" + std::to_string(previous_frontier) + ", " +
+           std::to_string(log.end) + "] ns (the previous frontier, the end)";
+  }
+  // The executor counts a macro step each time the frontier advances.
+  const bool advanced = plan.frontier_ns > previous_frontier;
+  if (plan.macro_steps < previous_steps || (plan.macro_steps > previous_steps) != advanced) {
+    return "plan " + std::to_string(plan.plan) + " counts " + std::to_string(plan.macro_steps) +
+           " macro steps after " + std::to_string(previous_steps) + ", but its frontier " +
+           (advanced ? "advanced" : "did not advance");
+  }
+  return {};
+}
+
+std::string take_plan(const couplet_wire_LogPlan& plan, RunLog& log, const ReadingState& state) {
+  if (!state.have_quantities) return "a plan record before the internal quantities record";
+  if (std::string problem = plan_problem(plan, log); !problem.empty()) return problem;
+  log.plans.push_back({plan.plan, plan.macro_steps, plan.frontier_ns,
+                       std::vector<double>(plan.internals, plan.internals + plan.internals_count),
+                       plan.pacer_lateness_ns, plan.wall_ns});
+  return {};
+}
+
+std::string take_end(const couplet_wire_LogEnd& end, RunLog& log) {
+  if (!enum_in_range(end.status, _couplet_wire_RunStatus_MIN, _couplet_wire_RunStatus_MAX))
+    return "an end record with unknown status " + std::to_string(wire::enum_value(end.status));
+  if (end.plans != log.plans.size()) {
+    return "the end record counts " + std::to_string(end.plans) + " plans, the log has " +
+           std::to_string(log.plans.size());
+  }
+  const bool completed = wire::enum_value(end.status) == couplet_wire_RunStatus_RUN_COMPLETED;
+  if (completed && (log.plans.empty() || log.plans.back().frontier != log.end ||
+                    log.plans.back().macro_steps != end.macro_steps)) {
+    return "the end record says the run completed, but its last plan did not reach the end "
+           "time with the end record's " +
+           std::to_string(end.macro_steps) + " macro steps";
+  }
+  log.end_record =
+      LoggedEnd{completed,       end.message,     end.decision_hash, end.plans,
+                end.macro_steps, end.slave_steps, end.rollbacks,     end.records_waited};
+  return {};
+}
+
+const char* record_name(pb_size_t which_body) {
+  switch (which_body) {
+    case couplet_wire_LogRecord_slave_tag:
+      return "slave";
+    case couplet_wire_LogRecord_connections_tag:
+      return "connections";
+    case couplet_wire_LogRecord_call_tag:
+      return "slave call";
+    case couplet_wire_LogRecord_plan_tag:
+      return "plan";
+    case couplet_wire_LogRecord_end_tag:
+      return "end";
+    case couplet_wire_LogRecord_quantities_tag:
+      return "internal quantities";
+    default:
+      return "header";
+  }
+}
+
+/// Checks `record` against the records before it and adds it to `log`.
+std::string take_record(const protocol::LogRecord& record, RunLog& log, ReadingState& state) {
+  if (log.end_record) return "a record after the end record";
+  const pb_size_t which = record.which_body;
+  if (which == couplet_wire_LogRecord_header_tag)
+    return take_header(record.body.header, log, state);
+  if (!state.have_header)
+    return std::string("a ") + record_name(which) + " record before the header";
+  if (which == couplet_wire_LogRecord_slave_tag) return take_slave(record.body.slave, log, state);
+  if (which == couplet_wire_LogRecord_connections_tag)
+    return take_connections(record.body.connections, log, state);
+  if (!state.have_connections) {
+    return std::string("a ") + record_name(which) +
+           " record before the slaves and connections are complete";
+  }
+  switch (which) {
+    case couplet_wire_LogRecord_quantities_tag:
+      return take_quantities(record.body.quantities, log, state);
+    case couplet_wire_LogRecord_call_tag:
+      return take_call(record.body.call, log);
+    case couplet_wire_LogRecord_plan_tag:
+      return take_plan(record.body.plan, log, state);
+    case couplet_wire_LogRecord_end_tag:
+      return take_end(record.body.end, log);
+    default:
+      return "a record of unknown type " + std::to_string(which);
+  }
 }
 
 }  // namespace
@@ -132,77 +460,37 @@ std::string RunLog::input_name(std::size_t slave, std::size_t port) const {
 RunLog read_run_log(const std::string& path) {
   RunLog log;
   log.path = path;
-  protocol::RunLogReader reader(path);
-  const auto record = std::make_unique<protocol::LogRecord>();
-  const auto structure_error = [&](const std::string& what) {
-    return std::runtime_error("run log '" + path + "': " + what);
-  };
-
-  // The structure: header, slaves, connections. Without it nothing can be read.
-  bool have_connections = false;
-  while (!have_connections) {
-    const protocol::LogReadStatus status = reader.next(*record);
-    if (status != protocol::LogReadStatus::record) {
-      throw structure_error(status == protocol::LogReadStatus::end
-                                ? "ends before its header, slaves and connections are complete"
-                                : reader.problem());
-    }
-    switch (record->which_body) {
-      case couplet_wire_LogRecord_header_tag:
-        read_header(record->body.header, log);
-        break;
-      case couplet_wire_LogRecord_slave_tag: {
-        const couplet_wire_LogSlave& slave = record->body.slave;
-        if (slave.index != log.slaves.size()) throw structure_error("slave records out of order");
-        log.slaves.push_back(
-            {slave.name, wire::from_wire(slave.description, slave.name), slave.link});
-        break;
-      }
-      case couplet_wire_LogRecord_connections_tag: {
-        const couplet_wire_LogConnections& connections = record->body.connections;
-        for (pb_size_t c = 0; c < connections.connections_count; ++c) {
-          const couplet_wire_LogConnection& connection = connections.connections[c];
-          if (connection.source_slave >= log.slaves.size() ||
-              connection.target_slave >= log.slaves.size()) {
-            throw structure_error("a connection names a slave that is not in the log");
-          }
-          log.connections.push_back({{connection.source_slave, connection.source_port},
-                                     {connection.target_slave, connection.target_port}});
-        }
-        have_connections = true;
-        break;
-      }
-      default:
-        throw structure_error("a run record comes before the header, slaves and connections");
-    }
+  const std::string file = "run log '" + path + "': ";
+  std::optional<protocol::RunLogReader> opened;
+  try {
+    opened.emplace(path);
+  } catch (const std::runtime_error& error) {
+    throw RunLogError(error.what());
   }
-  if (log.algorithm.empty()) throw structure_error("no header record");
-
+  protocol::RunLogReader& reader = *opened;
+  const auto record = std::make_unique<protocol::LogRecord>();
+  ReadingState state;
   for (;;) {
     const protocol::LogReadStatus status = reader.next(*record);
-    if (status != protocol::LogReadStatus::record) {
-      log.tail = status;
-      log.tail_problem = reader.problem();
-      break;
+    if (status == protocol::LogReadStatus::record) {
+      if (const std::string problem = take_record(*record, log, state); !problem.empty())
+        throw RunLogError(file + reader.record_position() + ": " + problem);
+      continue;
     }
-    if (!consistent(*record, log)) {
-      log.tail = protocol::LogReadStatus::malformed;
-      log.tail_problem = "frame " + std::to_string(reader.frames_read()) + " before byte " +
-                         std::to_string(reader.offset()) +
-                         ": a record that does not fit the logged system";
-      break;
+    // A frame whose checksum holds but which does not decode was written so:
+    // not damage from a crash, and nothing after it can be trusted.
+    if (status == protocol::LogReadStatus::malformed) throw RunLogError(file + reader.problem());
+    // Without the structure nothing can be read.
+    if (!state.have_connections) {
+      throw RunLogError(file + (status == protocol::LogReadStatus::end
+                                    ? "ends at byte offset " + std::to_string(reader.offset()) +
+                                          ", before its header, slaves and connections are "
+                                          "complete"
+                                    : reader.problem()));
     }
-    if (record->which_body == couplet_wire_LogRecord_quantities_tag) {
-      const couplet_wire_LogQuantities& quantities = record->body.quantities;
-      for (pb_size_t q = 0; q < quantities.names_count; ++q)
-        log.internal_quantities.emplace_back(quantities.names[q]);
-    } else if (record->which_body == couplet_wire_LogRecord_call_tag) {
-      log.calls.push_back(to_call(record->body.call));
-    } else if (record->which_body == couplet_wire_LogRecord_plan_tag) {
-      log.plans.push_back(to_plan(record->body.plan));
-    } else {
-      log.end_record = to_end(record->body.end);
-    }
+    log.tail = status;
+    if (status != protocol::LogReadStatus::end) log.tail_problem = reader.problem();
+    break;
   }
   log.frames = reader.frames_read();
   return log;

@@ -1,19 +1,30 @@
 #pragma once
 // A run log read into memory, for replay, export, inspect and report
 // (docs/run-log.md). Reading stops at the first frame that is cut or corrupted;
-// everything before it is kept and `tail` says what happened there.
+// everything before it is kept and `tail` says what happened there. A frame
+// whose checksum holds but whose record breaks the format is an error: every
+// record is checked once, here, so that the consumers can trust what they get.
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "protocol/run_log_frame.hpp"
 #include "couplet/polynomial.hpp"
 #include "couplet/slave.hpp"
-#include "runtime/system.hpp"
 #include "couplet/time.hpp"
+#include "protocol/run_log_frame.hpp"
+#include "runtime/system.hpp"
 
 namespace couplet::tools {
+
+/// A run log that cannot be read: the message names the file and, for a
+/// record, its frame and byte offset ("run log 'out/run.log': frame 12 at byte
+/// offset 3456: ...").
+class RunLogError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 struct LoggedSlave {
   std::string name;
@@ -82,21 +93,37 @@ struct RunLog {
   std::optional<LoggedEnd> end_record;  ///< absent: the run was cut (crash, kill)
 
   std::uint64_t frames = 0;
+  /// end, cut or corrupted: a malformed record is an error, never a tail.
   protocol::LogReadStatus tail = protocol::LogReadStatus::end;
   std::string tail_problem;  ///< why reading stopped early (tail != end)
 
   /// No end record: the run was killed or crashed (the last frame may be cut).
   bool cut() const { return !end_record.has_value(); }
-  /// Reading stopped at a damaged frame (cut inside, corrupted, malformed).
+  /// Reading stopped at a damaged frame (cut inside, corrupted).
   bool damaged() const { return tail != protocol::LogReadStatus::end; }
   /// "slave.output" of output `port` of slave `slave`.
   std::string output_name(std::size_t slave, std::size_t port) const;
   std::string input_name(std::size_t slave, std::size_t port) const;
 };
 
-/// Reads `path`. Throws std::runtime_error naming the file when it cannot be
-/// opened or does not start with a complete header, slaves and connections;
-/// later damage only shortens the log (RunLog::tail).
+/// Reads `path`. Throws RunLogError naming the file when it cannot be opened,
+/// does not start with a complete header, slaves and connections, or holds a
+/// record that breaks the format (naming the frame and its byte offset): a
+/// value out of its range (enum, time, count, index, derivative order, input
+/// polynomial), a record out of order (a second header, a call for a plan
+/// other than the one under way, a record after the end) or one that does not
+/// fit the logged system (a slave, port or internal quantity it does not
+/// have). A frame cut or corrupted (checksum, impossible length) only shortens
+/// the log (RunLog::tail): what came before it is kept.
+///
+/// What a returned log guarantees, for its consumers: slave indices, ports and
+/// connections fit the slaves; every input is driven once; times lie within
+/// ±2^61 ns (no sum or difference of two overflows), start < end; calls carry
+/// exactly the arrays of their kind, sized by the slave ((derivative order + 1)
+/// rows of end outputs, one row of samples per sample time, sample times
+/// increasing within the step); plans are numbered 1, 2, ... with the calls of
+/// each plan before it; frontiers and macro-step counts never decrease; plan
+/// internals match the quantity names.
 RunLog read_run_log(const std::string& path);
 
 }  // namespace couplet::tools

@@ -43,10 +43,21 @@ LogReadStatus RunLogReader::fail(LogReadStatus status, const std::string& why) {
   return status;
 }
 
+namespace {
+
+std::string frame_position(std::uint64_t frame, std::uint64_t offset) {
+  return "frame " + std::to_string(frame) + " at byte offset " + std::to_string(offset);
+}
+
+}  // namespace
+
+std::string RunLogReader::record_position() const {
+  return frame_position(frames_, record_offset_);
+}
+
 LogReadStatus RunLogReader::next(LogRecord& record) {
   if (stopped_) return final_;
-  const std::string where =
-      "frame " + std::to_string(frames_ + 1) + " at byte " + std::to_string(offset_);
+  const std::string where = frame_position(frames_ + 1, offset_);
   file_.read(reinterpret_cast<char*>(buffer_.data()), 4);
   const auto length_bytes = static_cast<std::size_t>(file_.gcount());
   if (length_bytes == 0) {
@@ -85,6 +96,7 @@ LogReadStatus RunLogReader::next(LogRecord& record) {
   }
   if (record.which_body == 0) return fail(LogReadStatus::malformed, where + ": an empty record");
   ++frames_;
+  record_offset_ = offset_;
   offset_ += payload + kLogFrameOverhead;
   return LogReadStatus::record;
 }

@@ -53,7 +53,10 @@ class RunLogReader {
   std::uint64_t frames_read() const { return frames_; }
   /// Bytes of complete frames (and the magic) read so far.
   std::uint64_t offset() const { return offset_; }
-  /// "frame 17 at byte 4711: ..." for the status next() returned last.
+  /// "frame 17 at byte offset 4711" for the record next() returned last, so
+  /// that a reader can name the record whose content it refuses.
+  std::string record_position() const;
+  /// "frame 17 at byte offset 4711: ..." for the status next() returned last.
   const std::string& problem() const { return problem_; }
 
  private:
@@ -64,6 +67,7 @@ class RunLogReader {
   std::vector<std::uint8_t> buffer_;
   std::uint64_t frames_ = 0;
   std::uint64_t offset_ = 0;
+  std::uint64_t record_offset_ = 0;  ///< where the frame of the last record begins
   std::string problem_;
   bool stopped_ = false;
   LogReadStatus final_ = LogReadStatus::end;  ///< what next() returns once stopped
