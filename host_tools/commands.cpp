@@ -1,17 +1,22 @@
 #include "host_tools/commands.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/group_builder.hpp"
+#include "host_tools/interrupt.hpp"
 #include "host_tools/link_report.hpp"
+#include "host_tools/progress.hpp"
+#include "host_tools/run_directory.hpp"
 #include "host_tools/run_pacer.hpp"
+#include "host_tools/scenario_limits.hpp"
 #include "host_tools/system_builder.hpp"
 #include "runtime/decision_hash.hpp"
 #include "couplet/errors.hpp"
@@ -26,21 +31,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::filesystem::path prepare_directory(const std::string& directory) {
-  std::error_code error;
-  std::filesystem::create_directories(directory, error);
-  if (error)
-    throw ConfigurationError("cannot create output directory '" + directory +
-                             "': " + error.message());
-  return directory;
-}
-
-void write_text(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream file(path);
-  file << text;
-  if (!file) throw std::runtime_error("cannot write '" + path.string() + "'");
-}
-
 struct Column {
   std::string name;
   std::span<const double> values;  ///< [grid][stride]
@@ -48,19 +38,26 @@ struct Column {
   std::size_t offset = 0;
 };
 
+/// signals.csv: the first `rows` grid times (a stopped run's rows end where
+/// every slave had arrived).
 void write_signals_csv(const std::filesystem::path& path, const std::vector<Time>& grid,
-                       const std::vector<Column>& columns) {
-  std::ofstream file(path);
-  file << "time";
-  for (const Column& column : columns) file << ',' << column.name;
-  file << '\n';
-  for (std::size_t k = 0; k < grid.size(); ++k) {
-    file << exact_text(to_seconds(grid[k]));
-    for (const Column& column : columns)
-      file << ',' << exact_text(column.values[k * column.stride + column.offset]);
+                       const std::vector<Column>& columns, std::size_t rows) {
+  write_file_atomically(path, [&](std::ostream& file) {
+    file << "time";
+    for (const Column& column : columns) file << ',' << column.name;
     file << '\n';
-  }
-  if (!file) throw std::runtime_error("cannot write '" + path.string() + "'");
+    for (std::size_t k = 0; k < rows; ++k) {
+      file << exact_text(to_seconds(grid[k]));
+      for (const Column& column : columns)
+        file << ',' << exact_text(column.values[k * column.stride + column.offset]);
+      file << '\n';
+    }
+  });
+}
+
+void write_summary(const std::filesystem::path& directory, const nlohmann::json& summary) {
+  write_file_atomically(directory / "summary.json",
+                        [&](std::ostream& file) { file << summary.dump(2) << '\n'; });
 }
 
 std::vector<double> column_of(std::span<const double> values, std::size_t stride,
@@ -69,32 +66,6 @@ std::vector<double> column_of(std::span<const double> values, std::size_t stride
   for (std::size_t k = 0; k < count; ++k) column[k] = values[k * stride + offset];
   return column;
 }
-
-class ProgressLine {
- public:
-  ProgressLine(bool enabled, double start, double end)
-      : enabled_(enabled), start_(start), end_(end), began_(Clock::now()), last_(began_) {}
-  void update(double time) {
-    if (!enabled_) return;
-    const auto now = Clock::now();
-    if (now - began_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(250))
-      return;
-    last_ = now;
-    shown_ = true;
-    std::fprintf(stderr, "\r[couplet] t = %.3f / %.3f s (%3.0f%%)", time, end_,
-                 100.0 * (time - start_) / (end_ - start_));
-    std::fflush(stderr);
-  }
-  ~ProgressLine() {
-    if (shown_) std::fprintf(stderr, "\r%60s\r", "");
-  }
-
- private:
-  bool enabled_;
-  double start_, end_;
-  Clock::time_point began_, last_;
-  bool shown_ = false;
-};
 
 }  // namespace
 
@@ -106,6 +77,7 @@ RunLogHeader log_header(const Scenario& scenario, const System& system,
                       to_ticks(scenario.end),
                       std::string(algorithm.name()),
                       {}};
+  header.max_bytes = scenario.limits.run_log_bytes;
   for (std::size_t s = 0; s < system.slave_count(); ++s) {
     const auto* remote = dynamic_cast<const drivers::RemoteSlave*>(&system.slave(s));
     header.slave_links.push_back(remote != nullptr ? remote->link_name() : "");
@@ -113,13 +85,151 @@ RunLogHeader log_header(const Scenario& scenario, const System& system,
   return header;
 }
 
+namespace {
+
+/// How a run ended, for summary.json `status` and the run log's end record.
+struct RunEnd {
+  const char* status = "completed";  ///< "completed", "interrupted" or "failed"
+  int signal = 0;                    ///< the signal that interrupted it
+  std::string error;                 ///< why it failed
+  Time reached = 0;                  ///< every slave's outputs are known up to here
+
+  bool completed() const { return std::string_view(status) == "completed"; }
+};
+
+/// The time every slave has reached: signals.csv of a stopped run ends there
+/// (asynchronous algorithms leave slaves at different times).
+Time time_all_slaves_reached(const SequentialExecutor& executor, Time start) {
+  const std::span<const StepSlot> slots = executor.slots();
+  if (slots.empty()) return executor.frontier();
+  Time reached = slots.front().end;
+  for (const StepSlot& slot : slots) reached = std::min(reached, slot.end);
+  return std::max(reached, start);
+}
+
+std::string interruption_text(int signal, Time frontier) {
+  return std::string("interrupted by ") + signal_name(signal) + " at t = " + seconds_text(frontier) +
+         " s";
+}
+
+/// Everything a run leaves in its directory once its stepping ended, however it
+/// ended: summary.json and signals.csv (up to `end.reached`).
+class RunResults {
+ public:
+  RunResults(const Scenario& scenario, System& system, Algorithm& algorithm,
+             const SequentialExecutor& executor, const std::vector<PortReference>& signals,
+             const std::vector<Time>& grid, const models::MonolithicSolution* reference)
+      : scenario_(scenario),
+        system_(system),
+        algorithm_(algorithm),
+        executor_(executor),
+        signals_(signals),
+        grid_(grid),
+        reference_(reference) {}
+
+  nlohmann::json write(const std::filesystem::path& directory, const RunEnd& end,
+                       const RunPacer& pacer, const Recorder* recorder, double wall_time) const {
+    const auto rows = static_cast<std::size_t>(
+        std::upper_bound(grid_.begin(), grid_.end(), end.reached) - grid_.begin());
+    nlohmann::json summary = summarize(end, pacer, recorder, wall_time);
+    add_reference_errors(summary, rows);
+    write_signals_csv(directory / "signals.csv", grid_, columns(), rows);
+    write_summary(directory, summary);
+    return summary;
+  }
+
+ private:
+  nlohmann::json summarize(const RunEnd& end, const RunPacer& pacer, const Recorder* recorder,
+                           double wall_time) const {
+    nlohmann::json summary;
+    summary["scenario"] = scenario_.name;
+    summary["status"] = end.status;
+    if (end.signal != 0) summary["interrupted_by"] = signal_name(end.signal);
+    if (!end.error.empty()) summary["error"] = end.error;
+    summary["algorithm"] = std::string(algorithm_.name());
+    summary["macro_steps"] = executor_.counters().macro_steps;
+    summary["slave_steps"] = executor_.counters().slave_steps;
+    summary["rollbacks"] = executor_.counters().rollbacks;
+    // A stopped run ended where every slave had arrived (a failed step may
+    // have gone further); a completed one at its frontier, the scenario's end.
+    summary["end_time"] = to_seconds(end.completed() ? executor_.frontier() : end.reached);
+    summary["wall_time_s"] = wall_time;
+    summary["decision_hash"] = hash_text(executor_.decision_hash());
+    if (recorder != nullptr) {
+      summary["run_log"] = {{"path", recorder->path()},
+                            {"bytes", recorder->bytes_written()},
+                            {"records_waited", recorder->records_waited()}};
+    }
+    summary["evaluation"]["grid_s"] = scenario_.evaluation_grid;
+    nlohmann::json interpolated = nlohmann::json::array();
+    for (std::size_t s = 0; s < system_.slave_count(); ++s) {
+      if (executor_.trace().interpolated(s)) interpolated.push_back(system_.slave_name(s));
+    }
+    summary["evaluation"]["interpolated_slaves"] = interpolated;
+    add_link_counters(system_, summary);
+    if (pacer.enabled()) summary["realtime"] = pacer.report();
+
+    AlgorithmReport report;
+    algorithm_.report(report);
+    for (const auto& [name, value] : report.counters) summary["counters"][name] = value;
+    add_group_counters(system_, summary);  // composite slaves' inner runs (docs/iterative.md)
+    if (!report.connection_defect_rms.empty() || !report.output_defect_rms.empty()) {
+      summary["defects"]["connection"] = report.connection_defect_rms;
+      summary["defects"]["output"] = report.output_defect_rms;
+    }
+    return summary;
+  }
+
+  // Over the rows the run reached: a stopped run is compared as far as it went.
+  void add_reference_errors(nlohmann::json& summary, std::size_t rows) const {
+    if (reference_ == nullptr || rows < 2) return;  // one row has no spread to normalize by
+    const GridTrace& trace = executor_.trace();
+    for (const PortReference& signal : signals_) {
+      const std::size_t stride = system_.description(signal.slave).outputs.size();
+      const std::vector<double> cosimulation =
+          column_of(trace.values[signal.slave], stride, signal.port, rows);
+      const std::vector<double> exact =
+          column_of(reference_->outputs[signal.slave], stride, signal.port, rows);
+      const SignalError error = compare_to_reference(cosimulation, exact);
+      summary["errors"][system_.output_name(signal)] = {{"nrmse_pct", error.nrmse_pct},
+                                                        {"rmse", error.rmse}};
+    }
+  }
+
+  std::vector<Column> columns() const {
+    std::vector<Column> columns;
+    const GridTrace& trace = executor_.trace();
+    for (const PortReference& signal : signals_) {
+      columns.push_back({system_.output_name(signal), trace.values[signal.slave],
+                         system_.description(signal.slave).outputs.size(), signal.port});
+    }
+    if (reference_ != nullptr) {
+      for (const PortReference& signal : signals_) {
+        columns.push_back({system_.output_name(signal) + ":reference",
+                           reference_->outputs[signal.slave],
+                           system_.description(signal.slave).outputs.size(), signal.port});
+      }
+    }
+    return columns;
+  }
+
+  const Scenario& scenario_;
+  System& system_;
+  Algorithm& algorithm_;
+  const SequentialExecutor& executor_;
+  const std::vector<PortReference>& signals_;
+  const std::vector<Time>& grid_;
+  const models::MonolithicSolution* reference_;
+};
+
+}  // namespace
+
 nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options) {
   const models::ModelCatalog catalog = models::ModelCatalog::builtin();
   System system = build_system(scenario, catalog);
   const std::unique_ptr<Algorithm> algorithm = make_algorithm(scenario);
   const std::vector<PortReference> signals = resolve_signals(scenario, system);
   const std::vector<Time> grid = evaluation_grid(scenario);
-  const auto directory = prepare_directory(options.output_directory);
 
   // The reference first: a scenario that cannot have one (a co-simulation FMU)
   // says so before the run rather than after it.
@@ -130,102 +240,96 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
                               grid);
   RunPacer pacer(parse_clock(scenario.clock, scenario.source), system, to_ticks(scenario.start),
                  to_ticks(scenario.end));
+  if (options.record_log) check_run_log_projection(scenario);
+  // A scenario refused up to here leaves the directory as it was; from here on
+  // it holds this run's files only.
+  const std::filesystem::path directory = prepare_run_directory(options.output_directory);
   std::optional<Recorder> recorder;
   if (options.record_log) {
     recorder.emplace((directory / "run.log").string());
     executor.set_observer(&*recorder);
   }
+  const RunResults results(scenario, system, *algorithm, executor, signals, grid,
+                           scenario.monolithic_reference ? &reference : nullptr);
   const auto began = Clock::now();
+  const auto wall_time = [&] { return std::chrono::duration<double>(Clock::now() - began).count(); };
+  RunEnd end;
+  end.reached = to_ticks(scenario.start);
+  bool log_ended = false;
   try {
     if (recorder) recorder->begin(log_header(scenario, system, *algorithm), system);
     executor.initialize();
     if (recorder) recorder->algorithm_started(*algorithm);
     pacer.start();
-    ProgressLine progress(options.show_progress, scenario.start, scenario.end);
-    while (executor.advance()) {
+    ProgressReporter progress({options.show_progress, options.progress_on_terminal,
+                               options.progress_interval},
+                              scenario.start, scenario.end);
+    // Once per macro step: the signal flag, one advance, the pacing, the log and
+    // an atomic store for the progress line; nothing here allocates or blocks.
+    for (;;) {
+      end.signal = options.interrupt != nullptr ? options.interrupt->received() : 0;
+      if (end.signal != 0 || !executor.advance()) break;
       const std::int64_t lateness = pacer.after_advance(executor.frontier());
       if (recorder) recorder->plan_finished(executor, *algorithm, lateness);
-      progress.update(to_seconds(executor.frontier()));
+      progress.reached(executor.frontier());
+      end.reached = time_all_slaves_reached(executor, to_ticks(scenario.start));
+    }
+    if (end.signal != 0) end.status = "interrupted";
+    log_ended = true;
+    if (recorder) {
+      const bool completed = end.signal == 0;
+      recorder->finish({completed, completed ? "" : interruption_text(end.signal, executor.frontier()),
+                        executor.decision_hash(), executor.counters()});
     }
   } catch (const std::exception& error) {
-    // The log ends with the failure and stays readable (docs/run-log.md).
-    if (recorder) {
+    // The log ends with the failure and stays readable (docs/run-log.md); the
+    // summary says the run failed and why. The run's own error is the one to
+    // report, whatever else fails on the way out.
+    if (recorder && !log_ended) {
       try {
         recorder->finish({false, error.what(), executor.decision_hash(), executor.counters()});
-      } catch (const std::exception&) {  // the run's own error is the one to report
+      } catch (const std::exception&) {
       }
+    }
+    try {
+      results.write(directory, {"failed", 0, error.what(), end.reached}, pacer,
+                    recorder ? &*recorder : nullptr, wall_time());
+    } catch (const std::exception&) {
     }
     throw;
   }
-  if (recorder) recorder->finish({true, "", executor.decision_hash(), executor.counters()});
-  const double wall_time = std::chrono::duration<double>(Clock::now() - began).count();
-
-  nlohmann::json summary;
-  summary["scenario"] = scenario.name;
-  summary["algorithm"] = std::string(algorithm->name());
-  summary["macro_steps"] = executor.counters().macro_steps;
-  summary["slave_steps"] = executor.counters().slave_steps;
-  summary["rollbacks"] = executor.counters().rollbacks;
-  summary["end_time"] = to_seconds(executor.frontier());
-  summary["wall_time_s"] = wall_time;
-  summary["decision_hash"] = hash_text(executor.decision_hash());
-  if (recorder) {
-    summary["run_log"] = {{"path", recorder->path()},
-                          {"bytes", recorder->bytes_written()},
-                          {"records_waited", recorder->records_waited()}};
-  }
-  summary["evaluation"]["grid_s"] = scenario.evaluation_grid;
-  nlohmann::json interpolated = nlohmann::json::array();
-  for (std::size_t s = 0; s < system.slave_count(); ++s) {
-    if (executor.trace().interpolated(s)) interpolated.push_back(system.slave_name(s));
-  }
-  summary["evaluation"]["interpolated_slaves"] = interpolated;
-  add_link_counters(system, summary);
-  if (pacer.enabled()) summary["realtime"] = pacer.report();
-
-  AlgorithmReport report;
-  algorithm->report(report);
-  for (const auto& [name, value] : report.counters) summary["counters"][name] = value;
-  add_group_counters(system, summary);  // composite slaves' inner runs (docs/iterative.md)
-  if (!report.connection_defect_rms.empty() || !report.output_defect_rms.empty()) {
-    summary["defects"]["connection"] = report.connection_defect_rms;
-    summary["defects"]["output"] = report.output_defect_rms;
-  }
-
-  std::vector<Column> columns;
-  const GridTrace& trace = executor.trace();
-  for (const PortReference& signal : signals) {
-    columns.push_back({system.output_name(signal), trace.values[signal.slave],
-                       system.description(signal.slave).outputs.size(), signal.port});
-  }
-  if (scenario.monolithic_reference) {
-    for (const PortReference& signal : signals) {
-      const std::size_t stride = system.description(signal.slave).outputs.size();
-      const std::vector<double> cosimulation =
-          column_of(trace.values[signal.slave], stride, signal.port, grid.size());
-      const std::vector<double> exact =
-          column_of(reference.outputs[signal.slave], stride, signal.port, grid.size());
-      const SignalError error = compare_to_reference(cosimulation, exact);
-      summary["errors"][system.output_name(signal)] = {{"nrmse_pct", error.nrmse_pct},
-                                                       {"rmse", error.rmse}};
-    }
-    for (const PortReference& signal : signals) {
-      columns.push_back({system.output_name(signal) + ":reference", reference.outputs[signal.slave],
-                         system.description(signal.slave).outputs.size(), signal.port});
-    }
-  }
-  write_signals_csv(directory / "signals.csv", grid, columns);
-  write_text(directory / "summary.json", summary.dump(2) + "\n");
-  return summary;
+  if (end.signal == 0) end.reached = to_ticks(scenario.end);
+  return results.write(directory, end, pacer, recorder ? &*recorder : nullptr, wall_time());
 }
 
-nlohmann::json reference_scenario(const Scenario& scenario, const std::string& output_directory) {
+namespace {
+
+/// The scenario's models solved locally: the reference of a hardware-in-the-loop
+/// scenario is that of the same models, with no link and no declared device
+/// limits (a target's missing rollback is no limit of the equations).
+Scenario without_links(Scenario scenario) {
+  for (SlaveSpec& slave : scenario.slaves) {
+    if (!slave.device.empty()) {
+      throw ConfigurationError(slave.where + ": the device program '" + slave.device +
+                               "' has no equations couplet could solve, so there is no monolithic "
+                               "reference (give the slave a model: or fmu: to have one)");
+    }
+    slave.link.reset();
+    slave.capabilities = {};
+  }
+  return scenario;
+}
+
+}  // namespace
+
+nlohmann::json reference_scenario(const Scenario& linked_scenario,
+                                  const std::string& output_directory) {
+  const Scenario scenario = without_links(linked_scenario);
   const models::ModelCatalog catalog = models::ModelCatalog::builtin();
   const System system = build_system(scenario, catalog);
   system.validate({"monolithic reference", true, 0, 0});
   const std::vector<PortReference> signals = resolve_signals(scenario, system);
   const std::vector<Time> grid = evaluation_grid(scenario);
-  const auto directory = prepare_directory(output_directory);
   const auto began = Clock::now();
   const models::MonolithicSolution reference = solve_reference(scenario, catalog, system, grid);
   std::vector<Column> columns;
@@ -233,19 +337,22 @@ nlohmann::json reference_scenario(const Scenario& scenario, const std::string& o
     columns.push_back({system.output_name(signal), reference.outputs[signal.slave],
                        system.description(signal.slave).outputs.size(), signal.port});
   }
-  write_signals_csv(directory / "signals.csv", grid, columns);
   nlohmann::json summary;
   summary["scenario"] = scenario.name;
+  summary["status"] = "completed";
   summary["algorithm"] = "monolithic";
   summary["end_time"] = scenario.end;
   summary["wall_time_s"] = std::chrono::duration<double>(Clock::now() - began).count();
-  write_text(directory / "summary.json", summary.dump(2) + "\n");
+  const std::filesystem::path directory = prepare_run_directory(output_directory);
+  write_signals_csv(directory / "signals.csv", grid, columns, grid.size());
+  write_summary(directory, summary);
   return summary;
 }
 
 // Everything a run does before its first step: slaves set up, initial outputs,
 // the algorithm started (which checks e.g. imposed steps against its own).
 void validate_scenario(const Scenario& scenario) {
+  check_run_log_projection(scenario);
   const models::ModelCatalog catalog = models::ModelCatalog::builtin();
   System system = build_system(scenario, catalog);
   const std::unique_ptr<Algorithm> algorithm = make_algorithm(scenario);
@@ -281,6 +388,10 @@ std::string summary_table(const nlohmann::json& summary) {
   };
   row("scenario", summary.value("scenario", ""));
   row("algorithm", summary.value("algorithm", ""));
+  if (const std::string status = summary.value("status", "completed"); status != "completed")
+    row("status", status + (summary.contains("interrupted_by")
+                                ? " by " + summary["interrupted_by"].get<std::string>()
+                                : ""));
   if (summary.contains("macro_steps"))
     row("macro steps", std::to_string(summary["macro_steps"].get<std::uint64_t>()));
   if (summary.contains("slave_steps"))

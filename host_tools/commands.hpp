@@ -1,5 +1,6 @@
 #pragma once
 // The `couplet` subcommands as functions, so tests can call them directly.
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -10,21 +11,33 @@
 
 namespace couplet::tools {
 
+class InterruptGuard;
+
 struct RunOptions {
   std::string output_directory = "out";
-  bool show_progress = false;  ///< a progress line on stderr for runs longer than a second
+  bool show_progress = false;  ///< progress on stderr (host_tools/progress.hpp)
   bool record_log = true;      ///< write run.log (docs/run-log.md)
+  /// Set: SIGINT and SIGTERM end the run at the next macro step (status
+  /// "interrupted"); null: signals keep their default action.
+  const InterruptGuard* interrupt = nullptr;
+  bool progress_on_terminal = false;  ///< one line rewritten in place
+  std::chrono::milliseconds progress_interval{5000};  ///< between lines off a terminal
 };
 
 /// The run log's header for a run of `scenario`: the scenario as run and where
 /// each slave's link goes.
 RunLogHeader log_header(const Scenario& scenario, const System& system, const Algorithm& algorithm);
 
-/// `couplet run`: co-simulates, writes summary.json, signals.csv and run.log,
-/// returns the summary. When the run fails, run.log ends with the failure.
+/// `couplet run`: co-simulates, writes summary.json, signals.csv and run.log
+/// into a directory cleared of a previous run's files (run_directory.hpp), and
+/// returns the summary. Its `status` is "completed", or "interrupted" (by the
+/// signal `interrupted_by`; the files end where the run stopped). When the run
+/// fails, run.log ends with the failure, summary.json has status "failed" and
+/// the `error`, and the error is thrown on.
 nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options);
 
 /// `couplet reference`: the monolithic solution alone, written as signals.csv.
+/// Links are ignored: the scenario's models are solved locally.
 nlohmann::json reference_scenario(const Scenario& scenario, const std::string& output_directory);
 
 /// `couplet validate`: builds the system and the algorithm and goes through

@@ -1,19 +1,44 @@
 // couplet — command-line front end (docs/cli.md).
 // Exit codes: 0 success, 1 the run failed (slave or solver failure), 2 bad
-// configuration or usage. Errors are one line on stderr.
+// configuration or usage, 128 + the signal for a run interrupted by SIGINT (130)
+// or SIGTERM (143). Errors are one line on stderr.
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <unistd.h>
 
 #include "host_tools/commands.hpp"
+#include "host_tools/interrupt.hpp"
 #include "host_tools/log_commands.hpp"
 #include "couplet/errors.hpp"
+
+// The project's version (CMakeLists.txt project(VERSION)), given by the build.
+#ifndef COUPLET_VERSION
+#error "COUPLET_VERSION (the project version) comes from CMakeLists.txt"
+#endif
 
 namespace {
 
 constexpr int kExitRunFailed = 1;
 constexpr int kExitConfiguration = 2;
+
+/// A usage error as one line (CLI11 prints two); --help and --version exit 0.
+int exit_for_parse_error(const CLI::App& app, const CLI::ParseError& error) {
+  if (error.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(error);
+  std::cerr << "couplet: usage error: " << error.what() << " (see couplet --help)\n";
+  return kExitConfiguration;
+}
+
+/// What a run interrupted by a signal leaves: the summary on stdout, the reason
+/// on stderr, the exit status a shell expects of the signal.
+int report_interruption(const nlohmann::json& summary, const std::string& output_directory,
+                        int signal_number) {
+  std::cerr << "couplet: " << summary.value("interrupted_by", "a signal") << " received: run stopped at t = "
+            << summary.value("end_time", 0.0) << " s; results up to there in " << output_directory
+            << "/\n";
+  return couplet::tools::exit_status_for_signal(signal_number);
+}
 
 std::vector<std::pair<std::string, std::string>> parse_overrides(const std::vector<std::string>& assignments) {
   std::vector<std::pair<std::string, std::string>> overrides;
@@ -27,6 +52,7 @@ int main(int argc, char** argv) {
   using namespace couplet::tools;
   CLI::App app{"couplet — co-simulation with hardware in the loop"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("couplet ") + COUPLET_VERSION);
 
   std::string scenario_path;
   std::string output_directory = "out";
@@ -52,6 +78,13 @@ int main(int argc, char** argv) {
 
   bool no_log = false;
   run->add_flag("--no-log", no_log, "do not write run.log");
+  bool quiet = false;
+  run->add_flag("-q,--quiet", quiet, "no progress line on stderr");
+  double progress_interval = 5.0;
+  run->add_option("--progress-interval", progress_interval,
+                  "seconds between progress lines when stderr is not a terminal")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 3600.0));
 
   std::string log_path;
   bool verify = false;
@@ -72,7 +105,11 @@ int main(int argc, char** argv) {
   report->add_option("log", log_path, "run log, or the run's output directory")->required();
   report->add_option("-o,--output", report_path, "HTML file to write")->capture_default_str();
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return exit_for_parse_error(app, error);
+  }
 
   try {
     if (models->parsed()) {
@@ -95,8 +132,15 @@ int main(int argc, char** argv) {
       std::cout << summary_table(summary) << "  written to " << output_directory << "/\n";
       return 0;
     }
-    const auto summary = run_scenario(scenario, {output_directory, isatty(STDERR_FILENO) != 0, !no_log});
+    const InterruptGuard interrupt;
+    const bool terminal = isatty(STDERR_FILENO) != 0;
+    const auto interval = std::chrono::milliseconds(std::llround(progress_interval * 1000));
+    const auto summary =
+        run_scenario(scenario, {output_directory, !quiet, !no_log, &interrupt, terminal, interval});
     std::cout << summary_table(summary) << "  written to " << output_directory << "/\n";
+    if (const int signal_number = interrupt.received(); signal_number != 0 &&
+        summary.value("status", "") == "interrupted")
+      return report_interruption(summary, output_directory, signal_number);
     return 0;
   } catch (const couplet::ConfigurationError& error) {
     std::cerr << "couplet: configuration error: " << error.what() << "\n";

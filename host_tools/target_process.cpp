@@ -105,6 +105,10 @@ std::unique_ptr<TargetProcess> TargetProcess::spawn(const std::string& program,
   if (pid == 0) {
     // Child: only async-signal-safe calls until exec.
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    // A process group of its own: Ctrl-C on the terminal reaches the master
+    // only, which ends the run at the next macro step (the target still
+    // answering) and then stops the target.
+    ::setpgid(0, 0);
     if (::getppid() != parent) ::_exit(127);
     ::dup2(pipe_ends[1], STDOUT_FILENO);
     ::execv(argv[0], argv.data());

@@ -4,7 +4,8 @@
 // beside the running executable (/proc/self/exe), then one directory up. The
 // child reports where it listens on its first stdout line ("couplet-target
 // ready udp 127.0.0.1:45678"); it receives SIGTERM if the master dies
-// (PR_SET_PDEATHSIG) and when this object is destroyed.
+// (PR_SET_PDEATHSIG) and when this object is destroyed. It runs in a process
+// group of its own, so a Ctrl-C meant for the master does not end it mid-run.
 #include <sys/types.h>
 
 #include <chrono>

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Read a couplet run log (run.log) with protoc-generated Python.
 
 The run log is the 8 bytes ``COUPLOG1`` followed by frames of
@@ -8,15 +8,17 @@ The run log is the 8 bytes ``COUPLOG1`` followed by frames of
 where the payload is one ``couplet.wire.LogRecord`` (protocol/couplet.proto)
 and the CRC-32 (zlib's) covers the 4 length bytes and the payload.
 
-Generate the Python module once, then run this file on a log::
+Generate the Python module once, then run this file on a log with Debian's
+Python (python3-protobuf)::
 
+    mkdir -p /tmp/couplet_py
     protoc --python_out=/tmp/couplet_py -I protocol protocol/couplet.proto
-    PYTHONPATH=/tmp/couplet_py python3 docs/examples/read_run_log.py out/run.log
+    PYTHONPATH=/tmp/couplet_py /usr/bin/python3 docs/examples/read_run_log.py out/two_mass_switch/run.log
 
 In a notebook, ``read_frames`` and ``step_series`` are the useful parts::
 
     from read_run_log import read_frames, step_series
-    records = list(read_frames("out/run.log"))
+    records = list(read_frames("out/two_mass_switch/run.log"))
     series = step_series(records)   # {slave: {"time": [...], "outputs": {name: [...]}}}
 
 Exit status: 0 for a complete log, 1 (with a one-line message on stderr) for a

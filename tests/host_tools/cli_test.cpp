@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -149,6 +150,67 @@ TEST(Cli, DeclaredCapabilitiesAreEnforced) {
   EXPECT_NE(result.output.find("output_derivative_order"), std::string::npos) << result.output;
 }
 
+// Usage errors exit 2 with one line, as docs/cli.md says; --help and --version 0.
+TEST(Cli, UsageErrorsExitTwoWithOneLine) {
+  for (const char* arguments : {"", "run", "run --bogus x.yaml", "frobnicate", "run x.yaml --set",
+                                "run x.yaml --progress-interval 0"}) {
+    const CommandResult result = couplet(arguments);
+    EXPECT_EQ(result.exit_code, 2) << "couplet " << arguments << ": " << result.output;
+    EXPECT_EQ(result.output.rfind("couplet: usage error: ", 0), 0u) << result.output;
+    EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << result.output;
+  }
+  EXPECT_EQ(couplet("--help").exit_code, 0);
+  EXPECT_EQ(couplet("run --help").exit_code, 0);
+}
+
+/// `project(couplet VERSION x.y.z ...)` of the top-level CMakeLists.txt.
+std::string project_version() {
+  std::ifstream file(std::string(COUPLET_SOURCE_DIR) + "/CMakeLists.txt");
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::string marker = "project(couplet VERSION ";
+  const std::size_t position = text.find(marker);
+  if (position == std::string::npos) return "no project() version";
+  const std::size_t begin = position + marker.size();
+  return text.substr(begin, text.find(' ', begin) - begin);
+}
+
+TEST(Cli, VersionIsTheProjectVersion) {
+  const CommandResult result = couplet("--version");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.output, "couplet " + project_version() + "\n");
+}
+
+// The reference of a hardware-in-the-loop scenario is that of its models,
+// solved locally: the links (and the targets' missing rollback) are ignored.
+TEST(Cli, ReferenceIgnoresLinks) {
+  for (const char* scenario : {"two_mass_switch_hil", "ifosmondi_damper_hil"}) {
+    const auto directory = fresh_directory(std::string("cli-reference-") + scenario);
+    const CommandResult result = couplet("reference " + scenario_path(std::string(scenario) + ".yaml") +
+                                         " --set time.end=1 -o " + directory.string());
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    std::ifstream signals(directory / "signals.csv");
+    const std::string text((std::istreambuf_iterator<char>(signals)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 102) << scenario;  // header, t = 0 ... 1 by 0.01
+  }
+}
+
+// Off a terminal, a line every --progress-interval: a wall-clock run of 1 s
+// outlasts several 0.2 s intervals. --quiet silences it.
+TEST(Cli, ProgressLinesOffATerminalAndQuiet) {
+  const std::string scenario = scenario_path("two_mass_switch.yaml") + " --set time.end=1 --set 'clock={type: wall}'";
+  const auto directory = fresh_directory("cli-progress");
+  CommandResult result = couplet("run " + scenario + " --progress-interval 0.2 -o " + directory.string());
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const std::size_t line = result.output.find("couplet: t = ");
+  ASSERT_NE(line, std::string::npos) << result.output;
+  const std::string first = result.output.substr(line, result.output.find('\n', line) - line);
+  EXPECT_NE(first.find(" / 1.000 s ("), std::string::npos) << first;
+  EXPECT_NE(first.find(" s/s, ETA "), std::string::npos) << first;
+  result = couplet("run " + scenario + " --progress-interval 0.2 --quiet -o " + directory.string());
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(result.output.find("couplet: t = "), std::string::npos) << result.output;
+}
+
 TEST(Cli, RollbackLessAndSamplelessSlavesRunWithJacobi) {
   const auto directory = fresh_directory("cli-device");
   const CommandResult result = couplet("run " + write_scenario("device", kValidScenario) + " -o " + directory.string() +
@@ -158,6 +220,23 @@ TEST(Cli, RollbackLessAndSamplelessSlavesRunWithJacobi) {
   std::ifstream summary_file(directory / "summary.json");
   const auto summary = nlohmann::json::parse(summary_file);
   EXPECT_EQ(summary.at("evaluation").at("interpolated_slaves"), nlohmann::json::array({"left"}));
+}
+
+}  // namespace
+}  // namespace couplet::testing
+
+namespace couplet::testing {
+namespace {
+
+// A device program's equations are unknown: the reference says so, naming the
+// slave, before any target is started.
+TEST(Cli, ReferenceRefusesADeviceProgram) {
+  const std::string scenario = std::string(COUPLET_SOURCE_DIR) + "/examples/dc_motor/dc_motor.yaml";
+  const CommandResult result = couplet("reference " + scenario + " -o " + fresh_directory("cli-reference-device").string());
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("dc_motor.yaml:16: slaves.motor: the device program 'dc_motor' has no equations"),
+            std::string::npos)
+      << result.output;
 }
 
 }  // namespace

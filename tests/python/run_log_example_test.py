@@ -1,13 +1,16 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """ctest driver for docs/examples/read_run_log.py (tests/CMakeLists.txt).
 
     run_log_example_test.py reads|refuses COUPLET SOURCE_DIR PYTHON_MODULE_DIR
 
 Runs `couplet run scenarios/two_mass_switch.yaml --set time.end=1` into a fresh
-temporary directory, then the example (under this interpreter, with PYTHONPATH
-at the generated couplet_pb2.py) on the log:
+temporary directory, then the example (under Debian's /usr/bin/python3, as the
+docs say, with PYTHONPATH at the generated couplet_pb2.py) on the log:
   reads:   exit 0; the summary agrees with couplet's summary.json and
-           signals.csv (scenario, algorithm, macro steps, last left.x).
+           signals.csv (scenario, algorithm, macro steps, last left.x). Also
+           runs the commands of docs/examples/README.md as written there (its
+           /tmp paths moved into the temporary directory, build/couplet being
+           COUPLET): they must exit 0 and print the 200 macro steps of 2 s.
   refuses: a copy with one payload bit flipped (still decodable: only the
            CRC catches it), and a copy cut inside a frame, each give a
            non-zero exit and one line naming the frame and its byte offset
@@ -26,6 +29,9 @@ import tempfile
 
 failures = []
 
+# The interpreter the docs name: Debian's, with python3-protobuf.
+SYSTEM_PYTHON = "/usr/bin/python3"
+
 
 def check(condition, what):
     if not condition:
@@ -36,7 +42,7 @@ def check(condition, what):
 def run_example(source_dir, module_dir, log):
     env = dict(os.environ, PYTHONPATH=module_dir)
     example = os.path.join(source_dir, "docs", "examples", "read_run_log.py")
-    return subprocess.run([sys.executable, example, log], env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run([SYSTEM_PYTHON, example, log], env=env, capture_output=True, text=True, timeout=120)
 
 
 def frame_offsets(data):
@@ -70,6 +76,31 @@ def test_reads(source_dir, module_dir, out):
     if check(len(left) == 1, "no line 'left: ...' in the output"):
         expected = f"left: 100 steps, last at t=1 s: x={float(last_row['left.x']):.6g}, v={float(last_row['left.v']):.6g}"
         check(left[0] == expected, f"{left[0]!r}, expected {expected!r} (from signals.csv)")
+
+
+def documented_commands(source_dir):
+    """The shell block of docs/examples/README.md's Python section."""
+    with open(os.path.join(source_dir, "docs", "examples", "README.md")) as f:
+        text = f.read()
+    section = text[text.index("## Reading a run log from Python"):]
+    start = section.index("```sh\n") + len("```sh\n")
+    return section[start:section.index("```", start)]
+
+
+def test_documented_commands(source_dir, couplet, tmp):
+    script = documented_commands(source_dir)
+    check("/usr/bin/python3 docs/examples/read_run_log.py" in script,
+          "docs/examples/README.md does not run the example with /usr/bin/python3")
+    script = (script.replace("/tmp/couplet_py", os.path.join(tmp, "couplet_py"))
+              .replace("/tmp/run", os.path.join(tmp, "documented_run"))
+              .replace("build/couplet ", couplet + " "))
+    result = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=source_dir,
+                            capture_output=True, text=True, timeout=300)
+    print(result.stdout, end="")
+    print(result.stderr, end="", file=sys.stderr)
+    check(result.returncode == 0, f"the commands of docs/examples/README.md: exit status {result.returncode}")
+    check("macro steps: 200" in result.stdout.splitlines(),
+          "the commands of docs/examples/README.md: no line 'macro steps: 200' in the output")
 
 
 def expect_refusal(source_dir, module_dir, log, frame, offset, what):
@@ -132,6 +163,7 @@ def main(argv):
             return 1
         if mode == "reads":
             test_reads(source_dir, module_dir, out)
+            test_documented_commands(source_dir, couplet, tmp)
         else:
             test_refuses(source_dir, module_dir, out, tmp)
     finally:

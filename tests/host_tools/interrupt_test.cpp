@@ -1,0 +1,154 @@
+// SIGINT and SIGTERM during `couplet run`: the run stops at the next macro step,
+// exits 130 or 143, and leaves a summary (status "interrupted"), the signals up
+// to the cut and a run log that replays; spawned targets are stopped.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cerrno>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "host_tools/process_support.hpp"
+#include "host_tools/test_support.hpp"
+
+namespace couplet::testing {
+namespace {
+
+// Paced on the wall clock, so the run lasts (model time 30 s at 1 s per second)
+// however fast the machine is; a signal ends it long before.
+const std::vector<std::string> kLongWallClockRun = {"--set", "time.end=30", "--set",
+                                                    "clock={type: wall}"};
+
+std::vector<std::string> couplet_run(const std::filesystem::path& directory,
+                                     const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> argv = {COUPLET_BINARY, "run", scenario_path("two_mass_switch.yaml"),
+                                   "-o", directory.string()};
+  argv.insert(argv.end(), kLongWallClockRun.begin(), kLongWallClockRun.end());
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return argv;
+}
+
+/// Waits until the run has logged some steps (run.log beyond its header).
+void wait_until_stepping(const std::filesystem::path& directory) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  std::error_code error;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (std::filesystem::file_size(directory / "run.log", error) > 8192 && !error) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  FAIL() << "the run did not start stepping";
+}
+
+nlohmann::json read_summary(const std::filesystem::path& directory) {
+  std::ifstream file(directory / "summary.json");
+  return nlohmann::json::parse(file, nullptr, false);
+}
+
+/// The last time in signals.csv, and its row count (header excluded).
+std::pair<double, std::size_t> last_signal_row(const std::filesystem::path& directory) {
+  std::ifstream file(directory / "signals.csv");
+  std::string line;
+  std::string last;
+  std::size_t rows = 0;
+  std::getline(file, line);
+  while (std::getline(file, line)) {
+    last = line;
+    ++rows;
+  }
+  return {last.empty() ? -1.0 : std::stod(last.substr(0, last.find(','))), rows};
+}
+
+int command_status(const std::string& command) {
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void expect_interrupted_run(int signal_number, int expected_exit, const char* name) {
+  const auto directory = fresh_directory(std::string("interrupt-") + name);
+  const std::string errors = directory.string() + ".err";
+  ChildProcess couplet(couplet_run(directory), errors);
+  wait_until_stepping(directory);
+  couplet.signal(signal_number);
+  const std::optional<int> exit_code = couplet.wait_exit(std::chrono::seconds(20));
+  ASSERT_TRUE(exit_code.has_value()) << "couplet did not stop";
+  EXPECT_EQ(*exit_code, expected_exit) << read_file(errors);
+  EXPECT_NE(read_file(errors).find(std::string("couplet: ") + name + " received: run stopped at t = "),
+            std::string::npos)
+      << read_file(errors);
+
+  const nlohmann::json summary = read_summary(directory);
+  ASSERT_TRUE(summary.is_object()) << "no readable summary.json";
+  EXPECT_EQ(summary.value("status", ""), "interrupted");
+  EXPECT_EQ(summary.value("interrupted_by", ""), name);
+  const double end_time = summary.value("end_time", -1.0);
+  EXPECT_GT(end_time, 0.0);
+  EXPECT_LT(end_time, 30.0);
+  EXPECT_GT(summary.value("macro_steps", 0), 0);
+
+  const auto [last_time, rows] = last_signal_row(directory);
+  EXPECT_GT(rows, 1u);
+  EXPECT_LE(last_time, end_time);
+  EXPECT_GT(last_time, end_time - 0.02);  // grid 0.01 s: the rows reach the cut
+
+  const std::string replay = std::string(COUPLET_BINARY) + " replay " + (directory / "run.log").string() +
+                             " --verify > " + directory.string() + ".replay 2>&1";
+  EXPECT_EQ(command_status(replay), 0) << read_file(directory.string() + ".replay");
+  EXPECT_NE(read_file(directory.string() + ".replay").find(std::string("interrupted by ") + name),
+            std::string::npos)
+      << read_file(directory.string() + ".replay");
+}
+
+TEST(Interrupt, SigintStopsTheRunAndKeepsItsResults) { expect_interrupted_run(SIGINT, 130, "SIGINT"); }
+
+TEST(Interrupt, SigtermStopsTheRunAndKeepsItsResults) { expect_interrupted_run(SIGTERM, 143, "SIGTERM"); }
+
+/// The children of `parent` (from /proc/PID/stat: the fourth field is the parent).
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> children;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    const std::size_t command_end = line.rfind(')');
+    if (command_end == std::string::npos) continue;
+    std::istringstream fields(line.substr(command_end + 1));
+    char state = 0;
+    pid_t parent_pid = 0;
+    fields >> state >> parent_pid;
+    if (parent_pid == parent) children.push_back(static_cast<pid_t>(std::stoi(name)));
+  }
+  return children;
+}
+
+bool process_gone(pid_t pid) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+TEST(Interrupt, SpawnedTargetIsStopped) {
+  const auto directory = fresh_directory("interrupt-spawned");
+  const std::string errors = directory.string() + ".err";
+  ChildProcess couplet(
+      couplet_run(directory, {"--set", "slaves.right.link={spawn: true, udp: \"127.0.0.1:0\"}"}), errors);
+  wait_until_stepping(directory);
+  const std::vector<pid_t> targets = children_of(couplet.pid());
+  ASSERT_EQ(targets.size(), 1u) << "expected one spawned couplet-target";
+  couplet.signal(SIGINT);
+  const std::optional<int> exit_code = couplet.wait_exit(std::chrono::seconds(20));
+  ASSERT_TRUE(exit_code.has_value()) << "couplet did not stop";
+  EXPECT_EQ(*exit_code, 130) << read_file(errors);
+  EXPECT_EQ(read_summary(directory).value("status", ""), "interrupted") << read_file(errors);
+  EXPECT_TRUE(process_gone(targets.front())) << "couplet-target " << targets.front() << " still runs";
+}
+
+}  // namespace
+}  // namespace couplet::testing
