@@ -4,6 +4,10 @@
 #   ./build.sh test   install what is missing, build, run the test suite (ctest)
 #   ./build.sh package  build the Debian packages couplet, couplet-target and
 #                       couplet-dev into the build directory (docs/deploy.md)
+#   ./build.sh sanitize build and run the tests under ASan+UBSan (build-asan) and
+#                       the threaded tests under TSan (build-tsan) (docs/hardening.md)
+#   ./build.sh fuzz [SECONDS]  build the libFuzzer targets with clang (build-fuzz)
+#                       and run each for SECONDS (default 60) (docs/hardening.md)
 # Set BUILD_DIR to build elsewhere (default: build).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -18,6 +22,8 @@ packages=(cmake g++ make libeigen3-dev libsundials-dev libyaml-cpp-dev libcli11-
 # the embedded core is checked for a Cortex-M4 with Debian's cross compiler.
 test_packages=(chromium python3 dpkg-dev file gcc-arm-none-eabi libnewlib-arm-none-eabi)
 package_packages=(dpkg-dev file)
+# libFuzzer and the sanitizer runtimes of clang (./build.sh fuzz).
+fuzz_packages=(clang libclang-rt-14-dev)
 build_dir=${BUILD_DIR:-build}
 
 install_missing() {
@@ -70,6 +76,80 @@ build() {
   cmake --build "$build_dir" -j"$(nproc)" ${1:+--target "$@"}
 }
 
+# The sanitizer builds (docs/hardening.md). ASan+UBSan: every library and test
+# program, minus what does not need or cannot take it:
+#   benchmarks          timings, no checks (COUPLET_BUILD_BENCHMARKS=OFF);
+#   Install.*           installs, packages and rebuilds the project out of tree
+#                       with the plain compiler: they test packaging, not memory;
+#   Embedded.cortex_m4* cross-compiled for a Cortex-M4 (arm-none-eabi-gcc has no
+#                       sanitizers); the host build of the same core
+#                       (Embedded.core) runs instrumented.
+asan_excluded='^(Install\.|Embedded\.cortex_m4)'
+# TSan: the programs whose tests run a target, a link or a clock on threads of
+# their own; they link the device library only (the host tools' tests run the
+# same links in processes, where TSan sees no shared memory).
+tsan_targets=(in_process_transport_test udp_transport_test serial_transport_test wall_clock_test
+              remote_slave_test target_server_test udp_session_peer_test working_reply_test
+              late_result_policy_test)
+
+sanitizer_build() {  # DIRECTORY SANITIZERS [TARGETS...]
+  local directory=$1 sanitizers=$2
+  shift 2
+  cmake -S . -B "$directory" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOUPLET_SANITIZE="$sanitizers" \
+        -DCOUPLET_BUILD_BENCHMARKS=OFF >/dev/null
+  cmake --build "$directory" -j"$(nproc)" ${1:+--target "$@"}
+}
+
+sanitize_address_undefined() {
+  local build_dir=build-asan
+  fetch_nanopb_source
+  sanitizer_build build-asan address,undefined
+  # Leaks are reported (detect_leaks) and fail the test, as any other error.
+  ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -E "$asan_excluded"
+}
+
+sanitize_thread() {
+  sanitizer_build build-tsan thread "${tsan_targets[@]}"
+  # GoogleTest cases are discovered when their program is built, so only the
+  # programs above have tests here; the scripted tests (added by name) are left out.
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    ctest --test-dir build-tsan --output-on-failure -j"$(nproc)" \
+          -E '^(Install|Embedded|PythonExample|Fuzz)\.'
+}
+
+fuzz_targets=(codec framing run_log scenario target_server link_answers)
+
+# libFuzzer (clang): each target for SECONDS over a scratch copy of its
+# committed corpus (new inputs stay in build-fuzz/corpus/, the repository's
+# corpus is not touched); crashes, timeouts and leaks land in
+# build-fuzz/crashes/<target>/ and fail the run.
+fuzz() {  # SECONDS
+  local seconds=$1 directory=build-fuzz failed=()
+  CC=clang CXX=clang++ cmake -S . -B "$directory" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOUPLET_FUZZ=ON \
+        -DCOUPLET_BUILD_TESTS=OFF -DCOUPLET_BUILD_BENCHMARKS=OFF >/dev/null
+  cmake --build "$directory" -j"$(nproc)" --target "${fuzz_targets[@]/%/_fuzzer}"
+  for target in "${fuzz_targets[@]}"; do
+    local corpus="$directory/corpus/$target" crashes="$directory/crashes/$target"
+    mkdir -p "$corpus" "$crashes"
+    cp -n tests/fuzz/corpus/"$target"/* "$corpus"/
+    echo "fuzzing $target for $seconds s (crashes: $crashes/)"
+    "$directory/tests/fuzz/${target}_fuzzer" "$corpus" -max_total_time="$seconds" -timeout=10 \
+        -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$crashes/" -print_final_stats=1 \
+        2>"$directory/fuzz-$target.log" || true
+    grep -E '^#[0-9]+ +DONE|^stat::number_of_executed_units|^stat::average_exec_per_sec' \
+        "$directory/fuzz-$target.log" || true
+    if [ -n "$(ls -A "$crashes")" ]; then
+      failed+=("$target")
+      grep -m1 -E 'ERROR: |fuzz property broken|runtime error' "$directory/fuzz-$target.log" >&2 || true
+    fi
+  done
+  if [ ${#failed[@]} -gt 0 ]; then
+    echo "fuzzing found inputs that fail: ${failed[*]} (see $directory/crashes/)" >&2
+    exit 1
+  fi
+}
+
 case "${1:-}" in
   run)
     install_missing "${packages[@]}"
@@ -90,8 +170,17 @@ case "${1:-}" in
     (cd "$build_dir" && cpack -G DEB)
     ls "$build_dir"/*.deb
     ;;
+  sanitize)
+    install_missing "${packages[@]}" "${test_packages[@]}"
+    sanitize_address_undefined
+    sanitize_thread
+    ;;
+  fuzz)
+    install_missing "${packages[@]}" "${fuzz_packages[@]}"
+    fuzz "${2:-60}"
+    ;;
   *)
-    echo "usage: $0 run|test|package" >&2
+    echo "usage: $0 run|test|package|sanitize|fuzz [SECONDS]" >&2
     exit 2
     ;;
 esac

@@ -749,11 +749,14 @@ std::string summary_from_json(const nlohmann::json& summary) {
   std::string html = table({"quantity", "value"}, rows);
   if (summary.contains("errors") && summary["errors"].is_object()) {
     std::vector<std::vector<std::string>> errors;
-    for (const auto& [signal, error] : summary["errors"].items()) {
+    for (const auto& item : summary["errors"].items()) {
+      // A reference, not a structured binding: clang before 16 cannot capture
+      // a binding in a lambda.
+      const nlohmann::json& error = item.value();
       const auto field = [&](const char* key) {
         return error.contains(key) ? json_text(error[key]) : "";
       };
-      errors.push_back({signal, field("nrmse_pct"), field("rmse")});
+      errors.push_back({item.key(), field("nrmse_pct"), field("rmse")});
     }
     html +=
         "<h3>Errors against the reference</h3>\n" + table({"signal", "NRMSE %", "RMSE"}, errors);

@@ -20,41 +20,13 @@
 #include "models/catalog.hpp"
 #include "couplet/errors.hpp"
 
-// --- Heap-allocation counter (glibc): the executable's malloc family interposes
-// the C library's, so every allocation of the process, Eigen's included, is seen.
-extern "C" {
-void* __libc_malloc(std::size_t size);
-void* __libc_calloc(std::size_t count, std::size_t size);
-void* __libc_realloc(void* pointer, std::size_t size);
-void __libc_free(void* pointer);
-}
-
+// Heap-allocation counter (support/malloc_counter.hpp): every allocation of the
+// process, SUNDIALS' and Eigen's included, also under the sanitizers.
+#include "support/malloc_counter.hpp"
 namespace {
-std::atomic<bool> counting_allocations{false};
-std::atomic<long> allocation_count{0};
-
-void note_allocation() {
-  if (counting_allocations.load(std::memory_order_relaxed)) {
-    allocation_count.fetch_add(1, std::memory_order_relaxed);
-  }
-}
+std::atomic<bool>& counting_allocations = couplet::testing::counting_mallocs;
+std::atomic<long>& allocation_count = couplet::testing::malloc_count;
 }  // namespace
-
-extern "C" {
-void* malloc(std::size_t size) noexcept {
-  note_allocation();
-  return __libc_malloc(size);
-}
-void* calloc(std::size_t count, std::size_t size) noexcept {
-  note_allocation();
-  return __libc_calloc(count, size);
-}
-void* realloc(void* pointer, std::size_t size) noexcept {
-  note_allocation();
-  return __libc_realloc(pointer, size);
-}
-void free(void* pointer) noexcept { __libc_free(pointer); }
-}
 
 namespace couplet::models {
 namespace {
@@ -326,7 +298,7 @@ TEST(LinearModelTest, HotMethodsDoNotAllocate) {
   std::vector<double>* probe = new std::vector<double>(16);
   counting_allocations = false;
   delete probe;
-  ASSERT_GT(allocation_count.exchange(0), 0) << "malloc interposition is not active";
+  ASSERT_GT(allocation_count.exchange(0), 0) << "the allocation counter is not active";
 
   for (const char* name : {"rotational.omega2tau", "translational.coupled_mass", "missiles.right"}) {
     const auto model = builtin_model(name);

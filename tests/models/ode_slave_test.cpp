@@ -16,36 +16,13 @@
 
 #include "models/linear_model.hpp"
 
-// ---------------------------------------------------------------------------
-// Allocation counter: this executable's malloc family shadows glibc's, so that
-// every heap allocation (operator new, and SUNDIALS' malloc) is seen.
+// Heap-allocation counter (support/malloc_counter.hpp): every allocation of the
+// process, SUNDIALS' and Eigen's included, also under the sanitizers.
+#include "support/malloc_counter.hpp"
 namespace {
-std::atomic<bool> counting_allocations{false};
-std::atomic<long> allocation_count{0};
-void count_allocation() {
-  if (counting_allocations.load(std::memory_order_relaxed)) {
-    allocation_count.fetch_add(1, std::memory_order_relaxed);
-  }
-}
+std::atomic<bool>& counting_allocations = couplet::testing::counting_mallocs;
+std::atomic<long>& allocation_count = couplet::testing::malloc_count;
 }  // namespace
-
-extern "C" {
-void* __libc_malloc(std::size_t size);
-void* __libc_calloc(std::size_t count, std::size_t size);
-void* __libc_realloc(void* pointer, std::size_t size);
-void* malloc(std::size_t size) noexcept {
-  count_allocation();
-  return __libc_malloc(size);
-}
-void* calloc(std::size_t count, std::size_t size) noexcept {
-  count_allocation();
-  return __libc_calloc(count, size);
-}
-void* realloc(void* pointer, std::size_t size) noexcept {
-  count_allocation();
-  return __libc_realloc(pointer, size);
-}
-}
 
 namespace couplet::models {
 namespace {

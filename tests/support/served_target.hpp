@@ -1,7 +1,7 @@
 #pragma once
 // A couplet target serving `translational.mass`, or any model source (a
 // device), on its own thread until destroyed (or halted), for tests of the
-// remote slave over a link.
+// remote slave over a link. Reading its counters halts it.
 #include <atomic>
 #include <memory>
 #include <thread>
@@ -28,11 +28,18 @@ class ServedTarget {
   ServedTarget(const ServedTarget&) = delete;
   ServedTarget& operator=(const ServedTarget&) = delete;
 
-  void halt() {
+  void halt() const {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
   }
-  const targets::TargetCounters& counters() const { return server_.counters(); }
+  /// The counters of the target, halted first: the serving thread writes them
+  /// without synchronisation (they are plain counters on the real-time path),
+  /// so they are read only once it has ended (ThreadSanitizer). A session still
+  /// open then ends unanswered: the remote slave's Stop waits its patience.
+  targets::TargetCounters counters() const {
+    halt();
+    return server_.counters();
+  }
 
  private:
   static targets::TargetOptions options() {
@@ -42,8 +49,9 @@ class ServedTarget {
   }
   targets::TargetServer server_;
   std::unique_ptr<drivers::Transport> transport_;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
+  // Mutable: halting does not change what the target is, and counters() halts.
+  mutable std::atomic<bool> stop_{false};
+  mutable std::thread thread_;
 };
 
 }  // namespace couplet::testing

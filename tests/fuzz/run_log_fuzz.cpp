@@ -1,0 +1,63 @@
+// Fuzz target: the run-log reader (host_tools/run_log.hpp) and the two tools
+// that only read what it returns (inspect, export). The input is written to a
+// file and read as a run log, as `couplet inspect` and `couplet export` do.
+// The reader's contract: a log that cannot be read at all is a
+// std::runtime_error naming the file; later damage only shortens the log.
+// Anything else escaping (another exception, a crash, undefined behaviour) is a
+// finding.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+#include "fuzz_input.hpp"
+#include "host_tools/log_export.hpp"
+#include "host_tools/log_inspect.hpp"
+#include "host_tools/run_log.hpp"
+
+namespace {
+
+/// The file the inputs are written to: one per process (libFuzzer's -fork and
+/// -jobs run several), removed at exit.
+class ScratchFile {
+ public:
+  ScratchFile() {
+    std::string pattern = "/tmp/couplet-fuzz-run-log-XXXXXX";
+    const int descriptor = ::mkstemp(pattern.data());
+    couplet::fuzz::require(descriptor >= 0, "cannot create a scratch file in /tmp");
+    ::close(descriptor);
+    path_ = pattern;
+  }
+  ~ScratchFile() { std::remove(path_.c_str()); }
+  ScratchFile(const ScratchFile&) = delete;
+  ScratchFile& operator=(const ScratchFile&) = delete;
+
+  const std::string& write(const std::uint8_t* data, std::size_t size) const {
+    std::FILE* file = std::fopen(path_.c_str(), "wb");
+    couplet::fuzz::require(file != nullptr, "cannot open the scratch file");
+    const bool complete = size == 0 || std::fwrite(data, 1, size, file) == size;
+    couplet::fuzz::require(std::fclose(file) == 0 && complete, "cannot write the scratch file");
+    return path_;
+  }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const ScratchFile scratch;
+  const std::string& path = scratch.write(data, size);
+  try {
+    const couplet::tools::RunLog log = couplet::tools::read_run_log(path);
+    static_cast<void>(couplet::tools::inspect_text(log));
+    static_cast<void>(couplet::tools::export_csv(log));
+  } catch (const std::runtime_error& error) {
+    couplet::fuzz::require(std::string(error.what()).find(path) != std::string::npos,
+                           "a run-log error that does not name the file");
+  }
+  return 0;
+}
