@@ -28,7 +28,7 @@ couplet_wire_SolverKind to_wire(models::SolverKind kind) {
 // ERROR_BAD_REQUEST) naming the field.
 [[noreturn]] void bad_field(const std::string& why) { throw ProtocolViolation("configure: Configure." + why); }
 
-models::SolverKind from_wire(couplet_wire_SolverKind field) {
+models::SolverKind from_wire(const couplet_wire_SolverKind& field) {  // by reference: a copy would load an out-of-range enum
   // nanopb decodes an enum as any int32: read it as one.
   const std::int32_t kind = wire::enum_value(field);
   switch (kind) {
@@ -43,7 +43,7 @@ models::SolverKind from_wire(couplet_wire_SolverKind field) {
   bad_field("solver.kind = " + std::to_string(kind) + " is not a solver kind (0 to 2)");
 }
 
-models::CvodeMethod from_wire(couplet_wire_CvodeMethod field) {
+models::CvodeMethod from_wire(const couplet_wire_CvodeMethod& field) {
   const std::int32_t method = wire::enum_value(field);
   switch (method) {
     case couplet_wire_CvodeMethod_CVODE_BDF:
