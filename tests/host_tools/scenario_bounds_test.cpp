@@ -67,6 +67,21 @@ std::string replace(std::string text, const std::string& from, const std::string
 constexpr rlim_t kMemoryBound = rlim_t{1} << 30;
 constexpr rlim_t kCpuSeconds = 1;
 
+// AddressSanitizer reserves terabytes of address space for its shadow memory,
+// so the address-space bound applies in the plain build only (the sanitizer
+// build runs the same binaries, so the plain build's bound covers them).
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
 struct Outcome {
   int exit_code = -1;  ///< -1: killed by a signal
   std::string output;  ///< stdout and stderr
@@ -86,10 +101,12 @@ Outcome validate(const std::vector<std::string>& arguments) {
     ::dup2(pipe_ends[1], STDERR_FILENO);
     ::close(pipe_ends[0]);
     ::close(pipe_ends[1]);
-    const rlimit memory{kMemoryBound, kMemoryBound};
     const rlimit cpu{kCpuSeconds, kCpuSeconds};
-    ::setrlimit(RLIMIT_AS, &memory);
     ::setrlimit(RLIMIT_CPU, &cpu);
+    if (!kAddressSanitizer) {
+      const rlimit memory{kMemoryBound, kMemoryBound};
+      ::setrlimit(RLIMIT_AS, &memory);
+    }
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
