@@ -52,12 +52,14 @@ class ServedUdpTarget {
     address_ = transport_->local_endpoint();
     thread_ = std::thread([this] { serve(server_, *transport_, {}, stop_); });
   }
-  ~ServedUdpTarget() {
-    stop_ = true;
-    thread_.join();
-  }
+  ~ServedUdpTarget() { halt(); }
   const std::string& address() const { return address_; }
+  /// The serving thread writes the counters: read them after halt().
   const TargetCounters& counters() const { return server_.counters(); }
+  void halt() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
 
  private:
   static TargetOptions options() {
@@ -92,6 +94,7 @@ TEST(UdpSessionPeer, OnlyTheOpenerIsServedUntilTheSessionEnds) {
   EXPECT_EQ(stranger.ask(0x5678, 1, couplet_wire_Envelope_hello_tag), couplet_wire_Envelope_describe_tag);
   EXPECT_EQ(opener.ask(0x5678, 2, couplet_wire_Envelope_stop_tag), 0) << "now the former opener is the stranger";
   EXPECT_EQ(stranger.ask(0x5678, 2, couplet_wire_Envelope_stop_tag), couplet_wire_Envelope_ack_tag);
+  target.halt();
   EXPECT_GE(target.counters().foreign, 3U);
 }
 
