@@ -15,6 +15,9 @@ inline constexpr std::size_t kMaxEndOutputs = 64;    ///< (derivative order + 1)
 inline constexpr std::size_t kMaxParameters = 32;
 inline constexpr std::size_t kMaxSampleTimes = 1024; ///< intermediate samples per step
 inline constexpr std::size_t kMaxSampleValues = 6144;  ///< sample times × outputs per step
+/// Values of one linearization, x, ẋ, A, B, C, D (e.g. 16 states, 8 inputs, 8
+/// outputs): bounded by the run log's record, which must stay below 64 KiB.
+inline constexpr std::size_t kMaxLinearizationValues = 720;
 inline constexpr std::size_t kMaxNameBytes = 63;     ///< names, without the terminating NUL
 inline constexpr std::size_t kMaxUnitBytes = 31;     ///< port units, without the terminating NUL
 
@@ -33,6 +36,8 @@ static_assert(capacity(&couplet_wire_StepResult::end_outputs) == kMaxEndOutputs)
 static_assert(capacity(&couplet_wire_Configure::parameters) == kMaxParameters);
 static_assert(capacity(&couplet_wire_StepRequest::sample_times_ns) == kMaxSampleTimes);
 static_assert(capacity(&couplet_wire_StepResult::samples) == kMaxSampleValues);
+static_assert(capacity(&couplet_wire_Linearize::inputs) == kMaxPorts);
+static_assert(capacity(&couplet_wire_Linearization::values) == kMaxLinearizationValues);
 static_assert(capacity(&couplet_wire_Port::name) == kMaxNameBytes + 1);
 static_assert(capacity(&couplet_wire_Port::unit) == kMaxUnitBytes + 1);
 static_assert(capacity(&couplet_wire_Configure::model) == kMaxNameBytes + 1);

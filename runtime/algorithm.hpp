@@ -43,6 +43,9 @@ struct StepSlot {
   std::size_t output_count = 0;
   std::vector<double> outputs;      ///< (order + 1) rows × output_count: values, ẏ, ÿ, ...
   std::vector<double> samples;      ///< one row of output_count per sample time
+  /// After a linearize action: x, ẋ, A, B, C, D (LinearizationLayout); sized at
+  /// initialization for slaves that can linearize, empty otherwise.
+  std::vector<double> linearization;
 
   double output(std::size_t index, int derivative = 0) const {
     return outputs[static_cast<std::size_t>(derivative) * output_count + index];
@@ -57,7 +60,10 @@ struct StepSlot {
 ///   slot.inputs (no time passes): how feedthrough outputs are made consistent
 ///   with the connection equations at a communication time.
 /// save_state / restore_state: rollback-capable slaves only.
-enum class SlaveAction : std::uint8_t { step, evaluate_outputs, save_state, restore_state };
+/// linearize: state, its derivative and the Jacobians at the slave's current
+///   time, inputs at the values of slot.inputs, into slot.linearization (no time
+///   passes; slaves with capabilities.can_linearize only).
+enum class SlaveAction : std::uint8_t { step, evaluate_outputs, save_state, restore_state, linearize };
 
 struct PlannedAction {
   std::size_t slave = 0;

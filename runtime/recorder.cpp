@@ -94,6 +94,13 @@ void Recorder::begin(const RunLogHeader& header, const System& system) {
     wire::to_wire(system.description(s), system.slave_name(s), slave.description);
     if (s < header.slave_links.size())
       wire::copy_name(slave.link, header.slave_links[s], "run log: link of slave");
+    const std::size_t linearization_values = LinearizationLayout::of(system.description(s)).size();
+    if (system.description(s).capabilities.can_linearize &&
+        linearization_values > protocol::kMaxLinearizationValues) {
+      throw ConfigurationError("run log: slave '" + system.slave_name(s) + "' linearizes into " +
+                               std::to_string(linearization_values) + " values, a log record holds " +
+                               std::to_string(protocol::kMaxLinearizationValues));
+    }
     publish();
     output_counts_.push_back(system.description(s).outputs.size());
   }
@@ -161,6 +168,7 @@ couplet_wire_SlaveCall& Recorder::begin_call(std::size_t slave, couplet_wire_Sla
   call.began_ns = call.ended_ns = 0;
   call.retransmissions = 0;
   call.input_lateness_ns = 0;
+  call.linearization_count = 0;
   return call;
 }
 
@@ -248,6 +256,14 @@ void Recorder::outputs_evaluated(std::size_t slave, std::span<const Polynomial> 
       begin_call(slave, couplet_wire_SlaveCallKind_CALL_EVALUATE_OUTPUTS);
   copy_inputs(inputs, call);
   copy_end_outputs(slave, outputs, call);
+  publish();
+}
+
+void Recorder::slave_linearized(std::size_t slave, std::span<const Polynomial> inputs,
+                                std::span<const double> linearization) {
+  couplet_wire_SlaveCall& call = begin_call(slave, couplet_wire_SlaveCallKind_CALL_LINEARIZE);
+  copy_inputs(inputs, call);
+  copy_values(call.linearization, call.linearization_count, linearization);
   publish();
 }
 

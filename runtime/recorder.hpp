@@ -84,6 +84,8 @@ class Recorder final : public ExecutorObserver {
   void step_began(std::size_t slave) override;
   void slave_stepped(std::size_t slave, const StepRequest& request, const OutputBuffers& result,
                      const LinkStepReport& link) override;
+  void slave_linearized(std::size_t slave, std::span<const Polynomial> inputs,
+                        std::span<const double> linearization) override;
   void outputs_evaluated(std::size_t slave, std::span<const Polynomial> inputs,
                          std::span<const double> outputs) override;
   void state_saved(std::size_t slave) override;

@@ -42,6 +42,9 @@ void SequentialExecutor::initialize() {
     trace_.interpolated_slaves[s] = !desc.capabilities.intermediate_samples;
     scratch_[s].previous_values.assign(slot.output_count, 0.0);
     scratch_[s].saved_outputs.assign(slot.outputs.size(), 0.0);
+    if (desc.capabilities.can_linearize) {
+      slot.linearization.assign(LinearizationLayout::of(desc).size(), 0.0);
+    }
     system_.slave(s).setup(start_);
     if (observer_ != nullptr) observer_->slave_set_up(s, start_);
   }
@@ -95,6 +98,17 @@ void SequentialExecutor::evaluate_outputs(std::size_t slave) {
   if (observer_ != nullptr) observer_->outputs_evaluated(slave, slot.inputs, slot.outputs);
 }
 
+void SequentialExecutor::linearize(std::size_t slave) {
+  StepSlot& slot = slots_[slave];
+  if (!system_.description(slave).capabilities.can_linearize) {
+    throw ProtocolViolation("slave '" + system_.slave_name(slave) + "' cannot linearize, but algorithm '" +
+                            std::string(algorithm_.name()) + "' asked it to");
+  }
+  for (const Polynomial& input : slot.inputs) hash_.add(input);
+  system_.slave(slave).linearize(slot.inputs, slot.linearization);
+  if (observer_ != nullptr) observer_->slave_linearized(slave, slot.inputs, slot.linearization);
+}
+
 bool SequentialExecutor::advance() {
   plan_.clear();
   if (!algorithm_.plan_next(slots_, plan_)) return false;
@@ -128,6 +142,9 @@ bool SequentialExecutor::advance() {
         slots_[action.slave].output_time = saved_time_[action.slave];
         ++counters_.rollbacks;
         if (observer_ != nullptr) observer_->state_restored(action.slave);
+        break;
+      case SlaveAction::linearize:
+        linearize(action.slave);
         break;
     }
   }

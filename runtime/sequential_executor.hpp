@@ -54,6 +54,9 @@ class ExecutorObserver {
                              const LinkStepReport& link) = 0;
   virtual void outputs_evaluated(std::size_t slave, std::span<const Polynomial> inputs,
                                  std::span<const double> outputs) = 0;
+  /// A linearize action: the inputs it was given and what the slave returned.
+  virtual void slave_linearized(std::size_t slave, std::span<const Polynomial> inputs,
+                                std::span<const double> linearization) = 0;
   virtual void state_saved(std::size_t slave) = 0;
   virtual void state_restored(std::size_t slave) = 0;
 };
@@ -84,6 +87,7 @@ class SequentialExecutor {
  private:
   void compute_initial_outputs();
   void evaluate_outputs(std::size_t slave);
+  void linearize(std::size_t slave);
   bool announce_steps();
   void announce_evaluations();
   std::size_t actions_on(std::size_t slave) const;

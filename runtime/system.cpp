@@ -97,9 +97,13 @@ void System::validate(const AlgorithmRequirements& requirements) const {
                                  "' is not connected: add a connection to it");
       }
     }
-    if (requirements.iterative && !desc.capabilities.can_rollback) {
+    if (requirements.needs_rollback && !desc.capabilities.can_rollback) {
       throw ConfigurationError("slave '" + slave_name(s) + "' cannot roll back, but algorithm '" +
                                requirements.algorithm_name + "' is iterative and needs rollback");
+    }
+    if (requirements.needs_linearization && !desc.capabilities.can_linearize) {
+      throw ConfigurationError("slave '" + slave_name(s) + "' cannot linearize (state and Jacobians), "
+                               "but algorithm '" + requirements.algorithm_name + "' needs it");
     }
     if (!desc.inputs.empty() &&
         desc.capabilities.max_input_degree < requirements.required_input_degree) {
@@ -119,7 +123,7 @@ void System::validate(const AlgorithmRequirements& requirements) const {
                                std::to_string(requirements.required_output_derivatives));
     }
   }
-  if (!requirements.iterative) check_no_algebraic_loop();
+  if (!requirements.resolves_algebraic_loops) check_no_algebraic_loop();
 }
 
 // Port graph: an edge runs from a source output to every direct-feedthrough output
@@ -161,7 +165,8 @@ void System::check_no_algebraic_loop() const {
         cycle += output_name(node_port[next]);
         throw ConfigurationError("algebraic loop through direct-feedthrough outputs: " + cycle +
                                  "; a non-iterative algorithm cannot resolve it (break the loop "
-                                 "or use an iterative algorithm)");
+                                 "or use an algorithm that resolves loops: ifosmondi, ifosmondi_jfm, "
+                                 "missiles)");
       }
       if (mark[next] == Mark::unvisited) self(self, next);
     }

@@ -28,9 +28,11 @@ struct Connection {
 /// What an algorithm needs from the system; validation checks it.
 struct AlgorithmRequirements {
   std::string algorithm_name;
-  bool iterative = false;           ///< needs rollback; tolerates feedthrough loops
   int required_input_degree = 0;    ///< every slave must accept at least this degree
   int required_output_derivatives = 0;  ///< every source must report this many derivatives
+  bool needs_rollback = false;      ///< every slave must save and restore its state
+  bool resolves_algebraic_loops = false;  ///< feedthrough loops allowed (iterated or solved)
+  bool needs_linearization = false;  ///< every slave must linearize (Slave::linearize)
 };
 
 class System {
@@ -60,8 +62,9 @@ class System {
   std::string input_name(PortReference input) const;
 
   /// Rejects, naming the element: unconnected inputs, algebraic loops through
-  /// direct-feedthrough ports under a non-iterative algorithm, slaves that cannot
-  /// roll back under an iterative one, degrees or derivatives a slave cannot give.
+  /// direct-feedthrough ports under an algorithm that cannot resolve them, slaves
+  /// that cannot roll back or linearize where the algorithm needs it, degrees or
+  /// derivatives a slave cannot give.
   void validate(const AlgorithmRequirements& requirements) const;
 
  private:

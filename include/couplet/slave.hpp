@@ -6,6 +6,7 @@
 //   evaluate_outputs(inputs, out)   any number of times at the current time
 //   step(request, result)           advances from the current time to request.end
 //   save_state() / restore_state()  only if capabilities().can_rollback
+//   linearize(inputs, out)          only if capabilities().can_linearize; at the current time
 // After setup, evaluate_outputs and step must not allocate on the heap when the
 // slave claims a real-time path (ODE slaves with Euler or CVODE do).
 #include <cstdint>
@@ -37,6 +38,10 @@ struct SlaveCapabilities {
   bool variable_step = true;        ///< accepts any step size
   Time imposed_step = 0;            ///< if > 0, steps must lie on this grid from the start time
   bool intermediate_samples = false;  ///< reports outputs at requested times inside a step
+  /// linearize() available: state, state derivative and Jacobians at the current
+  /// point (MISSILES). `state_count` states.
+  bool can_linearize = false;
+  std::size_t state_count = 0;
 };
 
 struct SlaveDescription {
@@ -52,6 +57,29 @@ struct SlaveDescription {
 struct OutputBuffers {
   std::span<double> end_outputs;
   std::span<double> samples;
+};
+
+/// The layout of a linearization ẋ = f(t, x, u), y = g(t, x, u) around the
+/// current point, for n states, m inputs and q outputs: one buffer holding, one
+/// after the other, x (n), ẋ = f (n), A = ∂f/∂x (n×n), B = ∂f/∂u (n×m),
+/// C = ∂g/∂x (q×n), D = ∂g/∂u (q×m), the matrices column-major.
+struct LinearizationLayout {
+  std::size_t states = 0;
+  std::size_t inputs = 0;
+  std::size_t outputs = 0;
+
+  constexpr std::size_t state_offset() const { return 0; }
+  constexpr std::size_t derivative_offset() const { return states; }
+  constexpr std::size_t a_offset() const { return 2 * states; }
+  constexpr std::size_t b_offset() const { return a_offset() + states * states; }
+  constexpr std::size_t c_offset() const { return b_offset() + states * inputs; }
+  constexpr std::size_t d_offset() const { return c_offset() + outputs * states; }
+  constexpr std::size_t size() const { return d_offset() + outputs * inputs; }
+
+  static LinearizationLayout of(const SlaveDescription& description) {
+    return {description.capabilities.state_count, description.inputs.size(),
+            description.outputs.size()};
+  }
 };
 
 /// What a link saw during a slave's latest step (the run log's timing).
@@ -110,6 +138,16 @@ class Slave {
   /// Returns to the last saved state, bit for bit.
   virtual void restore_state() {
     throw ProtocolViolation("restore_state on a slave that cannot roll back");
+  }
+
+  /// The slave linearized at its current time and state, with the inputs at the
+  /// values of `inputs` there (one polynomial per input): writes x, ẋ and the
+  /// Jacobians A, B, C, D into `linearization` (LinearizationLayout::of(
+  /// description()).size() values). Does not advance and changes no state. Exact
+  /// for linear slaves; others may use finite differences. Throws SlaveError on
+  /// failure. No allocation after setup.
+  virtual void linearize(std::span<const Polynomial> /*inputs*/, std::span<double> /*linearization*/) {
+    throw ProtocolViolation("linearize on a slave that cannot linearize");
   }
 };
 

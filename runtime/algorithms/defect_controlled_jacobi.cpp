@@ -42,7 +42,9 @@ int DefectControlledJacobi::input_derivatives() const {
 }
 
 AlgorithmRequirements DefectControlledJacobi::requirements() const {
-  return {std::string(name()), false, input_derivatives(), settings_.output_order};
+  return {.algorithm_name = std::string(name()),
+          .required_input_degree = input_derivatives(),
+          .required_output_derivatives = settings_.output_order};
 }
 
 void DefectControlledJacobi::start(const RunSetup& setup, std::span<StepSlot> slots) {

@@ -36,7 +36,7 @@ F3ornits::F3ornits(const F3ornitsSettings& settings) : settings_(settings) {
 AlgorithmRequirements F3ornits::requirements() const {
   // Whatever the slaves accept: the degree is reduced per slave (eq. 16), output
   // derivatives are never needed, and nothing is iterated.
-  return {std::string(name()), false, 0, 0};
+  return {.algorithm_name = std::string(name())};
 }
 
 void F3ornits::start(const RunSetup& setup, std::span<StepSlot> slots) {

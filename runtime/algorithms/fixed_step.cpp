@@ -106,7 +106,9 @@ FixedStepAlgorithm::FixedStepAlgorithm(const FixedStepSettings& settings) : sett
 }
 
 AlgorithmRequirements FixedStepAlgorithm::requirements() const {
-  return {std::string(name()), false, settings_.input_order, settings_.input_order};
+  return {.algorithm_name = std::string(name()),
+          .required_input_degree = settings_.input_order,
+          .required_output_derivatives = settings_.input_order};
 }
 
 void FixedStepAlgorithm::start(const RunSetup& setup, std::span<StepSlot>) {

@@ -37,7 +37,10 @@ IfosmondiAlgorithm::IfosmondiAlgorithm(const IfosmondiSettings& settings)
 AlgorithmRequirements IfosmondiAlgorithm::requirements() const {
   // Cubic Hermite inputs (eq. 22); output derivatives are welcome but a finite
   // difference stands in for them (§2.6).
-  return {std::string(name()), true, 3, 0};
+  return {.algorithm_name = std::string(name()),
+          .required_input_degree = 3,
+          .needs_rollback = true,
+          .resolves_algebraic_loops = true};
 }
 
 void IfosmondiAlgorithm::start(const RunSetup& setup, std::span<StepSlot> slots) {

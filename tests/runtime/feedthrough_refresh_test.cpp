@@ -124,6 +124,7 @@ class PlanObserver final : public ExecutorObserver {
                          std::span<const double>) override {
     if (!plans.empty()) plans.back().push_back(slave);
   }
+  void slave_linearized(std::size_t, std::span<const Polynomial>, std::span<const double>) override {}
   void state_saved(std::size_t) override {}
   void state_restored(std::size_t) override {}
 

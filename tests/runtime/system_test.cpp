@@ -29,7 +29,7 @@ std::unique_ptr<Slave> slave(std::vector<std::string> inputs, std::vector<Output
   return std::make_unique<DescribedSlave>(description);
 }
 
-const AlgorithmRequirements kNonIterative{"jacobi", false, 0, 0};
+const AlgorithmRequirements kNonIterative{.algorithm_name = "jacobi"};
 
 std::string validation_error(const System& system, const AlgorithmRequirements& requirements = kNonIterative) {
   try {
@@ -119,8 +119,30 @@ TEST(System, FeedthroughWithoutACycleIsNoLoop) {
 
 TEST(System, IterativeAlgorithmNeedsRollback) {
   const System system = two_mass(false, true);
-  const std::string message = validation_error(system, {"ifosmondi", true, 0, 0});
+  const std::string message = validation_error(
+      system, {.algorithm_name = "ifosmondi", .needs_rollback = true, .resolves_algebraic_loops = true});
   EXPECT_NE(message.find("slave 'left' cannot roll back"), std::string::npos) << message;
+}
+
+// MISSILES resolves a feedthrough loop in its linear system without rollback,
+// but every slave must linearize.
+TEST(System, LinearizingAlgorithmNeedsLinearizationNotRollback) {
+  const System loop = [] {
+    System system;
+    system.add_slave("left", slave({"f"}, {{"x", true}}));
+    system.add_slave("right", slave({"x"}, {{"f", true}}));
+    system.connect("left.x", "right.x");
+    system.connect("right.f", "left.f");
+    return system;
+  }();
+  const AlgorithmRequirements missiles{
+      .algorithm_name = "missiles", .resolves_algebraic_loops = true, .needs_linearization = true};
+  const std::string message = validation_error(loop, missiles);
+  EXPECT_NE(message.find("slave 'left' cannot linearize (state and Jacobians), but algorithm 'missiles' needs it"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(message.find("roll back"), std::string::npos) << message;
+  EXPECT_EQ(message.find("algebraic loop"), std::string::npos) << message;
 }
 
 TEST(System, DegreeTheSlaveCannotTakeIsNamed) {
@@ -130,7 +152,8 @@ TEST(System, DegreeTheSlaveCannotTakeIsNamed) {
   zoh_only.output_derivative_order = 2;
   system.add_slave("device", slave({"u"}, {{"y", false}}, zoh_only));
   system.connect("device.y", "device.u");
-  const std::string message = validation_error(system, {"jacobi", false, 1, 1});
+  const std::string message = validation_error(
+      system, {.algorithm_name = "jacobi", .required_input_degree = 1, .required_output_derivatives = 1});
   EXPECT_NE(message.find("slave 'device' accepts input polynomials of degree at most 0"), std::string::npos) << message;
 }
 
@@ -140,7 +163,8 @@ TEST(System, MissingOutputDerivativesAreNamed) {
   capabilities.max_input_degree = 3;
   system.add_slave("device", slave({"u"}, {{"y", false}}, capabilities));
   system.connect("device.y", "device.u");
-  const std::string message = validation_error(system, {"jacobi", false, 1, 1});
+  const std::string message = validation_error(
+      system, {.algorithm_name = "jacobi", .required_input_degree = 1, .required_output_derivatives = 1});
   EXPECT_NE(message.find("output 'device.y' reports 0 time derivative(s)"), std::string::npos) << message;
 }
 
