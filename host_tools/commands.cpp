@@ -241,6 +241,7 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
   RunPacer pacer(parse_clock(scenario.clock, scenario.source), system, to_ticks(scenario.start),
                  to_ticks(scenario.end));
   if (options.record_log) check_run_log_projection(scenario);
+  system.validate(algorithm->requirements());
   // A scenario refused up to here leaves the directory as it was; from here on
   // it holds this run's files only.
   const std::filesystem::path directory = prepare_run_directory(options.output_directory);

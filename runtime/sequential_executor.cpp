@@ -21,14 +21,16 @@ SequentialExecutor::SequentialExecutor(System& system, Algorithm& algorithm, Tim
 }
 
 void SequentialExecutor::initialize() {
-  system_.validate(algorithm_.requirements());
   const std::size_t count = system_.slave_count();
+  // Sized before anything can fail, so that a refused run still has a (row-less)
+  // trace to write its summary from.
+  trace_.values.assign(count, {});
+  trace_.interpolated_slaves.assign(count, false);
+  system_.validate(algorithm_.requirements());
   slots_.assign(count, StepSlot{});
   scratch_.assign(count, Scratch{});
   slave_time_.assign(count, start_);
   saved_time_.assign(count, start_);
-  trace_.values.assign(count, {});
-  trace_.interpolated_slaves.assign(count, false);
   for (std::size_t s = 0; s < count; ++s) {
     const SlaveDescription& desc = system_.description(s);
     StepSlot& slot = slots_[s];
