@@ -6,6 +6,7 @@
 
 #include "runtime/algorithms/ifosmondi.hpp"
 #include "runtime/algorithms/ifosmondi_jfm.hpp"
+#include "runtime/algorithms/ngmres.hpp"
 #include "couplet/errors.hpp"
 
 namespace couplet::tools {
@@ -44,6 +45,14 @@ class Reader {
 
   std::string text(const char* key) const { return require_string(node_[key], source_, key_path(key)); }
 
+  bool flag(const char* key) const {
+    try {
+      return node_[key].as<bool>();
+    } catch (const YAML::Exception&) {
+      bad(key, "expected true or false");
+    }
+  }
+
  private:
   const YAML::Node& node_;
   const std::string& source_;
@@ -73,6 +82,30 @@ IfosmondiSettings parse_coupling(const YAML::Node& node, const Reader& read, con
   return settings;
 }
 
+const std::vector<std::string> kKinsolKeys = {"krylov_tolerance", "krylov_dimension", "anderson_depth",
+                                              "residual_relative_error"};
+const std::vector<std::string> kNgmresKeys = {"ngmres_window", "line_search"};
+
+/// "newton" when absent.
+std::string solver_name(const YAML::Node& node, const Reader& read) {
+  return present(node, "solver") ? read.text("solver") : "newton";
+}
+
+/// A key of the other solver family given (not null) is a mistake.
+void refuse_keys(const YAML::Node& node, const Reader& read, const std::vector<std::string>& keys,
+                 const std::string& why) {
+  for (const std::string& key : keys) {
+    if (present(node, key.c_str())) read.bad(key.c_str(), why + " (set it to null)");
+  }
+}
+
+NgmresSettings parse_ngmres(const YAML::Node& node, const Reader& read) {
+  NgmresSettings settings;
+  if (present(node, "ngmres_window")) settings.window = read.whole("ngmres_window", 1, kMaxNgmresWindow);
+  if (present(node, "line_search")) settings.line_search = read.flag("line_search");
+  return settings;
+}
+
 KinsolSettings parse_kinsol(const YAML::Node& node, const Reader& read) {
   KinsolSettings settings;
   if (present(node, "solver")) {
@@ -80,7 +113,7 @@ KinsolSettings parse_kinsol(const YAML::Node& node, const Reader& read) {
     if (solver == "newton") settings.method = KinsolMethod::newton;
     else if (solver == "anderson") settings.method = KinsolMethod::anderson;
     else if (solver == "fixed_point") settings.method = KinsolMethod::fixed_point;
-    else read.bad("solver", "unknown solver '" + solver + "' (newton, anderson, fixed_point)");
+    else read.bad("solver", "unknown solver '" + solver + "' (newton, anderson, ngmres, fixed_point)");
   }
   if (present(node, "krylov_tolerance")) settings.krylov_tolerance = read.fraction("krylov_tolerance");
   if (present(node, "krylov_dimension")) settings.krylov_dimension = read.whole("krylov_dimension", 1, 1000);
@@ -99,14 +132,16 @@ std::unique_ptr<IfosmondiAlgorithm> make_ifosmondi(const YAML::Node& node, const
                                                    const std::string& path) {
   const std::string& source = scenario.source;
   const std::string type = require_string(node["type"], source, path + ".type");
-  const std::vector<std::string> common = {"type", "step", "min_step", "eps", "eps_abs", "eps_rel", "max_iterations"};
-  const std::vector<std::string> kinsol = {"solver", "krylov_tolerance", "krylov_dimension", "anderson_depth",
-                                           "residual_relative_error"};
-  std::vector<std::string> allowed = common;
-  allowed.insert(allowed.end(), kinsol.begin(), kinsol.end());
-  // A KINSOL key with type ifosmondi is a mistake, unless given as null (switching a
+  std::vector<std::string> allowed = {"type", "step", "min_step", "eps", "eps_abs", "eps_rel", "max_iterations",
+                                      "solver"};
+  allowed.insert(allowed.end(), kKinsolKeys.begin(), kKinsolKeys.end());
+  allowed.insert(allowed.end(), kNgmresKeys.begin(), kNgmresKeys.end());
+  // A solver key with type ifosmondi is a mistake, unless given as null (switching a
   // scenario with --set algorithm.type=ifosmondi --set algorithm.solver=null).
-  for (const std::string& key : kinsol) {
+  std::vector<std::string> solver_keys = {"solver"};
+  solver_keys.insert(solver_keys.end(), kKinsolKeys.begin(), kKinsolKeys.end());
+  solver_keys.insert(solver_keys.end(), kNgmresKeys.begin(), kNgmresKeys.end());
+  for (const std::string& key : solver_keys) {
     if (type == "ifosmondi" && present(node, key.c_str())) {
       throw ConfigurationError(locate(source, node[key], path + "." + key) +
                                ": only for type ifosmondi_jfm (ifosmondi is the plain fixed point; set it to null)");
@@ -114,9 +149,17 @@ std::unique_ptr<IfosmondiAlgorithm> make_ifosmondi(const YAML::Node& node, const
   }
   check_keys(node, source, path, allowed);
   const Reader read(node, source, path);
-  const IfosmondiSettings coupling = parse_coupling(node, read, scenario, path);
+  IfosmondiSettings coupling = parse_coupling(node, read, scenario, path);
+  const bool ngmres = type == "ifosmondi_jfm" && solver_name(node, read) == "ngmres";
+  if (ngmres) refuse_keys(node, read, kKinsolKeys, "a KINSOL setting, which solver ngmres does not use");
+  if (type == "ifosmondi_jfm" && !ngmres) refuse_keys(node, read, kNgmresKeys, "only for solver ngmres");
   try {
-    if (type == "ifosmondi") return std::make_unique<Ifosmondi>(coupling);
+    if (type == "ifosmondi") {
+      // Without max_iterations the budget follows the measured contraction (ifosmondi.hpp).
+      if (!present(node, "max_iterations")) coupling.iteration_cap = kFixedPointIterationCap;
+      return std::make_unique<Ifosmondi>(coupling);
+    }
+    if (ngmres) return std::make_unique<IfosmondiNgmres>(coupling, parse_ngmres(node, read));
     return std::make_unique<IfosmondiJfm>(IfosmondiJfmSettings{coupling, parse_kinsol(node, read)});
   } catch (const ConfigurationError& error) {
     throw ConfigurationError(locate(source, node, path) + ": " + error.what());

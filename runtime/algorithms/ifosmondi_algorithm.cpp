@@ -32,6 +32,9 @@ IfosmondiAlgorithm::IfosmondiAlgorithm(const IfosmondiSettings& settings)
     throw ConfigurationError("algorithm.eps_abs and algorithm.eps_rel must be finite and > 0 (eq. 27)");
   }
   if (settings.max_iterations < 1) throw ConfigurationError("algorithm.max_iterations must be at least 1");
+  if (settings.iteration_cap != 0 && settings.iteration_cap < settings.max_iterations) {
+    throw std::logic_error("IfosmondiSettings: iteration_cap below max_iterations");
+  }
 }
 
 AlgorithmRequirements IfosmondiAlgorithm::requirements() const {

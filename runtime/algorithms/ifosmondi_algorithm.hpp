@@ -49,6 +49,10 @@ struct IfosmondiSettings {
   double absolute_tolerance = 1e-4;   ///< ε_abs (eq. 27)
   double relative_tolerance = 1e-4;   ///< ε_rel (eq. 27)
   int max_iterations = 50;            ///< per step attempt
+  /// Fixed point (ifosmondi) only; 0: off. When set, max_iterations is the budget an
+  /// attempt starts with, and an attempt that still contracts may go on for the
+  /// iterations its measured contraction rate needs, up to this many (ifosmondi.hpp).
+  int iteration_cap = 0;
 };
 
 /// One attempt at a macro step, converged or rejected.
