@@ -42,6 +42,7 @@ ModelCatalog ModelCatalog::builtin() {
   add_missiles_models(entries);
   add_car_models(entries);
   add_damper_models(entries);
+  add_lotka_volterra_models(entries);
   return ModelCatalog(std::move(entries));
 }
 

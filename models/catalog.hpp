@@ -1,7 +1,8 @@
 #pragma once
 // The catalog of built-in models (DESIGN §5, §7 `couplet models`): name, ports,
 // parameters with defaults, and a factory. Each model family registers itself
-// from its own file (rotational.cpp, translational.cpp, missiles.cpp).
+// from its own file (rotational.cpp, translational.cpp, missiles.cpp,
+// lotka_volterra.cpp, ...).
 //
 // No global mutable state: builtin() assembles a fresh catalog on each call.
 #include <functional>
@@ -63,10 +64,11 @@ ModelEntry make_entry(const ModelDescription& description,
                       std::function<std::unique_ptr<Model>(const ParameterValues&)> create);
 
 // Registration, one function per model family file.
-void add_rotational_models(std::vector<ModelEntry>& entries);     // rotational.cpp
-void add_translational_models(std::vector<ModelEntry>& entries);  // translational.cpp
-void add_missiles_models(std::vector<ModelEntry>& entries);       // missiles.cpp
-void add_car_models(std::vector<ModelEntry>& entries);            // car.cpp
-void add_damper_models(std::vector<ModelEntry>& entries);         // damper.cpp
+void add_rotational_models(std::vector<ModelEntry>& entries);      // rotational.cpp
+void add_translational_models(std::vector<ModelEntry>& entries);   // translational.cpp
+void add_missiles_models(std::vector<ModelEntry>& entries);        // missiles.cpp
+void add_car_models(std::vector<ModelEntry>& entries);             // car.cpp
+void add_damper_models(std::vector<ModelEntry>& entries);          // damper.cpp
+void add_lotka_volterra_models(std::vector<ModelEntry>& entries);  // lotka_volterra.cpp
 
 }  // namespace couplet::models

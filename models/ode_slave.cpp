@@ -1,8 +1,10 @@
 #include "models/ode_slave.hpp"
 
+#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -24,6 +26,12 @@ constexpr int kMaxOutputDerivativeOrder = 3;
 // with "tout too close to t0" without changing the solution.
 constexpr double kEventMergeDistance = 0.5 / static_cast<double>(kTicksPerSecond);
 
+// Step of the central differences that linearize a model without a linear form,
+// relative to max(1, |v|): the error of [f(v + h) − f(v − h)] / 2h is h² f‴/6 from
+// truncation plus about ε |f| / h from rounding, smallest for h ~ ∛ε (≈ 6e-6),
+// where both are ~ ε^(2/3) ≈ 4e-11 relative.
+const double kDifferenceStep = std::cbrt(std::numeric_limits<double>::epsilon());
+
 [[noreturn]] void configuration_error(const std::string& slave_name, const std::string& why) {
   throw ConfigurationError("ODE slave '" + slave_name + "': " + why);
 }
@@ -39,6 +47,10 @@ SlaveDescription describe(const Model& model) {
   capabilities.can_rollback = true;
   capabilities.variable_step = true;
   capabilities.intermediate_samples = true;
+  // ẋ = A x + B u + e needs equations of x and u alone: a model reading input
+  // derivatives (u̇ in f or g) has no such form, so it cannot be linearized.
+  capabilities.can_linearize = model.input_derivative_order() == 0;
+  capabilities.state_count = model.state_count();
   return description;
 }
 
@@ -140,6 +152,12 @@ class OdeSlave final : public Slave, private SampleSink {
     saved_state_.assign(states, 0.0);
     inputs_now_.assign((read_order + 1) * inputs, 0.0);
     input_jet_.assign((order + read_order + 1) * inputs, 0.0);
+    point_state_.assign(states, 0.0);
+    point_inputs_.assign(inputs, 0.0);
+    derivative_ahead_.assign(states, 0.0);
+    derivative_behind_.assign(states, 0.0);
+    output_ahead_.assign(model_->output_count(), 0.0);
+    output_behind_.assign(model_->output_count(), 0.0);
     model_->start(to_seconds(start));
     model_->initial_state(state_);
     current_time_ = start;
@@ -204,6 +222,43 @@ class OdeSlave final : public Slave, private SampleSink {
     current_time_ = saved_time_;
   }
 
+  /// x, ẋ = f(t, x, u) and A, B, C, D at the current time and state, u = the
+  /// inputs' values there (LinearizationLayout). Exact from the model's linear
+  /// form when it has one on the current event segment, else central differences
+  /// of f and g (difference_jacobians). Touches neither x nor the solver.
+  void linearize(std::span<const Polynomial> inputs, std::span<double> linearization) override {
+    require_set_up("linearize");
+    if (!description_.capabilities.can_linearize) {
+      violation("linearize, but model '" + model_->description().name +
+                "' reads input derivatives, which ẋ = A x + B u + e cannot represent");
+    }
+    if (inputs.size() != model_->input_count()) {
+      violation("linearize with " + std::to_string(inputs.size()) +
+                " input polynomials, expected " + std::to_string(model_->input_count()));
+    }
+    const LinearizationLayout layout = LinearizationLayout::of(description_);
+    if (linearization.size() < layout.size()) {
+      violation("linearization buffer holds " + std::to_string(linearization.size()) +
+                " values, needs " + std::to_string(layout.size()));
+    }
+    const double time = to_seconds(current_time_);
+    evaluate_inputs(inputs, time, point_inputs_);
+    std::copy(state_.begin(), state_.end(), point_state_.begin());
+    if (const LinearForm* form = model_->linear_form(time)) {
+      copy_linear_form(*form, layout, linearization);
+    } else {
+      difference_jacobians(time, layout, linearization);
+    }
+    // The centre last, so that a model holding its evaluation point in an
+    // instance (an FMU) is left at the slave's own point.
+    std::copy(state_.begin(), state_.end(), linearization.begin());
+    if (layout.states > 0) {
+      model_->derivatives(time, state_, point_inputs_,
+                          linearization.subspan(layout.derivative_offset(), layout.states));
+    }
+    check_finite(linearization.first(layout.size()), time);
+  }
+
  private:
   int derivative_order() const { return description_.capabilities.output_derivative_order; }
 
@@ -222,6 +277,91 @@ class OdeSlave final : public Slave, private SampleSink {
       violation("end output buffer holds " + std::to_string(end_outputs.size()) +
                 " values, needs " + std::to_string(needed));
     }
+  }
+
+  /// A, B, C, D copied from the model's affine form (exact; column-major).
+  void copy_linear_form(const LinearForm& form, const LinearizationLayout& layout,
+                        std::span<double> linearization) const {
+    const auto has_shape = [](const Eigen::MatrixXd& matrix, std::size_t rows,
+                              std::size_t columns) {
+      return matrix.rows() == static_cast<Eigen::Index>(rows) &&
+             matrix.cols() == static_cast<Eigen::Index>(columns);
+    };
+    const std::size_t n = layout.states;
+    const std::size_t m = layout.inputs;
+    const std::size_t q = layout.outputs;
+    if (!has_shape(form.A, n, n) || !has_shape(form.B, n, m) || !has_shape(form.C, q, n) ||
+        !has_shape(form.D, q, m)) {
+      throw SlaveError("slave '" + name_ + "': the linear form of model '" +
+                       model_->description().name + "' does not match its " + std::to_string(n) +
+                       " states, " + std::to_string(m) + " inputs and " + std::to_string(q) +
+                       " outputs");
+    }
+    const auto block = [&](std::size_t offset, const Eigen::MatrixXd& matrix) {
+      Eigen::Map<Eigen::MatrixXd>(linearization.data() + offset, matrix.rows(), matrix.cols()) =
+          matrix;
+    };
+    block(layout.a_offset(), form.A);
+    block(layout.b_offset(), form.B);
+    block(layout.c_offset(), form.C);
+    block(layout.d_offset(), form.D);
+  }
+
+  /// Column j of [A; C] by central differences in x_j, of [B; D] in u_j, around
+  /// (point_state_, point_inputs_), which are left as they were.
+  void difference_jacobians(double time, const LinearizationLayout& layout,
+                            std::span<double> linearization) {
+    for (std::size_t j = 0; j < layout.states; ++j) {
+      difference_column(
+          time, point_state_, j,
+          linearization.subspan(layout.a_offset() + j * layout.states, layout.states),
+          linearization.subspan(layout.c_offset() + j * layout.outputs, layout.outputs));
+    }
+    for (std::size_t j = 0; j < layout.inputs; ++j) {
+      difference_column(
+          time, point_inputs_, j,
+          linearization.subspan(layout.b_offset() + j * layout.states, layout.states),
+          linearization.subspan(layout.d_offset() + j * layout.outputs, layout.outputs));
+    }
+  }
+
+  /// ∂f/∂v_j ≈ [f(v + h e_j) − f(v − h e_j)] / 2h, likewise ∂g/∂v_j, with
+  /// h = kDifferenceStep · max(1, |v_j|); divided by the width actually stepped
+  /// after rounding, (v + h) − (v − h), so that rounding of v ± h adds no error.
+  void difference_column(double time, std::span<double> point, std::size_t j,
+                         std::span<double> derivative_column, std::span<double> output_column) {
+    const double centre = point[j];
+    const double step = kDifferenceStep * std::max(1.0, std::abs(centre));
+    const double ahead = centre + step;
+    const double behind = centre - step;
+    point[j] = ahead;
+    evaluate_equations(time, derivative_ahead_, output_ahead_);
+    point[j] = behind;
+    evaluate_equations(time, derivative_behind_, output_behind_);
+    point[j] = centre;
+    const double width = ahead - behind;
+    for (std::size_t i = 0; i < derivative_column.size(); ++i) {
+      derivative_column[i] = (derivative_ahead_[i] - derivative_behind_[i]) / width;
+    }
+    for (std::size_t i = 0; i < output_column.size(); ++i) {
+      output_column[i] = (output_ahead_[i] - output_behind_[i]) / width;
+    }
+  }
+
+  /// f and g at (point_state_, point_inputs_).
+  void evaluate_equations(double time, std::span<double> derivatives, std::span<double> outputs) {
+    if (!point_state_.empty()) model_->derivatives(time, point_state_, point_inputs_, derivatives);
+    model_->outputs(time, point_state_, point_inputs_, outputs);
+  }
+
+  void check_finite(std::span<const double> values, double time) const {
+    if (std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); }))
+      return;
+    std::ostringstream message;
+    message.precision(17);
+    message << "slave '" << name_ << "': linearization at t = " << time
+            << " s has non-finite entries (model '" << model_->description().name << "')";
+    throw SlaveError(message.str());
   }
 
   /// Cuts [start, end] at the time events strictly inside it and integrates each
@@ -333,6 +473,14 @@ class OdeSlave final : public Slave, private SampleSink {
       inputs_now_;  ///< the input jet the equations read (Model::input_derivative_order)
   std::vector<double>
       input_jet_;  ///< (order + input derivative order + 1) rows of input_count: u, u̇, ü, ...
+  // Linearization scratch (linearize): the point perturbed one component at a
+  // time, and f, g on either side of it.
+  std::vector<double> point_state_;
+  std::vector<double> point_inputs_;
+  std::vector<double> derivative_ahead_;
+  std::vector<double> derivative_behind_;
+  std::vector<double> output_ahead_;
+  std::vector<double> output_behind_;
   Time current_time_ = 0;
   Time saved_time_ = 0;
   bool has_saved_state_ = false;

@@ -55,6 +55,12 @@ SlaveCapabilities capabilities_of(const Package& package, const FmuSettings& set
   // Samples inside a step need extra communication points, which only a
   // variable-step FMU can take.
   capabilities.intermediate_samples = capabilities.variable_step && limits.intermediate_samples;
+  // FMI 2.0 co-simulation exposes neither the continuous states nor their
+  // derivatives (fmi2GetContinuousStates is model exchange only), so there is no
+  // x, ẋ or A to report: such a slave cannot linearize. A model-exchange FMU run
+  // by an ODE slave can (finite differences through the Model interface).
+  capabilities.can_linearize = false;
+  capabilities.state_count = 0;
   return capabilities;
 }
 
