@@ -70,6 +70,27 @@ std::string end_outputs_problem(const SlaveDescription& description, const char*
                    "] = " + wire::number_text(value) + ")");
 }
 
+/// The entry of a linearization at `index`, for messages: x[i], dx/dt[i], or
+/// an element (row, column) of A, B, C or D, counted from 0.
+std::string linearization_entry(const LinearizationLayout& layout, std::size_t index) {
+  const auto element = [&](const char* matrix, std::size_t offset, std::size_t rows) {
+    const std::size_t k = index - offset;  // column-major
+    return std::string(matrix) + "(" + std::to_string(k % rows) + "," + std::to_string(k / rows) + ")";
+  };
+  if (index < layout.derivative_offset()) return "x[" + std::to_string(index) + "]";
+  if (index < layout.a_offset()) return "dx/dt[" + std::to_string(index - layout.derivative_offset()) + "]";
+  if (index < layout.b_offset()) return element("A", layout.a_offset(), layout.states);
+  if (index < layout.c_offset()) return element("B", layout.b_offset(), layout.states);
+  if (index < layout.d_offset()) return element("C", layout.c_offset(), layout.outputs);
+  return element("D", layout.d_offset(), layout.outputs);
+}
+
+/// Input polynomials into a request's repeated field (no allocation).
+void inputs_to_wire(std::span<const Polynomial> inputs, pb_size_t& count, couplet_wire_Polynomial* wire) {
+  count = static_cast<pb_size_t>(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) wire::to_wire(inputs[i], wire[i]);
+}
+
 }  // namespace
 
 RemoteSlave::RemoteSlave(std::string name, std::unique_ptr<Transport> transport, const couplet_wire_Configure* configure,
@@ -110,6 +131,7 @@ void RemoteSlave::open_session(const couplet_wire_Configure* configure) {
   max_sample_times_ = std::min<std::size_t>(answer->body.describe.capabilities.max_sample_times,
                                             std::min(protocol::kMaxSampleTimes, protocol::kMaxSampleValues / outputs));
   if (description_.outputs.size() > protocol::kMaxPorts) inconsistent("more outputs than the protocol carries");
+  linearization_layout_ = LinearizationLayout::of(description_);  // fits a Linearization: checked
 }
 
 void RemoteSlave::bind_wall_clock(const WallClock& clock, const WallClockPolicy& policy,
@@ -142,15 +164,28 @@ void RemoteSlave::setup(Time start) {
   remembered_ = 0;
 }
 
-void RemoteSlave::check_evaluation(std::span<const Polynomial> inputs) const {
-  if (!set_up_) throw ProtocolViolation("slave '" + name_ + "': evaluate_outputs before setup");
+void RemoteSlave::check_evaluation(const char* call, std::span<const Polynomial> inputs) const {
+  if (!set_up_) throw ProtocolViolation("slave '" + name_ + "': " + call + " before setup");
   if (inputs.size() != description_.inputs.size()) {
-    throw ProtocolViolation("slave '" + name_ + "': evaluate_outputs with the wrong number of input polynomials");
+    throw ProtocolViolation("slave '" + name_ + "': " + call + " with the wrong number of input polynomials");
   }
 }
 
+const protocol::Envelope& RemoteSlave::await_answer_now(pb_size_t tag, const char* activity, const char* expected) {
+  const protocol::Envelope& answer = client_.await_answer(activity, to_seconds(current_time_));
+  if (answer.which_body != tag) inconsistent(expected);
+  return answer;
+}
+
+void RemoteSlave::expect_current_time(const char* field, const char* what, Time answered) const {
+  if (answered == current_time_) return;
+  inconsistent(std::string(field) + " = " + std::to_string(answered) + ", expected " + what +
+               " at the current time t = " + seconds_text(current_time_) + " s (" + std::to_string(current_time_) +
+               " ns)");
+}
+
 void RemoteSlave::evaluate_outputs(std::span<const Polynomial> inputs, std::span<double> end_outputs) {
-  check_evaluation(inputs);
+  check_evaluation("evaluate_outputs", inputs);
   if (outputs_announced_) {
     const std::span<const Polynomial> announced(announced_inputs_.data(), announced_input_count_);
     if (!std::equal(inputs.begin(), inputs.end(), announced.begin(), announced.end(), same_bits)) {
@@ -160,16 +195,13 @@ void RemoteSlave::evaluate_outputs(std::span<const Polynomial> inputs, std::span
   } else {
     send_evaluation(inputs);
   }
-  const protocol::Envelope& answer = client_.await_answer("evaluate_outputs", to_seconds(current_time_));
-  if (answer.which_body != couplet_wire_Envelope_outputs_tag) inconsistent("expected outputs");
+  const protocol::Envelope& answer =
+      await_answer_now(couplet_wire_Envelope_outputs_tag, "evaluate_outputs", "expected outputs");
   const Time answered = answer.body.outputs.time_ns;
   // A real-time target answers with the outputs at its own current time, which
   // may be a communication time ahead or behind when one side runs late: the
   // newest there are (counted late).
-  if (answered != current_time_ && !realtime_target_) {
-    inconsistent("Outputs.time_ns = " + std::to_string(answered) + ", expected the outputs at the current time t = " +
-                 seconds_text(current_time_) + " s (" + std::to_string(current_time_) + " ns)");
-  }
+  if (!realtime_target_) expect_current_time("Outputs.time_ns", "the outputs", answered);
   if (answered != current_time_) ++client_.counters().late_results;
   take_end_outputs("Outputs", "values", answer.body.outputs.derivative_order,
                    {answer.body.outputs.values, answer.body.outputs.values_count}, answered, end_outputs);
@@ -181,16 +213,61 @@ void RemoteSlave::send_evaluation(std::span<const Polynomial> inputs) {
   protocol::Envelope& request = client_.request();
   request.which_body = couplet_wire_Envelope_evaluate_outputs_tag;
   couplet_wire_EvaluateOutputs& body = request.body.evaluate_outputs;
-  body.inputs_count = static_cast<pb_size_t>(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) wire::to_wire(inputs[i], body.inputs[i]);
+  inputs_to_wire(inputs, body.inputs_count, body.inputs);
   client_.send();
+}
+
+// Linearize is a request at the current time like EvaluateOutputs (no time
+// passes on the target), and is awaited the same way.
+void RemoteSlave::linearize(std::span<const Polynomial> inputs, std::span<double> linearization) {
+  check_evaluation("linearize", inputs);
+  if (!description_.capabilities.can_linearize) {
+    throw ProtocolViolation("slave '" + name_ + "' (" + client_.link_name() +
+                            "): linearize, but the target did not describe can_linearize");
+  }
+  if (linearization.size() != linearization_layout_.size()) {
+    throw ProtocolViolation("slave '" + name_ + "': linearize into " + std::to_string(linearization.size()) +
+                            " values; its linearization has " + std::to_string(linearization_layout_.size()));
+  }
+  if (outputs_announced_ || announced_) {
+    throw ProtocolViolation("slave '" + name_ + "': linearize while a request is already on its way");
+  }
+  settle_missed_step();
+  protocol::Envelope& request = client_.request();
+  request.which_body = couplet_wire_Envelope_linearize_tag;
+  inputs_to_wire(inputs, request.body.linearize.inputs_count, request.body.linearize.inputs);
+  client_.send();
+  const protocol::Envelope& answer =
+      await_answer_now(couplet_wire_Envelope_linearization_tag, "linearize", "expected a linearization");
+  take_linearization(answer.body.linearization, linearization);
+}
+
+// A linearization is the state and Jacobians at the slave's current point:
+// only one at the current time, of the described layout, all finite.
+void RemoteSlave::take_linearization(const couplet_wire_Linearization& body, std::span<double> linearization) const {
+  expect_current_time("Linearization.time_ns", "the linearization", body.time_ns);
+  const LinearizationLayout& layout = linearization_layout_;
+  if (body.values_count != layout.size()) {
+    inconsistent("Linearization.values has " + std::to_string(body.values_count) + " values, expected " +
+                 std::to_string(layout.size()) + " (x, dx/dt, A, B, C, D of " + std::to_string(layout.states) +
+                 " state(s), " + std::to_string(layout.inputs) + " input(s), " + std::to_string(layout.outputs) +
+                 " output(s))");
+  }
+  const std::span<const double> values(body.values, body.values_count);
+  if (const std::size_t bad = first_non_finite(values); bad != kAllFinite) {
+    throw SlaveError("slave '" + name_ + "' (" + client_.link_name() +
+                     "): the target returned a non-finite linearization at t = " + seconds_text(current_time_) +
+                     " s (Linearization.values[" + std::to_string(bad) + "] = " + wire::number_text(values[bad]) +
+                     ", " + linearization_entry(layout, bad) + ")");
+  }
+  std::copy(values.begin(), values.end(), linearization.begin());
 }
 
 // Split phase (Slave::announce_outputs): the request leaves now, and
 // evaluate_outputs() collects the answer, so that the targets of one level of a
 // feedthrough refresh evaluate at the same time.
 void RemoteSlave::announce_outputs(std::span<const Polynomial> inputs) {
-  check_evaluation(inputs);
+  check_evaluation("evaluate_outputs", inputs);
   if (outputs_announced_ || announced_) {
     throw ProtocolViolation("slave '" + name_ + "': a request is already on its way");
   }
@@ -213,8 +290,7 @@ void RemoteSlave::fill_step_request(const StepRequest& request) {
   couplet_wire_StepRequest& body = envelope.body.step_request;
   body.start_ns = request.start;
   body.end_ns = request.end;
-  body.inputs_count = static_cast<pb_size_t>(request.inputs.size());
-  for (std::size_t i = 0; i < request.inputs.size(); ++i) wire::to_wire(request.inputs[i], body.inputs[i]);
+  inputs_to_wire(request.inputs, body.inputs_count, body.inputs);
   body.sample_times_ns_count = static_cast<pb_size_t>(request.sample_times.size());
   std::copy(request.sample_times.begin(), request.sample_times.end(), body.sample_times_ns);
 }

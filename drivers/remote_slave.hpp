@@ -12,6 +12,8 @@
 // step request at once; step() then collects its answer (split phase), so the
 // executor keeps several targets busy at the same time; announce_outputs() and
 // evaluate_outputs() likewise for the evaluations of a feedthrough refresh.
+// linearize → Linearize, answered by a Linearization at the current time
+// (only for a target that describes can_linearize), awaited as evaluations are.
 //
 // Virtual time (default): every answer is awaited, with retransmission, until
 // the link's peer timeout; results are exactly those of a local slave.
@@ -62,6 +64,7 @@ class RemoteSlave final : public Slave {
   void announce_outputs(std::span<const Polynomial> inputs) override;
   void announce_step(const StepRequest& request) override;
   void step(const StepRequest& request, const OutputBuffers& result) override;
+  void linearize(std::span<const Polynomial> inputs, std::span<double> linearization) override;
   LinkStepReport last_link_report() const override { return link_report_; }
 
   /// Wall-clock mode: deadlines from `clock` (which must outlive the proxy).
@@ -84,6 +87,13 @@ class RemoteSlave final : public Slave {
  private:
   void open_session(const couplet_wire_Configure* configure);
   void send_evaluation(std::span<const Polynomial> inputs);
+  /// Waits for the answer to the request just sent, as every request at the
+  /// current time is (retransmission, exactly-once, the peer timeout, the
+  /// target's Error); its body must be `tag`, else inconsistent(`expected`).
+  const protocol::Envelope& await_answer_now(pb_size_t tag, const char* activity, const char* expected);
+  /// inconsistent() unless `answered` (the answer's `field`) is the current time.
+  void expect_current_time(const char* field, const char* what, Time answered) const;
+  void take_linearization(const couplet_wire_Linearization& body, std::span<double> linearization) const;
   void fill_step_request(const StepRequest& request);
   void send_step(const StepRequest& request);
   /// Wall-clock mode: waits (up to the peer timeout) for the answer to a step
@@ -92,7 +102,8 @@ class RemoteSlave final : public Slave {
   void accept_result(const couplet_wire_StepResult& body, const StepRequest& request, const OutputBuffers& result);
   void substitute_missed_result(const StepRequest& request, const OutputBuffers& result);
   void remember_values(Time time, std::span<const double> end_outputs);
-  void check_evaluation(std::span<const Polynomial> inputs) const;
+  /// Before a request at the current time (`call`): set up, one polynomial per input.
+  void check_evaluation(const char* call, std::span<const Polynomial> inputs) const;
   void take_end_outputs(const char* message, const char* field, std::uint32_t derivative_order,
                         std::span<const double> values, Time time, std::span<double> target) const;
   [[noreturn]] void inconsistent(const std::string& why) const;
@@ -101,6 +112,7 @@ class RemoteSlave final : public Slave {
   std::string name_;
   LinkClient client_;
   SlaveDescription description_;
+  LinearizationLayout linearization_layout_;
   std::size_t max_sample_times_ = 0;
   bool realtime_target_ = false;
   Time current_time_ = 0;

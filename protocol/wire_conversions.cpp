@@ -65,6 +65,11 @@ void to_wire(const SlaveDescription& description, const std::string& model, coup
   const std::size_t outputs = std::max<std::size_t>(description.outputs.size(), 1);
   wire.capabilities.max_sample_times =
       static_cast<std::uint32_t>(std::min(protocol::kMaxSampleTimes, protocol::kMaxSampleValues / outputs));
+  if (capabilities.can_linearize &&
+      linearization_fits(capabilities.state_count, description.inputs.size(), description.outputs.size())) {
+    wire.capabilities.can_linearize = true;
+    wire.capabilities.state_count = static_cast<std::uint32_t>(capabilities.state_count);  // < 720, fits
+  }
 }
 
 namespace {
@@ -104,7 +109,36 @@ void check_ports(const Port* ports, std::size_t count, const char* kind, const s
   }
 }
 
+/// state_count bounds the values of every Linearization the master will
+/// accept: it must fit one (with the described ports), and a real-time
+/// target, whose model runs on its own clock, has no current point to
+/// linearize at the master's communication times.
+void check_linearization(const couplet_wire_Describe& wire, const std::string& slave_name) {
+  const couplet_wire_Capabilities& capabilities = wire.capabilities;
+  if (!linearization_fits(capabilities.state_count, wire.inputs_count, wire.outputs_count)) {
+    invalid_description(slave_name, "capabilities.state_count = " + std::to_string(capabilities.state_count) +
+                                         " exceeds what the protocol carries: a linearization of that many states, " +
+                                         std::to_string(wire.inputs_count) + " input(s) and " +
+                                         std::to_string(wire.outputs_count) +
+                                         " output(s) (x, dx/dt, A, B, C, D) must be at most " +
+                                         std::to_string(protocol::kMaxLinearizationValues) + " values");
+  }
+  if (capabilities.can_linearize && capabilities.realtime) {
+    invalid_description(slave_name,
+                        "capabilities.can_linearize is set on a real-time target (capabilities.realtime), whose "
+                        "model advances on its own clock");
+  }
+}
+
 }  // namespace
+
+bool linearization_fits(std::uint64_t states, std::size_t inputs, std::size_t outputs) {
+  // Every factor is bounded by the capacity before the products are formed.
+  constexpr std::uint64_t capacity = protocol::kMaxLinearizationValues;
+  if (states > capacity || inputs > capacity || outputs > capacity) return false;
+  const LinearizationLayout layout{static_cast<std::size_t>(states), inputs, outputs};
+  return layout.size() <= capacity;
+}
 
 bool end_outputs_fit(std::uint64_t derivative_order, std::size_t outputs) {
   // Both factors are bounded before they are multiplied.
@@ -192,6 +226,7 @@ SlaveDescription from_wire(const couplet_wire_Describe& wire, const std::string&
                         "capabilities.intermediate_samples is set on a real-time target (capabilities.realtime), "
                         "which reports outputs at communication times only");
   }
+  check_linearization(wire, slave_name);
 
   SlaveDescription description;
   for (std::size_t i = 0; i < wire.inputs_count; ++i) description.inputs.push_back({wire.inputs[i].name, wire.inputs[i].unit});
@@ -207,6 +242,8 @@ SlaveDescription from_wire(const couplet_wire_Describe& wire, const std::string&
   capabilities.variable_step = wire_capabilities.variable_step;
   capabilities.imposed_step = wire_capabilities.imposed_step_ns;
   capabilities.intermediate_samples = wire_capabilities.intermediate_samples;
+  capabilities.can_linearize = wire_capabilities.can_linearize;
+  capabilities.state_count = wire_capabilities.state_count;  // checked: a linearization fits
   return description;
 }
 

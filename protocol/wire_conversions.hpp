@@ -26,7 +26,14 @@ void copy_name(char (&field)[Size], const std::string& text, const std::string& 
 
 void copy_name_into(std::span<char> field, const std::string& text, const std::string& what);
 
-/// The wire form of a slave's description (target side).
+/// Whether a linearization of `states` states, `inputs` inputs and `outputs`
+/// outputs (LinearizationLayout) fits one Linearization
+/// (protocol::kMaxLinearizationValues values), computed without overflow.
+bool linearization_fits(std::uint64_t states, std::size_t inputs, std::size_t outputs);
+
+/// The wire form of a slave's description (target side). A slave whose
+/// linearization does not fit one Linearization is described as one that
+/// cannot linearize: over the link it cannot.
 void to_wire(const SlaveDescription& description, const std::string& model, couplet_wire_Describe& wire);
 
 /// A slave description from a Describe, every field checked first (docs/links.md
@@ -36,7 +43,8 @@ void to_wire(const SlaveDescription& description, const std::string& model, coup
 /// the protocol's capacities; output_derivative_order such that
 /// end_outputs_fit(); imposed_step_ns in [0, 2^61); a target that reports
 /// intermediate samples takes at least one sample time; a real-time target
-/// reports none. max_input_degree above Polynomial::kMaxDegree is clamped to it
+/// reports none and does not linearize; state_count such that a linearization
+/// fits the protocol (linearization_fits). max_input_degree above Polynomial::kMaxDegree is clamped to it
 /// (a target that takes degree 9 takes degree 7). Throws SlaveError naming
 /// `slave_name` and the field on a message that breaks one of these rules.
 SlaveDescription from_wire(const couplet_wire_Describe& wire, const std::string& slave_name);

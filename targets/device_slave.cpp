@@ -62,6 +62,9 @@ SlaveDescription slave_description(const DeviceDescription& device,
   capabilities.variable_step = device.sample_period == 0;
   capabilities.imposed_step = device.sample_period;
   capabilities.intermediate_samples = device.intermediate_samples;
+  // The SDK's device gives outputs, not its equations: no state or Jacobians.
+  capabilities.can_linearize = false;
+  capabilities.state_count = 0;
   return description;
 }
 

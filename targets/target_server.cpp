@@ -210,6 +210,9 @@ void TargetServer::execute(drivers::Deadline now) {
       case couplet_wire_Envelope_evaluate_outputs_tag:
         evaluate(request.body.evaluate_outputs);
         return;
+      case couplet_wire_Envelope_linearize_tag:
+        linearize(request.body.linearize);
+        return;
       case couplet_wire_Envelope_step_request_tag:
         if (options_.realtime) {
           accept_input(request.body.step_request, now);
@@ -250,6 +253,8 @@ void TargetServer::describe() {
     // Outputs at communication times only: the model runs ahead of no one.
     reply_->body.describe.capabilities.realtime = true;
     reply_->body.describe.capabilities.intermediate_samples = false;
+    reply_->body.describe.capabilities.can_linearize = false;  // no current point the master knows
+    reply_->body.describe.capabilities.state_count = 0;
   }
 }
 
@@ -317,6 +322,35 @@ void TargetServer::evaluate(const couplet_wire_EvaluateOutputs& request) {
   outputs.values_count = static_cast<pb_size_t>(end_output_count());
   slave_->evaluate_outputs(std::span<const Polynomial>(inputs_.data(), input_count()),
                            std::span<double>(outputs.values, outputs.values_count));
+}
+
+void TargetServer::linearize(const couplet_wire_Linearize& request) {
+  const SlaveDescription& description = slave_->description();
+  const LinearizationLayout layout = LinearizationLayout::of(description);
+  if (!description.capabilities.can_linearize) {
+    throw ProtocolViolation("linearize: slave '" + slave_name_ + "' cannot linearize");
+  }
+  if (options_.realtime) {
+    throw ProtocolViolation(
+        "linearize: a real-time target cannot linearize: its model advances on its own clock");
+  }
+  if (!initialized_) throw ProtocolViolation("linearize before initialize");
+  if (!wire::linearization_fits(layout.states, layout.inputs, layout.outputs)) {
+    throw ProtocolViolation("linearize: slave '" + slave_name_ +
+                            "' cannot linearize over the link: " + std::to_string(layout.size()) +
+                            " values, more than one Linearization carries (" +
+                            std::to_string(protocol::kMaxLinearizationValues) + ")");
+  }
+  check_inputs(request.inputs, request.inputs_count, Polynomial::kMaxDegree,
+               "linearize: Linearize.inputs");
+  for (std::size_t i = 0; i < request.inputs_count; ++i)
+    inputs_[i] = wire::from_wire(request.inputs[i]);
+  reply_->which_body = couplet_wire_Envelope_linearization_tag;
+  couplet_wire_Linearization& linearization = reply_->body.linearization;
+  linearization.time_ns = current_time_;
+  linearization.values_count = static_cast<pb_size_t>(layout.size());
+  slave_->linearize(std::span<const Polynomial>(inputs_.data(), input_count()),
+                    std::span<double>(linearization.values, linearization.values_count));
 }
 
 void TargetServer::step(const couplet_wire_StepRequest& request, drivers::Deadline received) {

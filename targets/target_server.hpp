@@ -17,7 +17,10 @@
 //
 // Every request is checked before it is carried out (docs/links.md "What each
 // side validates"); one that breaks a rule is answered with ERROR_BAD_REQUEST
-// naming the field.
+// naming the field. Linearize is answered only by a slave that can linearize,
+// in virtual time (a real-time model has no current point the master knows),
+// and with a linearization that fits one Linearization; otherwise with
+// ERROR_BAD_REQUEST "cannot linearize".
 //
 // The served slave is the model of the command line wrapped exactly as the host
 // wraps it (models::make_ode_slave), with the settings of a Configure. After
@@ -120,6 +123,7 @@ class TargetServer {
   void configure(const couplet_wire_Configure& request);
   void initialize(const couplet_wire_Initialize& request);
   void evaluate(const couplet_wire_EvaluateOutputs& request);
+  void linearize(const couplet_wire_Linearize& request);
   void step(const couplet_wire_StepRequest& request, drivers::Deadline received);
   void start(const couplet_wire_Start& request, drivers::Deadline received);
   void accept_input(const couplet_wire_StepRequest& request, drivers::Deadline received);

@@ -14,7 +14,8 @@
 // With 1, bit 2 set also delivers the honest answer after the replacement.
 // When the records run out the honest answers pass, so every session can end.
 //
-// The session: open (Hello, Describe), set up, evaluate the outputs, three
+// The session: open (Hello, Describe), set up, evaluate the outputs, linearize
+// when the description says the slave can (a tampered Describe may), three
 // steps with two samples each, Stop; as tests/host_tools/hostile_target_test.cpp.
 // The contract: a bad answer ends the session with a SlaveError or a
 // ProtocolViolation naming the slave; anything else (another exception, a
@@ -150,6 +151,10 @@ void run_session(drivers::RemoteSlave& slave) {
   const std::vector<Polynomial> inputs(description.inputs.size(), Polynomial::constant(0.0, 0.5));
   slave.setup(0);
   slave.evaluate_outputs(inputs, end_outputs);
+  if (description.capabilities.can_linearize) {
+    std::vector<double> linearization(LinearizationLayout::of(description).size());
+    slave.linearize(inputs, linearization);
+  }
   for (Time start = 0; start < 3 * kStep; start += kStep) {
     const Time sample_times[2] = {start + kStep / 2, start + kStep};
     slave.step({start, start + kStep, inputs, sample_times}, {end_outputs, samples});

@@ -294,6 +294,8 @@ static void describe(couplet_slave* slave) {
   capabilities->intermediate_samples = slave->intermediate_samples;
   capabilities->max_sample_times = slave->intermediate_samples ? COUPLET_MAX_SAMPLES : 0;
   capabilities->realtime = slave->options.realtime;
+  capabilities->can_linearize = false; /* outputs only: no state or Jacobians */
+  capabilities->state_count = 0;
   describe->accepts_configure = true;
 }
 
@@ -679,6 +681,12 @@ static void execute(couplet_slave* slave, uint64_t now) {
       return;
     case couplet_wire_Envelope_start_tag:
       start(slave, now);
+      return;
+    case couplet_wire_Envelope_linearize_tag:
+      /* A device gives outputs, not its equations: it describes can_linearize
+       * false, and its Linearize inputs are skipped undecoded. */
+      answer_error(slave, couplet_wire_ErrorCode_ERROR_BAD_REQUEST,
+                   "linearize: this device cannot linearize", "");
       return;
     case couplet_wire_Envelope_stop_tag:
       slave->stopped = true;
