@@ -21,6 +21,7 @@ class LatestValues {
 
   void take(const LoggedCall& call) {
     if (call.kind == CallKind::step) steps_[call.slave] = &call;
+    // Only these return outputs (a linearization holds x, not y: no row changes).
     if (call.kind != CallKind::step && call.kind != CallKind::evaluate_outputs) return;
     std::vector<double>& values = values_[call.slave];
     for (std::size_t j = 0; j < values.size() && j < call.end_outputs.size(); ++j)
@@ -61,7 +62,9 @@ std::string export_csv(const RunLog& log) {
   Time previous_frontier = log.start;
   Time step = 0;
   for (const LoggedPlan& plan : log.plans) {
-    while (next_call < log.calls.size() && log.calls[next_call].plan <= plan.plan)
+    // A call's plan index counts the plans completed before it: plan p's calls
+    // carry p - 1 (the initialization's, 0 as well).
+    while (next_call < log.calls.size() && log.calls[next_call].plan < plan.plan)
       latest.take(log.calls[next_call++]);
     if (plan.frontier > previous_frontier) {
       step = plan.frontier - previous_frontier;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iomanip>
 #include <sstream>
+#include <vector>
 
 #include "runtime/decision_hash.hpp"
 
@@ -20,6 +21,10 @@ std::string capabilities_text(const SlaveCapabilities& capabilities) {
   if (capabilities.imposed_step > 0)
     text << ", imposed step " << seconds_text(capabilities.imposed_step) << " s";
   if (capabilities.intermediate_samples) text << ", intermediate samples";
+  if (capabilities.can_linearize) {
+    text << ", linearizes (" << capabilities.state_count
+         << (capabilities.state_count == 1 ? " state)" : " states)");
+  }
   return text.str();
 }
 
@@ -94,6 +99,34 @@ void link_timing(const RunLog& log, std::size_t slave, std::ostream& text) {
   text << line;
 }
 
+std::uint64_t count_of(const std::array<std::uint64_t, kCallKinds>& by_kind, CallKind kind) {
+  return by_kind[static_cast<std::size_t>(kind)];
+}
+
+void call_counts(const RunLog& log, std::ostream& text) {
+  std::array<std::uint64_t, kCallKinds> by_kind{};
+  std::vector<std::uint64_t> linearizations(log.slaves.size());
+  for (const LoggedCall& call : log.calls) {
+    ++by_kind[static_cast<std::size_t>(call.kind)];
+    if (call.kind == CallKind::linearize) ++linearizations[call.slave];
+  }
+  text << "slave calls  " << count_of(by_kind, CallKind::step) << " steps, "
+       << count_of(by_kind, CallKind::evaluate_outputs) << " output evaluations, "
+       << count_of(by_kind, CallKind::save_state) << " saves, "
+       << count_of(by_kind, CallKind::restore_state) << " restores, "
+       << count_of(by_kind, CallKind::linearize) << " linearizations\n";
+  if (count_of(by_kind, CallKind::linearize) == 0) return;
+  // Per slave, so that a reader sees which slaves a linearizing algorithm asked.
+  text << "linearized   ";
+  const char* separator = "";
+  for (std::size_t s = 0; s < log.slaves.size(); ++s) {
+    if (!log.slaves[s].description.capabilities.can_linearize) continue;
+    text << separator << log.slaves[s].name << ' ' << linearizations[s] << " times";
+    separator = ", ";
+  }
+  text << "\n";
+}
+
 }  // namespace
 
 std::string inspect_text(const RunLog& log) {
@@ -119,10 +152,7 @@ std::string inspect_text(const RunLog& log) {
   text << "progress     " << log.plans.size() << " plans, " << macro_steps
        << " macro steps up to t = " << seconds_text(reached) << " s\n";
   text << "step size    min / mean / max " << step_sizes_text(log) << "\n";
-  std::array<std::uint64_t, 5> by_kind{};
-  for (const LoggedCall& call : log.calls) ++by_kind[static_cast<std::size_t>(call.kind)];
-  text << "slave calls  " << by_kind[2] << " steps, " << by_kind[1] << " output evaluations, "
-       << by_kind[3] << " saves, " << by_kind[4] << " restores\n";
+  call_counts(log, text);
   if (!log.internal_quantities.empty()) {
     text << "internals    ";
     for (std::size_t q = 0; q < log.internal_quantities.size(); ++q) {

@@ -137,6 +137,14 @@ class ReplaySlave final : public Slave {
     copy_results(call, call.samples, result.samples, "samples");
   }
 
+  // The logged linearization, once the inputs are the logged ones: a
+  // linearizing algorithm (MISSILES) then solves the same linear system.
+  void linearize(std::span<const Polynomial> inputs, std::span<double> linearization) override {
+    const LoggedCall& call = cursor_.take(index_, CallKind::linearize);
+    compare_inputs(call, inputs);
+    copy_results(call, call.linearization, linearization, "linearization");
+  }
+
   void save_state() override { cursor_.take(index_, CallKind::save_state); }
   void restore_state() override { cursor_.take(index_, CallKind::restore_state); }
 
@@ -255,9 +263,9 @@ void check_header_against_scenario(const RunLog& log, const Scenario& scenario,
   }
 }
 
-ReplayOutcome replay_checked_log(const RunLog& log) {
+ReplayOutcome replay_checked_log(const RunLog& log, const ReplayAlgorithmMaker& make) {
   const Scenario scenario = parse_scenario(log.scenario_text, log.scenario_source);
-  const std::unique_ptr<Algorithm> algorithm = make_algorithm(scenario);
+  const std::unique_ptr<Algorithm> algorithm = make(scenario);
   check_header_against_scenario(log, scenario, *algorithm);
   CallCursor cursor(log);
   System system = replay_system(log, cursor);
@@ -337,8 +345,12 @@ ReplayOutcome replay_checked_log(const RunLog& log) {
 }  // namespace
 
 ReplayOutcome replay_run_log(const RunLog& log) {
+  return replay_run_log(log, [](const Scenario& scenario) { return make_algorithm(scenario); });
+}
+
+ReplayOutcome replay_run_log(const RunLog& log, const ReplayAlgorithmMaker& make) {
   try {
-    return replay_checked_log(log);
+    return replay_checked_log(log, make);
   } catch (const ConfigurationError& error) {
     // Only building the master lets one escape: in the run, errors are outcomes.
     throw ConfigurationError(

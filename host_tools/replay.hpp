@@ -8,9 +8,13 @@
 // Remote and real-time runs replay like local ones: the log holds what the
 // master saw (late results after their policy).
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "host_tools/run_log.hpp"
+#include "host_tools/scenario.hpp"
+#include "runtime/algorithm.hpp"
 
 namespace couplet::tools {
 
@@ -28,5 +32,14 @@ struct ReplayOutcome {
 /// Replays `log`. Throws ConfigurationError when its scenario no longer builds a
 /// master (e.g. an unknown algorithm key).
 ReplayOutcome replay_run_log(const RunLog& log);
+
+/// The algorithm of the replayed master, made from the logged scenario.
+using ReplayAlgorithmMaker = std::function<std::unique_ptr<Algorithm>(const Scenario&)>;
+
+/// Replays `log` with the algorithm `make_algorithm` returns instead of the one
+/// the scenario's `algorithm` key names (the overload above uses the factory):
+/// for a program that runs an algorithm of its own through the library's
+/// executor and recorder. Its name must be the logged one.
+ReplayOutcome replay_run_log(const RunLog& log, const ReplayAlgorithmMaker& make_algorithm);
 
 }  // namespace couplet::tools

@@ -1,6 +1,7 @@
 #include "host_tools/run_log.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
 
@@ -95,6 +96,8 @@ std::string take_slave(const couplet_wire_LogSlave& slave, RunLog& log, const Re
   }
   if (std::string problem = slave_name_problem(slave, log); !problem.empty()) return problem;
   if (!slave.has_description) return "slave '" + std::string(slave.name) + "' has no description";
+  // from_wire keeps can_linearize and state_count, checked so that a
+  // linearization fits one record (wire::linearization_fits).
   try {
     log.slaves.push_back({slave.name, wire::from_wire(slave.description, slave.name), slave.link});
   } catch (const SlaveError& error) {
@@ -178,7 +181,9 @@ CallKind call_kind(std::int32_t kind) {
       return CallKind::step;
     case couplet_wire_SlaveCallKind_CALL_SAVE_STATE:
       return CallKind::save_state;
-    default:  // checked: restore is the last value
+    case couplet_wire_SlaveCallKind_CALL_LINEARIZE:
+      return CallKind::linearize;
+    default:  // checked: in range, and CALL_STEP_SAMPLES is taken before
       return CallKind::restore_state;
   }
 }
@@ -239,6 +244,62 @@ std::string samples_problem(const couplet_wire_SlaveCall& call, const RunLog& lo
   return {};
 }
 
+/// The values of a linearize call: its slave's LinearizationLayout, all finite
+/// (a slave that cannot linearize at its point throws SlaveError; it never
+/// hands NaN or infinity to the master).
+std::string linearization_problem(const couplet_wire_SlaveCall& call, const RunLog& log) {
+  const SlaveDescription& description = log.slaves[call.slave].description;
+  const LinearizationLayout layout = LinearizationLayout::of(description);
+  if (call.linearization_count != layout.size()) {
+    return std::to_string(call.linearization_count) + " linearization values, not the " +
+           std::to_string(layout.size()) + " of x, ẋ, A, B, C, D for " +
+           std::to_string(layout.states) + " states, " + std::to_string(layout.inputs) +
+           " inputs and " + std::to_string(layout.outputs) + " outputs";
+  }
+  for (pb_size_t k = 0; k < call.linearization_count; ++k) {
+    if (!std::isfinite(call.linearization[k])) {
+      return "linearization value " + std::to_string(k) + " is " +
+             (std::isnan(call.linearization[k]) ? "NaN" : "infinite");
+    }
+  }
+  return {};
+}
+
+bool carries_inputs(CallKind kind) {
+  return kind == CallKind::step || kind == CallKind::evaluate_outputs ||
+         kind == CallKind::linearize;
+}
+
+bool carries_end_outputs(CallKind kind) {
+  return kind == CallKind::step || kind == CallKind::evaluate_outputs;
+}
+
+/// The request and result arrays of a call, by kind.
+std::string call_arrays_problem(const couplet_wire_SlaveCall& call, CallKind kind,
+                                const RunLog& log) {
+  if (kind == CallKind::linearize && !log.slaves[call.slave].description.capabilities.can_linearize)
+    return "the slave's logged description cannot linearize (capabilities.can_linearize unset)";
+  if (carries_inputs(kind)) {
+    if (std::string problem = inputs_problem(call, log); !problem.empty()) return problem;
+  } else if (call.inputs_count != 0) {
+    return "it carries input polynomials, which this kind of call has not";
+  }
+  if (carries_end_outputs(kind)) {
+    if (std::string problem = end_outputs_problem(call, log); !problem.empty()) return problem;
+  } else if (call.end_outputs_count != 0 || call.derivative_order != 0) {
+    return "it carries outputs, which this kind of call has not";
+  }
+  if (kind == CallKind::linearize) {
+    if (std::string problem = linearization_problem(call, log); !problem.empty()) return problem;
+  } else if (call.linearization_count != 0) {
+    return "it carries a linearization, which only a linearize call has";
+  }
+  if (kind == CallKind::step) return samples_problem(call, log, call.start_ns);
+  if (call.sample_times_ns_count != 0 || call.samples_count != 0)
+    return "it carries samples, which only a step has";
+  return {};
+}
+
 /// The arrays and times of a call, by kind (SlaveCall in protocol/couplet.proto).
 std::string call_content_problem(const couplet_wire_SlaveCall& call, CallKind kind,
                                  const RunLog& log) {
@@ -253,16 +314,7 @@ std::string call_content_problem(const couplet_wire_SlaveCall& call, CallKind ki
     return "the step from " + std::to_string(call.start_ns) + " ns does not end after it (" +
            std::to_string(call.end_ns) + " ns)";
   }
-  if (kind == CallKind::step || kind == CallKind::evaluate_outputs) {
-    if (std::string problem = inputs_problem(call, log); !problem.empty()) return problem;
-    if (std::string problem = end_outputs_problem(call, log); !problem.empty()) return problem;
-  } else if (call.inputs_count != 0 || call.end_outputs_count != 0 || call.derivative_order != 0) {
-    return "it carries inputs or outputs, which this kind of call has not";
-  }
-  if (kind == CallKind::step) return samples_problem(call, log, call.start_ns);
-  if (call.sample_times_ns_count != 0 || call.samples_count != 0)
-    return "it carries samples, which only a step has";
-  return {};
+  return call_arrays_problem(call, kind, log);
 }
 
 /// A CALL_STEP_SAMPLES record: more sample rows of the step recorded just before.
@@ -273,7 +325,8 @@ std::string take_step_samples(const couplet_wire_SlaveCall& call, RunLog& log) {
       log.calls.back().start != call.start_ns || log.calls.back().end != call.end_ns) {
     return what + " that does not follow the record of its step";
   }
-  if (call.inputs_count != 0 || call.end_outputs_count != 0 || call.derivative_order != 0)
+  if (call.inputs_count != 0 || call.end_outputs_count != 0 || call.derivative_order != 0 ||
+      call.linearization_count != 0)
     return what + ": it carries inputs or outputs, which only the step's own record has";
   LoggedCall& step = log.calls.back();
   const std::int64_t previous = step.sample_times.empty() ? step.start : step.sample_times.back();
@@ -297,7 +350,7 @@ std::string take_call(const couplet_wire_SlaveCall& call, RunLog& log) {
     return "a slave call on slave " + std::to_string(call.slave) + ", but the log has " +
            std::to_string(log.slaves.size()) + " slaves";
   }
-  if (!enum_in_range(call.kind, _couplet_wire_SlaveCallKind_MIN, kStepSamplesKind))
+  if (!enum_in_range(call.kind, _couplet_wire_SlaveCallKind_MIN, _couplet_wire_SlaveCallKind_MAX))
     return "a slave call of unknown kind " + std::to_string(wire::enum_value(call.kind));
   if (!enum_in_range(call.status, _couplet_wire_Status_MIN, _couplet_wire_Status_MAX))
     return "a slave call with unknown status " + std::to_string(wire::enum_value(call.status));
@@ -320,6 +373,7 @@ std::string take_call(const couplet_wire_SlaveCall& call, RunLog& log) {
   logged.derivative_order = static_cast<int>(call.derivative_order);  // ≤ 63, checked
   logged.end_outputs.assign(call.end_outputs, call.end_outputs + call.end_outputs_count);
   logged.samples.assign(call.samples, call.samples + call.samples_count);
+  logged.linearization.assign(call.linearization, call.linearization + call.linearization_count);
   logged.missed = wire::enum_value(call.status) == couplet_wire_Status_STATUS_LATE;
   logged.began_ns = call.began_ns;
   logged.ended_ns = call.ended_ns;
@@ -445,6 +499,8 @@ const char* call_kind_name(CallKind kind) {
       return "save_state";
     case CallKind::restore_state:
       return "restore_state";
+    case CallKind::linearize:
+      return "linearize";
   }
   return "unknown";
 }

@@ -4,6 +4,7 @@
 // everything before it is kept and `tail` says what happened there. A frame
 // whose checksum holds but whose record breaks the format is an error: every
 // record is checked once, here, so that the consumers can trust what they get.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -32,7 +33,16 @@ struct LoggedSlave {
   std::string link;  ///< empty: a local slave
 };
 
-enum class CallKind : std::uint8_t { setup, evaluate_outputs, step, save_state, restore_state };
+enum class CallKind : std::uint8_t {
+  setup,
+  evaluate_outputs,
+  step,
+  save_state,
+  restore_state,
+  linearize
+};
+inline constexpr std::size_t kCallKinds = 6;  ///< CallKind values, for counts by kind
+static_assert(static_cast<std::size_t>(CallKind::linearize) + 1 == kCallKinds);
 
 const char* call_kind_name(CallKind kind);
 
@@ -43,11 +53,14 @@ struct LoggedCall {
   CallKind kind = CallKind::step;
   Time start = 0;  ///< setup: the start time
   Time end = 0;
-  std::vector<Polynomial> inputs;  ///< step, evaluate_outputs
+  std::vector<Polynomial> inputs;  ///< step, evaluate_outputs, linearize
   std::vector<Time> sample_times;  ///< step
   int derivative_order = 0;
   std::vector<double> end_outputs;  ///< (derivative_order + 1) rows of the outputs
   std::vector<double> samples;      ///< one row of the outputs per sample time
+  /// linearize: x, ẋ, A, B, C, D as the slave returned them
+  /// (LinearizationLayout::of(description), matrices column-major).
+  std::vector<double> linearization;
   bool missed = false;  ///< wall clock: no result in time, replaced under the late policy
   // Timing (host CLOCK_MONOTONIC ns); zeros when not measured.
   std::uint64_t began_ns = 0;
@@ -110,20 +123,24 @@ struct RunLog {
 /// does not start with a complete header, slaves and connections, or holds a
 /// record that breaks the format (naming the frame and its byte offset): a
 /// value out of its range (enum, time, count, index, derivative order, input
-/// polynomial), a record out of order (a second header, a call for a plan
-/// other than the one under way, a record after the end) or one that does not
-/// fit the logged system (a slave, port or internal quantity it does not
-/// have). A frame cut or corrupted (checksum, impossible length) only shortens
-/// the log (RunLog::tail): what came before it is kept.
+/// polynomial, linearization value), a record out of order (a second header, a
+/// call for a plan other than the one under way, a record after the end) or
+/// one that does not fit the logged system (a slave, port or internal quantity
+/// it does not have, a linearize call on a slave that cannot linearize). A
+/// frame cut or corrupted (checksum, impossible length) only shortens the log
+/// (RunLog::tail): what came before it is kept.
 ///
 /// What a returned log guarantees, for its consumers: slave indices, ports and
 /// connections fit the slaves; every input is driven once; times lie within
-/// ±2^61 ns (no sum or difference of two overflows), start < end; calls carry
-/// exactly the arrays of their kind, sized by the slave ((derivative order + 1)
-/// rows of end outputs, one row of samples per sample time, sample times
-/// increasing within the step); plans are numbered 1, 2, ... with the calls of
-/// each plan before it; frontiers and macro-step counts never decrease; plan
-/// internals match the quantity names.
+/// ±2^61 ns (no sum or difference of two overflows), start < end; a slave that
+/// can linearize does so into at most protocol::kMaxLinearizationValues values;
+/// calls carry exactly the arrays of their kind, sized by the slave
+/// ((derivative order + 1) rows of end outputs, one row of samples per sample
+/// time, sample times increasing within the step; a linearize call, only on a
+/// slave that can linearize, LinearizationLayout::of(its description).size()
+/// finite values); plans are numbered 1, 2, ... with the calls of each plan
+/// before it; frontiers and macro-step counts never decrease; plan internals
+/// match the quantity names.
 RunLog read_run_log(const std::string& path);
 
 }  // namespace couplet::tools
