@@ -6,6 +6,7 @@
 #include "host_tools/ifosmondi_settings.hpp"
 #include "runtime/algorithms/gauss_seidel.hpp"
 #include "runtime/algorithms/jacobi.hpp"
+#include "runtime/algorithms/missiles.hpp"
 #include "couplet/errors.hpp"
 
 namespace couplet::tools {
@@ -27,20 +28,31 @@ FixedStepSettings parse_fixed_step(const YAML::Node& node, const Scenario& scena
   return settings;
 }
 
+// algorithm: {type: missiles, step: δt} (docs/algorithms.md, MISSILES).
+MissilesSettings parse_missiles(const YAML::Node& node, const Scenario& scenario) {
+  const std::string& source = scenario.source;
+  check_keys(node, source, "algorithm", {"type", "step"});
+  if (!node["step"]) throw ConfigurationError(locate(source, node, "algorithm.step") + ": missing (the communication step in seconds)");
+  const double step = bounded_number(node["step"], source, "algorithm.step", ranges::step(scenario.horizon()));
+  check_macro_steps(node["step"], scenario, "algorithm.step", step);
+  return MissilesSettings{.step = step_to_ticks(step)};
+}
+
 }  // namespace
 
 std::unique_ptr<Algorithm> make_algorithm(const Scenario& scenario) {
   const YAML::Node& node = scenario.algorithm;
   const std::string& source = scenario.source;
-  if (!node.IsMap() || !node["type"]) throw ConfigurationError(locate(source, node, "algorithm.type") + ": missing (jacobi, gauss_seidel, defect_control, f3ornits)");
+  if (!node.IsMap() || !node["type"]) throw ConfigurationError(locate(source, node, "algorithm.type") + ": missing (jacobi, gauss_seidel, defect_control, f3ornits, ifosmondi, ifosmondi_jfm, missiles)");
   const std::string type = require_string(node["type"], source, "algorithm.type");
   if (type == "jacobi") return std::make_unique<Jacobi>(parse_fixed_step(node, scenario));
   if (type == "gauss_seidel") return std::make_unique<GaussSeidel>(parse_fixed_step(node, scenario));
   if (type == "defect_control") return make_defect_control(node, scenario);
   if (type == "f3ornits") return make_f3ornits(node, scenario);
   if (is_ifosmondi_type(type)) return make_ifosmondi(node, scenario, "algorithm");  // docs/iterative.md
+  if (type == "missiles") return std::make_unique<Missiles>(parse_missiles(node, scenario));
   throw ConfigurationError(locate(source, node["type"], "algorithm.type") + ": unknown algorithm '" + type +
-                           "' (jacobi, gauss_seidel, defect_control, f3ornits, ifosmondi, ifosmondi_jfm)");
+                           "' (jacobi, gauss_seidel, defect_control, f3ornits, ifosmondi, ifosmondi_jfm, missiles)");
 }
 
 }  // namespace couplet::tools

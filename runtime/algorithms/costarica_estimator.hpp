@@ -20,6 +20,8 @@
 #include <Eigen/Dense>
 #include <array>
 
+#include "runtime/algorithms/matrix_exponential.hpp"
+
 namespace couplet::missiles {
 
 /// Highest input degree the estimators cover: the Hermite inputs are cubic (eq. 35).
@@ -60,8 +62,30 @@ CostaricaOperators costarica_operators(const Eigen::MatrixXd& A, const Eigen::Ma
                                        const Eigen::MatrixXd& C, const Eigen::MatrixXd& D,
                                        double step);
 
+/// Storage for the operators of one slave size (n states, m inputs, q
+/// outputs), so that recomputing them (a nonlinear slave, every macro step)
+/// does not allocate.
+struct CostaricaWorkspace {
+  CostaricaWorkspace(Eigen::Index states, Eigen::Index inputs, Eigen::Index outputs);
+  MatrixExponential exponential;
+  Eigen::MatrixXd generator;     ///< the block matrix M
+  Eigen::MatrixXd propagated;    ///< e^{Mδt}
+  Eigen::MatrixXd output_state;  ///< C A
+  Eigen::MatrixXd state_input;   ///< A ∫e^{A(δt−τ)}τᵖdτ B + δtᵖ B
+  CostaricaOperators operators;  ///< sized for the slave
+};
+
+/// costarica_operators into `workspace.operators`: no allocation.
+void compute_costarica_operators(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
+                                 const Eigen::MatrixXd& C, const Eigen::MatrixXd& D, double step,
+                                 CostaricaWorkspace& workspace);
+
 /// Eq. 10: the outputs at the end of the step under the cubic input ξ.
 OutputEstimate estimate_outputs(const CostaricaOperators& operators,
                                 const SlaveLinearization& slave, const InputCoefficients& input);
+
+/// The same into `estimate`, whose vectors already have q rows: no allocation.
+void estimate_outputs(const CostaricaOperators& operators, const SlaveLinearization& slave,
+                      const InputCoefficients& input, OutputEstimate& estimate);
 
 }  // namespace couplet::missiles

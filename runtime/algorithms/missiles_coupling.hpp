@@ -39,13 +39,43 @@ struct CouplingSolution {
 };
 
 /// Assembles and solves eq. 53 with the Hermite weights W (hermite_weights or
-/// first_step_weights of the step). Throws SlaveError when the system is
-/// numerically singular (reciprocal condition below 1e-14): the step size or the
-/// linearizations make the coupling ill-posed.
+/// first_step_weights of the step), in storage sized once by reserve(): solve()
+/// does not allocate for the slaves it was reserved for. Throws SlaveError when
+/// the system is numerically singular (reciprocal condition below 1e-14): the
+/// step size or the linearizations make the coupling ill-posed.
+class CouplingSolver {
+ public:
+  /// Sizes the storage for `slaves` (their port counts). Allocates.
+  void reserve(std::span<const CoupledSlave> slaves);
+  const CouplingSolution& solve(std::span<const CoupledSlave> slaves, const Eigen::Matrix4d& weights);
+
+ private:
+  void assemble(std::span<const CoupledSlave> slaves, const Eigen::Matrix4d& weights);
+  double reciprocal_condition();
+  void solve_transposed(const Eigen::VectorXd& right_side, Eigen::VectorXd& solution);
+
+  Eigen::MatrixXd matrix_;
+  Eigen::VectorXd right_side_;
+  Eigen::PartialPivLU<Eigen::MatrixXd> factorization_;
+  Eigen::VectorXd unknowns_;
+  std::vector<InputCoefficients> known_inputs_;  ///< ξ from the left constraints alone
+  std::vector<OutputEstimate> known_outputs_;    ///< eq. 10 under them
+  std::vector<Eigen::VectorXd> end_values_, end_derivatives_;  ///< Φ_kᵀŷ, Φ_kᵀdŷ
+  Eigen::VectorXd estimate_, sign_, previous_sign_, work_;     ///< condition estimate
+  CouplingSolution solution_;
+};
+
+/// One-off form of CouplingSolver (allocates).
 CouplingSolution solve_coupling(std::span<const CoupledSlave> slaves,
                                 const Eigen::Matrix4d& weights);
 
-/// ξ_p of one slave's inputs from its left constraints and end values (eq. 35).
+/// ξ_p of one slave's inputs from its left constraints and end values (eq. 35),
+/// into `coefficients` whose vectors have the inputs' size: no allocation.
+void input_coefficients(const Eigen::Matrix4d& weights, const Eigen::VectorXd& start_value,
+                        const Eigen::VectorXd& start_derivative, const Eigen::VectorXd& end_value,
+                        const Eigen::VectorXd& end_derivative, InputCoefficients& coefficients);
+
+/// The same, returned (allocates).
 InputCoefficients input_coefficients(const Eigen::Matrix4d& weights,
                                      const Eigen::VectorXd& start_value,
                                      const Eigen::VectorXd& start_derivative,

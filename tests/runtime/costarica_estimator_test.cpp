@@ -225,3 +225,27 @@ TEST(MissilesCoupling, LocalErrorIsOfOrderFiveAgainstTheExactSolution) {
 
 }  // namespace
 }  // namespace couplet::missiles
+
+namespace couplet::missiles {
+namespace {
+
+// The allocation-free exponential against Eigen's MatrixFunctions, from norms
+// that need no scaling to norms that need many squarings, singular included.
+TEST(MatrixExponential, AgreesWithEigenAcrossNorms) {
+  std::mt19937 generator(7);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  for (const double scale : {1e-3, 0.5, 4.0, 60.0}) {
+    Eigen::MatrixXd matrix(7, 7);
+    for (Eigen::Index i = 0; i < matrix.size(); ++i) matrix(i) = scale * normal(generator);
+    matrix.col(3).setZero();  // singular
+    MatrixExponential exponential(7);
+    Eigen::MatrixXd result(7, 7);
+    const double t = 0.3;
+    exponential.compute(matrix, t, result);
+    const Eigen::MatrixXd expected = (matrix * t).exp();
+    EXPECT_LT((result - expected).norm(), 1e-12 * expected.norm()) << "scale " << scale;
+  }
+}
+
+}  // namespace
+}  // namespace couplet::missiles
