@@ -42,7 +42,7 @@ class FixedPointSolver final : public CouplingSolver {
                std::span<double> next_x) override {
     norms_[static_cast<std::size_t>(evaluations_ % (kRateSpan + 1))] = euclidean_norm(gamma);
     ++evaluations_;
-    if (evaluations_ >= limit_ && !extend(x)) return Verdict::failed;
+    if (evaluations_ >= limit_ && !extend(x, gamma)) return Verdict::failed;
     for (std::size_t k = 0; k < x.size(); ++k) next_x[k] = x[k] - gamma[k];
     return Verdict::evaluate;
   }
@@ -63,11 +63,14 @@ class FixedPointSolver final : public CouplingSolver {
 
   /// At the budget: raise it when the rate predicts convergence within the cap, or
   /// write the failure text and return false.
-  bool extend(std::span<const double> x) {
+  /// The iterations still needed are those of the unknown farthest from its own
+  /// tolerance (the convergence test holds every unknown to it).
+  bool extend(std::span<const double> x, std::span<const double> gamma) {
     const double rate = measured_rate();
-    const double residual = norm_back(0);
-    const double threshold =
-        convergence_threshold(x, settings_.absolute_tolerance, settings_.relative_tolerance);
+    const ConvergenceTest test =
+        test_convergence(x, gamma, settings_.absolute_tolerance, settings_.relative_tolerance);
+    const double residual = test.worst_residual;
+    const double threshold = test.worst_tolerance;
     if (!(rate < kContractionBelow)) {
       describe(rate, 0);
       return false;

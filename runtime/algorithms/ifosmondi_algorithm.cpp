@@ -211,14 +211,16 @@ void IfosmondiAlgorithm::evaluated(std::span<const StepSlot> slots) {
   ++totals_.integrations;
   coupling_.gather(slots, step_start_, step_end_, psi_);
   coupling_residual(x_, psi_, gamma_);
-  residual_ = euclidean_norm(gamma_);
-  threshold_ = convergence_threshold(x_, settings_.absolute_tolerance, settings_.relative_tolerance);
+  convergence_ = test_convergence(x_, gamma_, settings_.absolute_tolerance, settings_.relative_tolerance);
+  residual_ = convergence_.residual;
+  threshold_ = convergence_.threshold;
   if (attempt_evaluations_ == 1) initial_residual_ = residual_;
   // The attempt so far, for the observer and the run log (notify() completes it).
   record_ = IfosmondiStepRecord{step_start_, step_end_, solver_ ? solver_->iterations(attempt_evaluations_) : 0,
                                 attempt_evaluations_, residual_, threshold_, false};
   if (observer_) observer_->residual_evaluated(record_);
-  if (coupling_.unknown_count() == 0 || residual_ < threshold_) {  // eq. 27
+  // Eq. 27 held for every unknown on its own (ifosmondi_coupling.hpp, ConvergenceTest).
+  if (coupling_.unknown_count() == 0 || convergence_.converged()) {
     if (listener_) listener_->step_converged(slots, step_start_, step_end_);
     finish_step();
     return;
@@ -272,8 +274,16 @@ void IfosmondiAlgorithm::notify(bool converged) {
 void IfosmondiAlgorithm::fail(std::string_view reason) const {
   throw CouplingFailure(std::string(name()) + ": no convergence on the step [" + seconds_text(step_start_) + ", " +
                         seconds_text(step_end_) + "] s (" + std::string(reason) + "): residual |gamma| = " +
-                        number_text(residual_) + ", eq. 27 needs < " + number_text(threshold_) +
+                        number_text(residual_) + ", eq. 27 needs < " + number_text(threshold_) + worst_unknown_text() +
                         "; halving the step would go below min_step = " + seconds_text(control_.min_step()) + " s");
+}
+
+// The unknown farthest from its own tolerance, which names the port to look at.
+std::string IfosmondiAlgorithm::worst_unknown_text() const {
+  if (coupling_.unknown_count() == 0) return {};
+  return "; farthest from its tolerance: " + coupling_.unknown_name(convergence_.worst_unknown) + ", |gamma| = " +
+         number_text(convergence_.worst_residual) + " against eps_rel |x| + eps_abs = " +
+         number_text(convergence_.worst_tolerance);
 }
 
 void IfosmondiAlgorithm::report(AlgorithmReport& report) const {

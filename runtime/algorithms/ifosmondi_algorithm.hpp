@@ -185,6 +185,7 @@ class IfosmondiAlgorithm : public Algorithm {
   void reject(std::string_view reason);
   void notify(bool converged);
   [[noreturn]] void fail(std::string_view reason) const;
+  std::string worst_unknown_text() const;
 
   IfosmondiSettings settings_;
   std::optional<GivenInputs> given_;
@@ -209,6 +210,7 @@ class IfosmondiAlgorithm : public Algorithm {
   double initial_residual_ = 0.0;
   double residual_ = 0.0;
   double threshold_ = 0.0;
+  ConvergenceTest convergence_;  ///< of the latest evaluation
 
   std::size_t refresh_passes_left_ = 0;
   std::size_t initial_refresh_passes_ = 1;

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
 
 #include "couplet/errors.hpp"
 
@@ -29,6 +32,7 @@ IfosmondiCoupling::IfosmondiCoupling(const System& system, std::optional<GivenIn
         given_.push_back({s, i, source->port});
       } else {
         coupled_.push_back({s, i, *source});
+        coupled_names_.push_back(system.input_name({s, i}));
       }
     }
   }
@@ -138,6 +142,12 @@ void IfosmondiCoupling::advance(std::span<const double> x, std::span<const doubl
   start_.has_derivatives = true;
 }
 
+std::string IfosmondiCoupling::unknown_name(std::size_t k) const {
+  const std::size_t n = coupled_.size();
+  if (k >= 2 * n) throw std::out_of_range("IfosmondiCoupling: no unknown " + std::to_string(k));
+  return coupled_names_[k % n] + (k < n ? " (value)" : " (derivative)");
+}
+
 double euclidean_norm(std::span<const double> values) {
   double sum = 0.0;
   for (const double value : values) sum += value * value;
@@ -151,6 +161,27 @@ void coupling_residual(std::span<const double> x, std::span<const double> psi, s
 double convergence_threshold(std::span<const double> x, double absolute_tolerance, double relative_tolerance) {
   return euclidean_norm(x) * relative_tolerance +
          std::sqrt(static_cast<double>(x.size())) * absolute_tolerance;
+}
+
+ConvergenceTest test_convergence(std::span<const double> x, std::span<const double> gamma, double absolute_tolerance,
+                                 double relative_tolerance) {
+  ConvergenceTest test{.residual = euclidean_norm(gamma),
+                       .threshold = convergence_threshold(x, absolute_tolerance, relative_tolerance)};
+  // A NaN ratio (γ or x not finite) counts as infinitely far, so it is the one
+  // reported and, NaN comparing false, the test does not pass.
+  double worst_ratio = -1.0;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    const double residual = std::abs(gamma[k]);
+    const double tolerance = relative_tolerance * std::abs(x[k]) + absolute_tolerance;
+    const double ratio = residual / tolerance;
+    if (k == 0 || ratio > worst_ratio || std::isnan(ratio)) {
+      test.worst_unknown = k;
+      test.worst_residual = residual;
+      test.worst_tolerance = tolerance;
+      worst_ratio = std::isnan(ratio) ? std::numeric_limits<double>::infinity() : ratio;
+    }
+  }
+  return test;
 }
 
 }  // namespace couplet
