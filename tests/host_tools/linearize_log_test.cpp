@@ -31,6 +31,7 @@
 #include "protocol/run_log_frame.hpp"
 #include "runtime/recorder.hpp"
 #include "runtime/sequential_executor.hpp"
+#include "support/log_frames.hpp"
 
 namespace couplet::testing {
 namespace {
@@ -259,56 +260,7 @@ tools::ReplayOutcome replay(const tools::RunLog& log, double linearize_offset = 
   });
 }
 
-// --- Frames of a recorded log, to craft records with a valid checksum --------
-
-using Bytes = std::vector<std::uint8_t>;
-using Frames = std::vector<Bytes>;
-
-Bytes read_bytes(const std::filesystem::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
-}
-
-void write_bytes(const std::filesystem::path& path, const Bytes& bytes) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  file.write(reinterpret_cast<const char*>(bytes.data()),
-             static_cast<std::streamsize>(bytes.size()));
-}
-
-Frames split_frames(const Bytes& log) {
-  Frames frames;
-  for (std::size_t at = protocol::kLogMagicBytes; at + 4 <= log.size();) {
-    const std::size_t size = (std::size_t{log[at]} | std::size_t{log[at + 1]} << 8 |
-                              std::size_t{log[at + 2]} << 16 | std::size_t{log[at + 3]} << 24) +
-                             protocol::kLogFrameOverhead;
-    frames.emplace_back(log.begin() + static_cast<std::ptrdiff_t>(at),
-                        log.begin() + static_cast<std::ptrdiff_t>(at + size));
-    at += size;
-  }
-  return frames;
-}
-
-Bytes join(const Frames& frames) {
-  Bytes log(protocol::kLogMagic, protocol::kLogMagic + protocol::kLogMagicBytes);
-  for (const Bytes& frame : frames) log.insert(log.end(), frame.begin(), frame.end());
-  return log;
-}
-
-std::unique_ptr<protocol::LogRecord> decode(const Bytes& frame) {
-  auto record = std::make_unique<protocol::LogRecord>();
-  pb_istream_t stream =
-      pb_istream_from_buffer(frame.data() + 4, frame.size() - protocol::kLogFrameOverhead);
-  EXPECT_TRUE(pb_decode(&stream, couplet_wire_LogRecord_fields, record.get()));
-  return record;
-}
-
-Bytes encode(const protocol::LogRecord& record) {
-  Bytes frame(protocol::kMaxLogFrameBytes);
-  const protocol::EncodeResult encoded = protocol::encode_log_frame(record, frame);
-  EXPECT_TRUE(encoded);
-  frame.resize(encoded.size);
-  return frame;
-}
+// --- Frames of a recorded log (support/log_frames.hpp) -----------------------
 
 bool is_call(const protocol::LogRecord& record, couplet_wire_SlaveCallKind kind) {
   return record.which_body == couplet_wire_LogRecord_call_tag && record.body.call.kind == kind;
