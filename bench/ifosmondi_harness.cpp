@@ -2,7 +2,7 @@
 // damper test case (scenarios/ifosmondi_damper.yaml) swept over D_D, i.e. over the
 // spectral radius √(D_SD/D_D) of the fixed-point map, with ε = 1e-4, for the fixed
 // point (classical IFOSMONDI) and IFOSMONDI-JFM with Newton–Krylov and Anderson
-// (KINSOL); iterations, integrations and NRMSE against the monolithic reference, for
+// (KINSOL) and NGMRES; iterations, integrations and NRMSE against the monolithic reference, for
 // δt_ref = 0.01 (the paper's figure) and 0.1.
 //   build/bench/ifosmondi_harness [scenario.yaml]
 #include <algorithm>
@@ -28,6 +28,7 @@ const std::vector<Method> kMethods = {
     {"fixed point", "type: ifosmondi"},
     {"newton", "type: ifosmondi_jfm, solver: newton"},
     {"anderson", "type: ifosmondi_jfm, solver: anderson"},
+    {"ngmres", "type: ifosmondi_jfm, solver: ngmres"},
 };
 
 const std::vector<double> kDampings = {4, 2, 1.5, 1, 0.64, 0.25, 0.04, 0.01};
