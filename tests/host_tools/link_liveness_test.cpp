@@ -151,7 +151,16 @@ TEST(StoppedMaster, ForOneAndAHalfTimeoutsDoesNotBlameTheTarget) {
   ChildProcess couplet = start_run(directory, long_run_over(target.ready_address()), errors);
   std::this_thread::sleep_for(300ms);
   ASSERT_TRUE(couplet.running()) << "exit " << couplet.wait_exit(1s).value_or(-1) << ": " << read_file(errors);
+  // The stall must fall inside a wait on the link, where the master watches
+  // its own scheduling (docs/links.md "Liveness"): a stall between two
+  // exchanges is not silence and goes unseen by the link. So hold the target
+  // first (the master is then waiting for its answer, retransmitting), stop the
+  // master there, and release the target: its answer waits in the socket for
+  // 1.5 timeouts while the master is stopped.
+  target.signal(SIGSTOP);
+  std::this_thread::sleep_for(100ms);
   couplet.signal(SIGSTOP);
+  target.signal(SIGCONT);
   std::this_thread::sleep_for(1500ms);
   couplet.signal(SIGCONT);
   const std::optional<int> exit_code = couplet.wait_exit(120s);
