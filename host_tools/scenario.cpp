@@ -10,6 +10,7 @@
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/clock_spec.hpp"
 #include "host_tools/group_builder.hpp"
+#include "host_tools/ssp_import.hpp"
 
 namespace couplet::tools {
 
@@ -427,7 +428,21 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
 
 Scenario load_scenario(const std::string& path,
                        const std::vector<std::pair<std::string, std::string>>& overrides) {
-  return parse_scenario(read_scenario_file(path), path, overrides);
+  if (!is_ssp_path(path)) return parse_scenario(read_scenario_file(path), path, overrides);
+  const SspScenario package = import_ssp(path);
+  const bool algorithm_given = std::any_of(overrides.begin(), overrides.end(), [](const auto& override) {
+    return override.first == "algorithm" || override.first.rfind("algorithm.", 0) == 0;
+  });
+  if (!package.root["algorithm"] && !algorithm_given) {
+    throw ConfigurationError("SSP '" + path + "': no couplet settings: write them into " +
+                             ssp_settings_path(path) +
+                             " beside it (algorithm: {type: jacobi, step: 0.01} at least; docs/ssp.md) "
+                             "or give --set 'algorithm={type: jacobi, step: 0.01}'");
+  }
+  Scenario scenario = parse_scenario(
+      "# made by couplet from " + path + " and its settings file\n" + YAML::Dump(package.root), path, overrides);
+  scenario.package = package.package;
+  return scenario;
 }
 
 }  // namespace couplet::tools

@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,9 @@ struct Scenario {
   double evaluation_grid = 0.01;
   std::vector<std::string> evaluation_signals;  ///< empty: every output
   ScenarioLimits limits;  ///< `limits:`: derived sizes allowed (docs/scenarios.md)
+  /// An SSP package's unpacked files (docs/ssp.md), which the FMU paths point
+  /// into: kept while the scenario is, so that its slaves can be built.
+  std::shared_ptr<const void> package;
 
   /// time.end − time.start, seconds.
   double horizon() const { return end - start; }
@@ -69,6 +73,8 @@ std::pair<std::string, std::string> parse_override(const std::string& assignment
 
 /// Loads and checks a scenario: its structure, every number against its allowed
 /// range, the algorithm's and the clock's settings; overrides are applied first.
+/// A path ending in ".ssp" is an SSP package, read with its settings file
+/// (host_tools/ssp_import.hpp).
 Scenario load_scenario(const std::string& path,
                        const std::vector<std::pair<std::string, std::string>>& overrides = {});
 

@@ -35,13 +35,13 @@ std::string single_quoted(std::string_view text) {
   return result;
 }
 
-[[noreturn]] void fail(const std::string& fmu_path, const std::string& why) {
-  throw ConfigurationError("FMU " + single_quoted(fmu_path) + ": " + why);
+[[noreturn]] void fail(const std::string& label, const std::string& why) {
+  throw ConfigurationError(label + ": " + why);
 }
 
-[[noreturn]] void fail_entry(const std::string& fmu_path, std::string_view entry,
+[[noreturn]] void fail_entry(const std::string& label, std::string_view entry,
                              const std::string& why) {
-  fail(fmu_path, "entry " + single_quoted(entry) + ": " + why);
+  fail(label, "entry " + single_quoted(entry) + ": " + why);
 }
 
 struct ZipCloser {
@@ -109,13 +109,13 @@ std::string unsafe_name_reason(std::string_view name) {
 
 /// Every entry, checked: names, types, counts and declared sizes. Refusing here
 /// means a hostile archive gets no directory at all.
-std::vector<Entry> checked_entries(zip_t* archive, const std::string& fmu_path) {
+std::vector<Entry> checked_entries(zip_t* archive, const std::string& label) {
   const zip_int64_t count = zip_get_num_entries(archive, 0);
   if (count < 0) {
-    fail(fmu_path, "cannot count the entries (" + std::string(zip_strerror(archive)) + ")");
+    fail(label, "cannot count the entries (" + std::string(zip_strerror(archive)) + ")");
   }
   if (count > kMaxEntries) {
-    fail(fmu_path, std::to_string(count) + " entries; couplet unpacks at most " +
+    fail(label, std::to_string(count) + " entries; couplet unpacks at most " +
                        std::to_string(kMaxEntries));
   }
   std::vector<Entry> entries;
@@ -125,14 +125,14 @@ std::vector<Entry> checked_entries(zip_t* archive, const std::string& fmu_path) 
     zip_stat_t stat;
     zip_stat_init(&stat);
     if (zip_stat_index(archive, index, 0, &stat) != 0 || !(stat.valid & ZIP_STAT_NAME)) {
-      fail(fmu_path, "entry #" + std::to_string(index) + ": unreadable (" +
+      fail(label, "entry #" + std::to_string(index) + ": unreadable (" +
                          std::string(zip_strerror(archive)) + ")");
     }
     Entry entry;
     entry.index = index;
     entry.name = stat.name;
     if (const std::string reason = unsafe_name_reason(entry.name); !reason.empty()) {
-      fail_entry(fmu_path, entry.name,
+      fail_entry(label, entry.name,
                  "refused: " + reason + " could write outside the FMU's directory");
     }
     entry.directory = entry.name.back() == '/';
@@ -140,7 +140,7 @@ std::vector<Entry> checked_entries(zip_t* archive, const std::string& fmu_path) 
     zip_uint8_t system = 0;
     zip_uint32_t attributes = 0;
     if (zip_file_get_external_attributes(archive, index, 0, &system, &attributes) != 0) {
-      fail_entry(fmu_path, entry.name,
+      fail_entry(label, entry.name,
                  "unreadable attributes (" + std::string(zip_strerror(archive)) + ")");
     }
     // Only Unix archives carry a file type (in the high 16 bits); elsewhere the
@@ -148,20 +148,20 @@ std::vector<Entry> checked_entries(zip_t* archive, const std::string& fmu_path) 
     if (system == ZIP_OPSYS_UNIX) {
       const mode_t mode = static_cast<mode_t>(attributes >> 16);
       const mode_t type = mode & S_IFMT;
-      if (type == S_IFLNK) fail_entry(fmu_path, entry.name, "refused: a symbolic link");
+      if (type == S_IFLNK) fail_entry(label, entry.name, "refused: a symbolic link");
       if (type != 0 && type != S_IFREG && type != S_IFDIR) {
-        fail_entry(fmu_path, entry.name, "refused: neither a regular file nor a directory");
+        fail_entry(label, entry.name, "refused: neither a regular file nor a directory");
       }
       entry.directory = entry.directory || type == S_IFDIR;
       entry.executable = (mode & (S_IXUSR | S_IXGRP | S_IXOTH)) != 0;
     }
 
     if (!entry.directory) {
-      if (!(stat.valid & ZIP_STAT_SIZE)) fail_entry(fmu_path, entry.name, "no declared size");
+      if (!(stat.valid & ZIP_STAT_SIZE)) fail_entry(label, entry.name, "no declared size");
       entry.size = stat.size;
       total_size += std::min<std::uint64_t>(entry.size, kMaxUnpackedBytes + 1);
       if (total_size > kMaxUnpackedBytes) {
-        fail(fmu_path, "more than 1 GiB unpacked (at entry " + single_quoted(entry.name) +
+        fail(label, "more than 1 GiB unpacked (at entry " + single_quoted(entry.name) +
                            "); couplet refuses archives that large");
       }
     }
@@ -170,13 +170,13 @@ std::vector<Entry> checked_entries(zip_t* archive, const std::string& fmu_path) 
   return entries;
 }
 
-void write_all(int descriptor, const char* data, std::size_t size, const std::string& fmu_path,
+void write_all(int descriptor, const char* data, std::size_t size, const std::string& label,
                const std::string& entry) {
   while (size > 0) {
     const ssize_t written = ::write(descriptor, data, size);
     if (written < 0) {
       if (errno == EINTR) continue;
-      fail_entry(fmu_path, entry, std::string("cannot write (") + std::strerror(errno) + ")");
+      fail_entry(label, entry, std::string("cannot write (") + std::strerror(errno) + ")");
     }
     data += written;
     size -= static_cast<std::size_t>(written);
@@ -186,10 +186,10 @@ void write_all(int descriptor, const char* data, std::size_t size, const std::st
 /// Copies one file entry; `unpacked_bytes` counts what was written so far, so
 /// that an entry larger than its header says cannot pass the 1 GiB limit.
 void extract_file(zip_t* archive, const Entry& entry, const std::filesystem::path& target,
-                  std::uint64_t& unpacked_bytes, const std::string& fmu_path) {
+                  std::uint64_t& unpacked_bytes, const std::string& label) {
   ZipFileHandle source(zip_fopen_index(archive, entry.index, 0));
   if (!source) {
-    fail_entry(fmu_path, entry.name, "cannot open (" + std::string(zip_strerror(archive)) + ")");
+    fail_entry(label, entry.name, "cannot open (" + std::string(zip_strerror(archive)) + ")");
   }
   // O_EXCL: a second entry of the same name must not overwrite the first;
   // O_NOFOLLOW: never write through a link (none is ever made, but cheap).
@@ -197,17 +197,17 @@ void extract_file(zip_t* archive, const Entry& entry, const std::filesystem::pat
   FileDescriptor output(
       ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
   if (output.get() < 0 && errno == EEXIST) {
-    fail_entry(fmu_path, entry.name, "refused: a second entry of that name");
+    fail_entry(label, entry.name, "refused: a second entry of that name");
   }
   if (output.get() < 0) {
-    fail_entry(fmu_path, entry.name, std::string("cannot create (") + std::strerror(errno) + ")");
+    fail_entry(label, entry.name, std::string("cannot create (") + std::strerror(errno) + ")");
   }
   std::array<char, 64 * 1024> buffer;
   std::uint64_t entry_bytes = 0;
   for (;;) {
     const zip_int64_t read = zip_fread(source.get(), buffer.data(), buffer.size());
     if (read < 0) {
-      fail_entry(fmu_path, entry.name,
+      fail_entry(label, entry.name,
                  "damaged (" + std::string(zip_file_strerror(source.get())) + ")");
     }
     if (read == 0) break;
@@ -215,32 +215,32 @@ void extract_file(zip_t* archive, const Entry& entry, const std::filesystem::pat
     unpacked_bytes += static_cast<std::uint64_t>(read);
     if (entry_bytes > entry.size || unpacked_bytes > kMaxUnpackedBytes) {
       fail_entry(
-          fmu_path, entry.name,
+          label, entry.name,
           "refused: more data than its header declares (" + std::to_string(entry.size) + " bytes)");
     }
-    write_all(output.get(), buffer.data(), static_cast<std::size_t>(read), fmu_path, entry.name);
+    write_all(output.get(), buffer.data(), static_cast<std::size_t>(read), label, entry.name);
   }
   if (entry_bytes != entry.size) {
-    fail_entry(fmu_path, entry.name,
+    fail_entry(label, entry.name,
                "damaged: " + std::to_string(entry_bytes) + " bytes where its header declares " +
                    std::to_string(entry.size));
   }
   if (output.close() != 0) {
-    fail_entry(fmu_path, entry.name, std::string("cannot write (") + std::strerror(errno) + ")");
+    fail_entry(label, entry.name, std::string("cannot write (") + std::strerror(errno) + ")");
   }
 }
 
-std::filesystem::path make_private_directory(const std::string& fmu_path) {
+std::filesystem::path make_private_directory(const std::string& label) {
   std::filesystem::path parent;
   try {
     parent = std::filesystem::temp_directory_path();
   } catch (const std::filesystem::filesystem_error& error) {
-    fail(fmu_path, std::string("no temporary directory to unpack into (") + error.what() + ")");
+    fail(label, std::string("no temporary directory to unpack into (") + error.what() + ")");
   }
   std::string pattern = (parent / "couplet-fmu-XXXXXX").string();
   // mkdtemp: a fresh name, mode 0700, so no other user can read or plant files.
   if (::mkdtemp(pattern.data()) == nullptr) {
-    fail(fmu_path, "cannot create a directory under " + single_quoted(parent.string()) + " (" +
+    fail(label, "cannot create a directory under " + single_quoted(parent.string()) + " (" +
                        std::strerror(errno) + ")");
   }
   return pattern;
@@ -256,33 +256,34 @@ void remove_quietly(const std::filesystem::path& directory) noexcept {
 
 }  // namespace
 
-Archive Archive::unpack(const std::string& fmu_path) {
+Archive Archive::unpack(const std::string& fmu_path, std::string_view kind) {
+  const std::string label = std::string(kind) + " " + single_quoted(fmu_path);
   std::error_code error;
   const auto status = std::filesystem::status(fmu_path, error);
   if (!std::filesystem::exists(status)) {
     if (error && error != std::errc::no_such_file_or_directory) {
-      fail(fmu_path, "cannot access (" + error.message() + ")");
+      fail(label, "cannot access (" + error.message() + ")");
     }
-    fail(fmu_path, "no such file");
+    fail(label, "no such file");
   }
-  if (std::filesystem::is_directory(status)) fail(fmu_path, "a directory, not an FMU file");
+  if (std::filesystem::is_directory(status)) fail(label, "a directory, not an " + std::string(kind) + " file");
   // libzip opens an empty file as an empty archive; it is no FMU.
   if (std::filesystem::is_regular_file(status) &&
       std::filesystem::file_size(fmu_path, error) == 0) {
-    fail(fmu_path, "not a zip archive (an empty file)");
+    fail(label, "not a zip archive (an empty file)");
   }
 
   int open_error = 0;
   const ZipHandle archive(zip_open(fmu_path.c_str(), ZIP_RDONLY, &open_error));
   if (!archive) {
     if (open_error == ZIP_ER_NOZIP)
-      fail(fmu_path, "not a zip archive (" + libzip_message(open_error) + ")");
-    fail(fmu_path, "cannot open as a zip archive (" + libzip_message(open_error) + ")");
+      fail(label, "not a zip archive (" + libzip_message(open_error) + ")");
+    fail(label, "cannot open as a zip archive (" + libzip_message(open_error) + ")");
   }
-  const std::vector<Entry> entries = checked_entries(archive.get(), fmu_path);
+  const std::vector<Entry> entries = checked_entries(archive.get(), label);
 
   // From here on the Archive owns the directory: an exception removes it.
-  Archive unpacked(fmu_path, make_private_directory(fmu_path));
+  Archive unpacked(fmu_path, make_private_directory(label));
   std::uint64_t unpacked_bytes = 0;
   for (const Entry& entry : entries) {
     const std::filesystem::path target = unpacked.directory_ / entry.name;
@@ -290,10 +291,10 @@ Archive Archive::unpack(const std::string& fmu_path) {
     std::filesystem::create_directories(entry.directory ? target : target.parent_path(),
                                         directory_error);
     if (directory_error) {
-      fail_entry(fmu_path, entry.name,
+      fail_entry(label, entry.name,
                  "cannot create its directory (" + directory_error.message() + ")");
     }
-    if (!entry.directory) extract_file(archive.get(), entry, target, unpacked_bytes, fmu_path);
+    if (!entry.directory) extract_file(archive.get(), entry, target, unpacked_bytes, label);
   }
   return unpacked;
 }

@@ -6,16 +6,18 @@
 // cannot write outside it.
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace couplet::models::fmi {
 
 class Archive {
  public:
-  /// Unpacks `fmu_path`. Throws ConfigurationError "FMU 'PATH': why" when the
+  /// Unpacks `fmu_path`. Throws ConfigurationError "KIND 'PATH': why" when the
   /// file is missing, not a zip, has an escaping or non-regular entry, is
   /// unreasonably large (more than 1 GiB unpacked or 100 000 entries), or when
-  /// the temporary directory cannot be made.
-  static Archive unpack(const std::string& fmu_path);
+  /// the temporary directory cannot be made. `kind` names the archive in
+  /// messages: "FMU", or "SSP" for a system structure package (the same zip rules).
+  static Archive unpack(const std::string& fmu_path, std::string_view kind = "FMU");
 
   Archive(Archive&& other) noexcept;
   Archive& operator=(Archive&& other) noexcept;

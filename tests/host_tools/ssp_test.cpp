@@ -1,0 +1,315 @@
+// SSP packages as scenarios (docs/ssp.md): packages made here with libzip from
+// the project's test FMUs run the two-mass switch exactly as the YAML scenario
+// does, through the library and through `couplet run`; what couplet does not
+// support is refused naming the package, the file, its line and the element.
+#include <gtest/gtest.h>
+#include <zip.h>
+
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "couplet/errors.hpp"
+#include "host_tools/ssp_import.hpp"
+#include "host_tools/test_support.hpp"
+#include "test_fmus.hpp"
+
+namespace couplet::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string fmu(const std::string& name) {
+  return std::string(COUPLET_TEST_FMU_DIR) + "/" + name + ".fmu";
+}
+
+const char* const kNamespaces =
+    "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
+    "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" "
+    "xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\"";
+
+std::string parameter(const std::string& name, const std::string& value, const std::string& type = "Real") {
+  return "<ssv:Parameter name=\"" + name + "\"><ssv:" + type + " value=\"" + value + "\"/></ssv:Parameter>";
+}
+
+/// The pieces of SystemStructure.ssd a test changes.
+struct Structure {
+  std::string left_component = "<ssd:Component name=\"left\" source=\"resources/switch_left.fmu\" "
+                               "implementation=\"CoSimulation\">";
+  std::string left_connectors =
+      "<ssd:Connectors><ssd:Connector name=\"f\" kind=\"input\"><ssc:Real unit=\"N\"/></ssd:Connector>"
+      "<ssd:Connector name=\"x\" kind=\"output\"><ssc:Real unit=\"m\"/></ssd:Connector></ssd:Connectors>";
+  // The left half's parameters from a parameter file, x0 from the system's binding below.
+  std::string left_bindings =
+      "<ssd:ParameterBindings><ssd:ParameterBinding source=\"resources/left.ssv\"/></ssd:ParameterBindings>";
+  std::string right_component =
+      "<ssd:Component name=\"right\" source=\"resources/switch_right.fmu\" implementation=\"ModelExchange\">"
+      "</ssd:Component>";
+  std::string x_connection =
+      "<ssd:Connection startElement=\"left\" startConnector=\"x\" endElement=\"right\" endConnector=\"x\">"
+      "<ssc:LinearTransformation factor=\"1\" offset=\"0\"/></ssd:Connection>";
+  std::string extra_elements;
+  std::string extra_connections;
+  std::string system_bindings =
+      "<ssd:ParameterBindings><ssd:ParameterBinding prefix=\"left.\"><ssd:ParameterValues>"
+      "<ssv:ParameterSet version=\"1.0\" name=\"start\"><ssv:Parameters>" +
+      parameter("x0", "1") +
+      "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>";
+  std::string version = "1.0";
+
+  std::string text() const {
+    return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ssd:SystemStructureDescription " +
+           std::string(kNamespaces) + " version=\"" + version + "\" name=\"two_mass_switch_ssp\">\n" +
+           "<ssd:System name=\"root\">\n<ssd:Elements>\n" + left_component + left_connectors + left_bindings +
+           "</ssd:Component>\n" + right_component + "\n" + extra_elements + "</ssd:Elements>\n<ssd:Connections>\n" +
+           x_connection + "\n" +
+           "<ssd:Connection startElement=\"left\" startConnector=\"v\" endElement=\"right\" endConnector=\"v\"/>\n"
+           "<ssd:Connection startElement=\"right\" startConnector=\"f\" endElement=\"left\" endConnector=\"f\"/>\n" +
+           extra_connections + "</ssd:Connections>\n" + system_bindings +
+           "\n</ssd:System>\n<ssd:DefaultExperiment startTime=\"0\" stopTime=\"200\"/>\n"
+           "</ssd:SystemStructureDescription>\n";
+  }
+};
+
+const std::string kLeftParameters =
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ssv:ParameterSet " + std::string(kNamespaces) +
+    " version=\"1.0\" name=\"left\"><ssv:Parameters>" + parameter("m", "10") + parameter("c", "1") +
+    parameter("d", "0.1") + parameter("v0", "0") + "</ssv:Parameters></ssv:ParameterSet>\n";
+
+// The couplet settings of scenarios/two_mass_switch_fmu.yaml.
+const std::string kSettings =
+    "algorithm: {type: jacobi, step: 0.01, input_order: 1}\n"
+    "reference: none\n"
+    "evaluation: {grid: 0.01, signals: [left.x, left.v]}\n"
+    "slaves:\n"
+    "  right:\n"
+    "    solver: {type: cvode, rtol: 1.0e-9, atol: 1.0e-11}\n";
+
+/// Writes a zip of `files` (name inside → content, or "@path" for a file's bytes).
+void write_zip(const fs::path& path, const std::map<std::string, std::string>& files) {
+  fs::remove(path);
+  int error = 0;
+  zip_t* archive = zip_open(path.c_str(), ZIP_CREATE | ZIP_EXCL, &error);
+  ASSERT_NE(archive, nullptr) << "zip_open " << error;
+  for (const auto& [name, content] : files) {
+    zip_source_t* source = nullptr;
+    if (!content.empty() && content.front() == '@') {
+      source = zip_source_file(archive, content.substr(1).c_str(), 0, -1);
+    } else {
+      // libzip reads the buffer at zip_close: copy it into memory it frees itself.
+      void* data = std::malloc(content.size() + 1);
+      std::copy(content.begin(), content.end(), static_cast<char*>(data));
+      source = zip_source_buffer(archive, data, content.size(), 1);
+    }
+    ASSERT_NE(source, nullptr) << name;
+    ASSERT_GE(zip_file_add(archive, name.c_str(), source, ZIP_FL_ENC_UTF_8), 0) << name;
+  }
+  ASSERT_EQ(zip_close(archive), 0);
+}
+
+/// A package of the two-mass switch, with its settings file beside it.
+fs::path make_package(const std::string& name, const Structure& structure,
+                      const std::string& settings = kSettings) {
+  const fs::path directory = fresh_directory("ssp-" + name);
+  fs::create_directories(directory);
+  const fs::path package = directory / (name + ".ssp");
+  write_zip(package, {{"SystemStructure.ssd", structure.text()},
+                      {"resources/switch_left.fmu", "@" + fmu("switch_left")},
+                      {"resources/switch_right.fmu", "@" + fmu("switch_right")},
+                      {"resources/left.ssv", kLeftParameters}});
+  if (!settings.empty()) {
+    std::ofstream(tools::ssp_settings_path(package.string())) << settings;
+  }
+  return package;
+}
+
+std::string refusal(const fs::path& package) {
+  try {
+    tools::load_scenario(package.string());
+  } catch (const ConfigurationError& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << package << " was accepted";
+  return "";
+}
+
+TEST(SspPackage, RunsAsTheYamlScenarioBitForBit) {
+  const fs::path package = make_package("same", Structure{});
+  const tools::Scenario scenario = tools::load_scenario(package.string());
+  EXPECT_EQ(scenario.name, "two_mass_switch_ssp");
+  EXPECT_EQ(scenario.end, 200.0);
+  ASSERT_EQ(scenario.slaves.size(), 2u);
+  EXPECT_EQ(scenario.slaves[0].name, "left");
+  EXPECT_EQ(scenario.slaves[0].fmu_kind, models::FmuKind::co_simulation);
+  EXPECT_EQ(scenario.slaves[1].fmu_kind, models::FmuKind::model_exchange);
+  // From the parameter file, and from the system's binding with its prefix.
+  const std::map<std::string, double, std::less<>> expected = {
+      {"c", 1.0}, {"d", 0.1}, {"m", 10.0}, {"v0", 0.0}, {"x0", 1.0}};
+  EXPECT_EQ(scenario.slaves[0].parameters, expected);
+  EXPECT_EQ(scenario.connections.size(), 3u);
+
+  const nlohmann::json from_package =
+      tools::run_scenario(scenario, {fresh_directory("ssp-run").string(), false});
+  const nlohmann::json from_yaml = run("two_mass_switch_fmu.yaml", {}, "ssp-yaml-run");
+  EXPECT_EQ(from_package.at("decision_hash"), from_yaml.at("decision_hash"));
+  EXPECT_EQ(read_file(run_directory("ssp-run") / "signals.csv"),
+            read_file(run_directory("ssp-yaml-run") / "signals.csv"));
+}
+
+TEST(SspPackage, RunsThroughTheCommandLineWithOverridesAndReplays) {
+  const fs::path package = make_package("cli", Structure{});
+  const fs::path output = fresh_directory("ssp-cli-out");
+  const std::string run_command = std::string(COUPLET_BINARY) + " run " + package.string() +
+                                  " --set time.end=20 --set algorithm.step=0.02 -q -o " + output.string();
+  ASSERT_EQ(std::system(run_command.c_str()), 0) << run_command;
+  const nlohmann::json summary = nlohmann::json::parse(read_file(output / "summary.json"));
+  EXPECT_EQ(summary.at("end_time").get<double>(), 20.0) << summary.dump();
+  const std::string replay = std::string(COUPLET_BINARY) + " replay " + (output / "run.log").string() +
+                             " --verify > /dev/null";
+  EXPECT_EQ(std::system(replay.c_str()), 0) << replay;
+  const std::string validate = std::string(COUPLET_BINARY) + " validate " + package.string() + " > /dev/null";
+  EXPECT_EQ(std::system(validate.c_str()), 0);
+}
+
+TEST(SspPackage, SettingsCannotChangeTheStructure) {
+  EXPECT_NE(refusal(make_package("settings-connections", Structure{},
+                                 kSettings + "connections: [{from: left.x, to: right.x}]\n"))
+                .find("connections: unknown key"),
+            std::string::npos);
+  const std::string unknown = refusal(make_package(
+      "settings-unknown", Structure{},
+      "algorithm: {type: jacobi, step: 0.01}\nslaves:\n  middle: {solver: {type: cvode}}\n"));
+  EXPECT_NE(unknown.find("settings-unknown.couplet.yaml:3: slaves.middle: no component of that name"),
+            std::string::npos)
+      << unknown;
+  const std::string fmu_path = refusal(make_package(
+      "settings-fmu", Structure{}, "algorithm: {type: jacobi, step: 0.01}\nslaves:\n  left: {fmu: other.fmu}\n"));
+  EXPECT_NE(fmu_path.find("slaves.left.fmu: unknown key"), std::string::npos) << fmu_path;
+}
+
+TEST(SspPackage, WithoutSettingsSaysWhereTheyGo) {
+  const std::string message = refusal(make_package("no-settings", Structure{}, ""));
+  EXPECT_NE(message.find("no-settings.couplet.yaml"), std::string::npos) << message;
+  EXPECT_NE(message.find("algorithm"), std::string::npos) << message;
+}
+
+struct Unsupported {
+  const char* label;
+  void (*change)(Structure&);
+  const char* expected;  ///< in the message, besides the package's name
+};
+
+class SspRefusal : public ::testing::TestWithParam<Unsupported> {};
+
+TEST_P(SspRefusal, NamesTheElement) {
+  Structure structure;
+  GetParam().change(structure);
+  const std::string message = refusal(make_package(GetParam().label, structure));
+  EXPECT_NE(message.find("SSP '"), std::string::npos) << message;
+  EXPECT_NE(message.find(std::string(GetParam().label) + ".ssp"), std::string::npos) << message;
+  EXPECT_NE(message.find(GetParam().expected), std::string::npos) << message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Unsupported, SspRefusal,
+    ::testing::Values(
+        Unsupported{"nested_system",
+                    [](Structure& s) { s.extra_elements = "<ssd:System name=\"inner\"><ssd:Elements/></ssd:System>"; },
+                    "SystemStructure.ssd:7: System 'inner': sub-systems are not supported"},
+        Unsupported{"scaled_connection",
+                    [](Structure& s) {
+                      s.x_connection =
+                          "<ssd:Connection startElement=\"left\" startConnector=\"x\" endElement=\"right\" "
+                          "endConnector=\"x\"><ssc:LinearTransformation factor=\"2\" offset=\"0\"/></ssd:Connection>";
+                    },
+                    "Connection 'left.x' -> 'right.x': a linear transformation (factor 2, offset 0) is not supported"},
+        Unsupported{"system_input",
+                    [](Structure& s) {
+                      s.extra_connections =
+                          "<ssd:Connection startConnector=\"u\" endElement=\"right\" endConnector=\"x\"/>";
+                    },
+                    "starts at the system's own connector 'u'"},
+        Unsupported{"unit_conversion",
+                    [](Structure& s) {
+                      s.left_connectors =
+                          "<ssd:Connectors><ssd:Connector name=\"f\" kind=\"input\"><ssc:Real unit=\"kN\"/>"
+                          "</ssd:Connector></ssd:Connectors>";
+                      s.right_component =
+                          "<ssd:Component name=\"right\" source=\"resources/switch_right.fmu\"><ssd:Connectors>"
+                          "<ssd:Connector name=\"f\" kind=\"output\"><ssc:Real unit=\"N\"/></ssd:Connector>"
+                          "</ssd:Connectors></ssd:Component>";
+                    },
+                    "units 'N' and 'kN' differ"},
+        Unsupported{"string_parameter",
+                    [](Structure& s) {
+                      s.system_bindings =
+                          "<ssd:ParameterBindings><ssd:ParameterBinding><ssd:ParameterValues>"
+                          "<ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters>" +
+                          parameter("left.label", "heavy", "String") +
+                          "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues></ssd:ParameterBinding>"
+                          "</ssd:ParameterBindings>";
+                    },
+                    "String parameters are not supported"},
+        Unsupported{"parameter_mapping",
+                    [](Structure& s) {
+                      s.left_bindings =
+                          "<ssd:ParameterBindings><ssd:ParameterBinding source=\"resources/left.ssv\">"
+                          "<ssd:ParameterMapping source=\"resources/map.ssm\"/></ssd:ParameterBinding>"
+                          "</ssd:ParameterBindings>";
+                    },
+                    "ParameterMapping: parameter mappings are not supported"},
+        Unsupported{"escaping_source",
+                    [](Structure& s) {
+                      s.right_component =
+                          "<ssd:Component name=\"right\" source=\"../switch_right.fmu\"></ssd:Component>";
+                    },
+                    "Component 'right': source '../switch_right.fmu': couplet reads files inside the package only"},
+        Unsupported{"missing_source",
+                    [](Structure& s) {
+                      s.right_component = "<ssd:Component name=\"right\" source=\"resources/none.fmu\"></ssd:Component>";
+                    },
+                    "source 'resources/none.fmu': not in the package"},
+        Unsupported{"ssd_component",
+                    [](Structure& s) {
+                      s.extra_elements =
+                          "<ssd:Component name=\"sub\" type=\"application/x-ssp-package\" source=\"resources/s.ssp\"/>";
+                    },
+                    "Component 'sub': type 'application/x-ssp-package' is not supported"},
+        Unsupported{"unknown_parameter",
+                    [](Structure& s) {
+                      s.system_bindings =
+                          "<ssd:ParameterBindings><ssd:ParameterBinding><ssd:ParameterValues>"
+                          "<ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters>" +
+                          parameter("mass", "3") +
+                          "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues></ssd:ParameterBinding>"
+                          "</ssd:ParameterBindings>";
+                    },
+                    "a system-level parameter must name a component: component.variable ('mass' does not)"},
+        Unsupported{"version_2",
+                    [](Structure& s) { s.version = "2.0"; }, "SSP version '2.0' is not supported"}),
+    [](const auto& test) { return std::string(test.param.label); });
+
+TEST(SspPackage, DamagedPackagesAreRefusedByName) {
+  const fs::path directory = fresh_directory("ssp-damaged");
+  fs::create_directories(directory);
+  const fs::path not_zip = directory / "not_zip.ssp";
+  std::ofstream(not_zip) << "not a zip";
+  EXPECT_NE(refusal(not_zip).find("SSP '" + not_zip.string() + "': not a zip archive"), std::string::npos);
+
+  const fs::path no_ssd = directory / "no_ssd.ssp";
+  write_zip(no_ssd, {{"resources/left.ssv", kLeftParameters}});
+  EXPECT_NE(refusal(no_ssd).find("SystemStructure.ssd: not in the package"), std::string::npos) << refusal(no_ssd);
+
+  const fs::path malformed = directory / "malformed.ssp";
+  write_zip(malformed, {{"SystemStructure.ssd", "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription>\n<oops"}});
+  EXPECT_NE(refusal(malformed).find("SystemStructure.ssd: malformed XML at line 3"), std::string::npos)
+      << refusal(malformed);
+
+  const fs::path escaping = directory / "escaping.ssp";
+  write_zip(escaping, {{"../evil.ssd", "x"}});
+  EXPECT_NE(refusal(escaping).find("entry '../evil.ssd'"), std::string::npos) << refusal(escaping);
+  EXPECT_FALSE(fs::exists(directory.parent_path() / "evil.ssd"));
+}
+
+}  // namespace
+}  // namespace couplet::testing
