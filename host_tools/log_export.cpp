@@ -92,16 +92,23 @@ class SlavePositions {
   std::vector<Position> slaves_;
 };
 
-/// Per communication time, per slave, the call whose outputs stand at that
-/// time (kNoCall: the slave returned none there).
-using AcceptedCalls = std::map<Time, std::vector<std::size_t>>;
+/// What one slave returned at one communication time: the call whose outputs
+/// stand there, and the step that ended there (a refresh may have replaced its
+/// outputs; its link timing stays the step's). kNoCall: none.
+struct SlaveAtTime {
+  std::size_t outputs = kNoCall;
+  std::size_t step = kNoCall;
+};
+
+/// Per communication time, per slave.
+using AcceptedCalls = std::map<Time, std::vector<SlaveAtTime>>;
 
 /// A rollback undoes what the slave returned after the time it goes back to.
 void forget_after(AcceptedCalls& rows, std::size_t slave, Time time) {
   for (auto row = rows.upper_bound(time); row != rows.end();) {
-    row->second[slave] = kNoCall;
+    row->second[slave] = SlaveAtTime{};
     const bool empty = std::all_of(row->second.begin(), row->second.end(),
-                                   [](std::size_t call) { return call == kNoCall; });
+                                   [](const SlaveAtTime& at) { return at.outputs == kNoCall; });
     row = empty ? rows.erase(row) : std::next(row);
   }
 }
@@ -115,9 +122,10 @@ AcceptedCalls accepted_calls(const RunLog& log) {
       forget_after(rows, call.slave, positions.saved(call.slave));
     positions.take(index);
     if (!returns_outputs(call)) continue;
-    std::vector<std::size_t>& row =
-        rows.try_emplace(positions.now(call.slave), log.slaves.size(), kNoCall).first->second;
-    row[call.slave] = index;
+    SlaveAtTime& at =
+        rows.try_emplace(positions.now(call.slave), log.slaves.size()).first->second[call.slave];
+    at.outputs = index;
+    if (call.kind == CallKind::step) at.step = index;
   }
   return rows;
 }
@@ -182,18 +190,16 @@ void add_link_timing(const LoggedCall* step, Row& row) {
   row.emplace_back(step->missed ? 1.0 : 0.0);
 }
 
-Row communication_row(const RunLog& log, Time time, const std::vector<std::size_t>& calls,
+Row communication_row(const RunLog& log, Time time, const std::vector<SlaveAtTime>& slaves,
                       std::size_t initialization) {
   const auto call_at = [&](std::size_t index) {
     return index == kNoCall ? nullptr : &log.calls[index];
   };
   std::size_t last = 0;
   std::size_t last_step = kNoCall;
-  for (const std::size_t index : calls) {
-    if (index == kNoCall) continue;
-    last = std::max(last, index);
-    if (log.calls[index].kind == CallKind::step && (last_step == kNoCall || index > last_step))
-      last_step = index;
+  for (const SlaveAtTime& at : slaves) {
+    if (at.outputs != kNoCall) last = std::max(last, at.outputs);
+    if (at.step != kNoCall && (last_step == kNoCall || at.step > last_step)) last_step = at.step;
   }
   const std::uint64_t plan = plan_of(last, log, initialization);
   const LoggedPlan* record = plan_record(log, plan);
@@ -208,7 +214,7 @@ Row communication_row(const RunLog& log, Time time, const std::vector<std::size_
   row.emplace_back(step != nullptr ? std::optional<double>(to_seconds(step->end - step->start))
                                    : std::nullopt);
   for (std::size_t s = 0; s < log.slaves.size(); ++s)
-    add_outputs(call_at(calls[s]), log.slaves[s].description.outputs.size(), row);
+    add_outputs(call_at(slaves[s].outputs), log.slaves[s].description.outputs.size(), row);
   for (std::size_t q = 0; q < log.internal_quantities.size(); ++q) {
     if (record != nullptr && q < record->internals.size()) {
       row.emplace_back(record->internals[q]);
@@ -217,9 +223,7 @@ Row communication_row(const RunLog& log, Time time, const std::vector<std::size_
     }
   }
   for (std::size_t s = 0; s < log.slaves.size(); ++s) {
-    if (!linked(log.slaves[s])) continue;
-    const LoggedCall* call = call_at(calls[s]);
-    add_link_timing(call != nullptr && call->kind == CallKind::step ? call : nullptr, row);
+    if (linked(log.slaves[s])) add_link_timing(call_at(slaves[s].step), row);
   }
   if (record != nullptr) {
     row.emplace_back(static_cast<double>(record->pacer_lateness_ns) * 1e-3);
@@ -328,8 +332,8 @@ Time time_all_slaves_reached(const RunLog& log) {
 ExportTable communication_table(const RunLog& log) {
   ExportTable table{communication_columns(log), {}};
   const std::size_t initialization = initialization_calls(log);
-  for (const auto& [time, calls] : accepted_calls(log))
-    table.rows.push_back(communication_row(log, time, calls, initialization));
+  for (const auto& [time, slaves] : accepted_calls(log))
+    table.rows.push_back(communication_row(log, time, slaves, initialization));
   return table;
 }
 
