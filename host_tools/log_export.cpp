@@ -30,7 +30,8 @@ std::size_t initialization_calls(const RunLog& log) {
   std::size_t count = 0;
   while (count < expected && count < log.calls.size()) {
     const LoggedCall& call = log.calls[count];
-    const bool initializing = call.kind == CallKind::setup || call.kind == CallKind::evaluate_outputs;
+    const bool initializing =
+        call.kind == CallKind::setup || call.kind == CallKind::evaluate_outputs;
     if (!initializing || call.plan != 0) break;
     ++count;
   }
@@ -149,7 +150,8 @@ std::vector<std::string> communication_columns(const RunLog& log) {
   for (const std::string& quantity : log.internal_quantities) columns.push_back(quantity);
   for (const LoggedSlave& slave : log.slaves) {
     if (!linked(slave)) continue;
-    for (const char* timing : {":round_trip_us", ":retransmissions", ":input_lateness_us", ":missed"})
+    for (const char* timing :
+         {":round_trip_us", ":retransmissions", ":input_lateness_us", ":missed"})
       columns.push_back(slave.name + timing);
   }
   columns.push_back("pacer_lateness_us");
@@ -168,6 +170,14 @@ const LoggedPlan* plan_record(const RunLog& log, std::uint64_t plan) {
 }
 
 using Row = std::vector<std::optional<double>>;
+
+/// The plan record's count; none before the first step (initialization: 0) or
+/// where a cut log lacks the record.
+std::optional<double> macro_steps(const LoggedPlan* record, std::uint64_t plan) {
+  if (record != nullptr) return static_cast<double>(record->macro_steps);
+  if (plan == 0) return 0.0;
+  return std::nullopt;
+}
 
 void add_outputs(const LoggedCall* call, std::size_t count, Row& row) {
   for (std::size_t j = 0; j < count; ++j) {
@@ -207,9 +217,7 @@ Row communication_row(const RunLog& log, Time time, const std::vector<SlaveAtTim
   Row row;
   row.emplace_back(to_seconds(time));
   row.emplace_back(static_cast<double>(plan));
-  row.emplace_back(record != nullptr ? std::optional<double>(static_cast<double>(record->macro_steps))
-                   : plan == 0       ? std::optional<double>(0.0)
-                                     : std::nullopt);
+  row.emplace_back(macro_steps(record, plan));
   const LoggedCall* step = call_at(last_step);
   row.emplace_back(step != nullptr ? std::optional<double>(to_seconds(step->end - step->start))
                                    : std::nullopt);
@@ -293,12 +301,14 @@ class GridValues {
     if (sample == step.sample_times.end() || *sample != time) {
       throw RunLogError("run log '" + log_.path + "': the step of slave '" +
                         log_.slaves[step.slave].name + "' over (" + seconds_text(step.start) +
-                        ", " + seconds_text(step.end) + "] s holds no sample at the evaluation-grid time " +
-                        seconds_text(time) + " s (the log and its scenario's grid disagree)");
+                        ", " + seconds_text(step.end) +
+                        "] s holds no sample at the evaluation-grid time " + seconds_text(time) +
+                        " s (the log and its scenario's grid disagree)");
     }
     const std::size_t row = static_cast<std::size_t>(sample - step.sample_times.begin());
     const std::size_t outputs = output_count(step.slave);
-    for (std::size_t j = 0; j < outputs; ++j) set(index, step.slave, j, step.samples[row * outputs + j]);
+    for (std::size_t j = 0; j < outputs; ++j)
+      set(index, step.slave, j, step.samples[row * outputs + j]);
   }
 
   // The same expression as SequentialExecutor::interpolate_grid: the same bits.
@@ -363,7 +373,8 @@ ExportTable grid_table(const RunLog& log, std::span<const Time> grid) {
 
 std::string csv_text(const ExportTable& table) {
   std::ostringstream csv;
-  for (std::size_t c = 0; c < table.columns.size(); ++c) csv << (c == 0 ? "" : ",") << table.columns[c];
+  for (std::size_t c = 0; c < table.columns.size(); ++c)
+    csv << (c == 0 ? "" : ",") << table.columns[c];
   csv << '\n';
   for (const auto& row : table.rows) {
     for (std::size_t c = 0; c < row.size(); ++c) {

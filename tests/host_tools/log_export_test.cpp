@@ -17,8 +17,8 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "host_tools/log_export_mat.hpp"
@@ -126,8 +126,8 @@ void expect_grid_export_is_signals(const std::string& directory_name) {
 }
 
 std::size_t count_calls(const tools::RunLog& log, tools::CallKind kind) {
-  return static_cast<std::size_t>(std::count_if(log.calls.begin(), log.calls.end(),
-                                                [&](const auto& call) { return call.kind == kind; }));
+  return static_cast<std::size_t>(std::count_if(
+      log.calls.begin(), log.calls.end(), [&](const auto& call) { return call.kind == kind; }));
 }
 
 TEST(ExportRows, JacobiHasOneRowPerCommunicationTimeWithTheSignalsAtIt) {
@@ -228,9 +228,10 @@ TEST(ExportRows, TheGridOptionReproducesSignalsCsvOnTheCommandLine) {
   run("two_mass_switch.yaml", {"time.end=5", "evaluation.grid=0.005"}, "export-grid");
   const std::string csv_path = (run_directory("export-grid") / "grid.csv").string();
   int exit_code = -1;
-  const std::string output = command_output(std::string(COUPLET_BINARY) + " export " +
-                                                log_path("export-grid") + " --grid --csv " + csv_path,
-                                            exit_code);
+  const std::string output =
+      command_output(std::string(COUPLET_BINARY) + " export " + log_path("export-grid") +
+                         " --grid --csv " + csv_path,
+                     exit_code);
   ASSERT_EQ(exit_code, 0) << output;
   const Csv grid = parse_csv(read_file(csv_path));
   const Csv signals = signals_of("export-grid");
@@ -245,10 +246,10 @@ TEST(ExportRows, TheGridOptionReproducesSignalsCsvOnTheCommandLine) {
 // A slave without intermediate samples leaves no grid samples in the log:
 // --grid interpolates its communication points as couplet run did.
 TEST(ExportRows, TheGridOptionInterpolatesASlaveWithoutSamples) {
-  const nlohmann::json summary =
-      run("two_mass_switch.yaml",
-          {"time.end=2", "evaluation.grid=0.0025", "slaves.left.capabilities.intermediate_samples=false"},
-          "export-interpolated");
+  const nlohmann::json summary = run("two_mass_switch.yaml",
+                                     {"time.end=2", "evaluation.grid=0.0025",
+                                      "slaves.left.capabilities.intermediate_samples=false"},
+                                     "export-interpolated");
   ASSERT_EQ(summary["evaluation"]["interpolated_slaves"], nlohmann::json::array({"left"}));
   const tools::RunLog log = tools::read_run_log(log_path("export-interpolated"));
   const auto sampled_step = std::find_if(log.calls.begin(), log.calls.end(), [](const auto& call) {
@@ -319,12 +320,12 @@ tools::LoggedCall bare_call(std::uint64_t plan, tools::CallKind kind, double out
 // rows are the accepted times with the accepted values.
 TEST(ExportRows, ARolledBackStepLeavesNoRow) {
   using tools::CallKind;
-  const tools::RunLog log = one_slave_log({
-      bare_call(0, CallKind::setup), bare_call(0, CallKind::evaluate_outputs, 1.0),
-      bare_call(0, CallKind::save_state), step_call(0, 0.0, 1.0, 9.0),  // rejected
-      bare_call(1, CallKind::restore_state), step_call(1, 0.0, 0.4, 2.0),
-      bare_call(2, CallKind::save_state), step_call(2, 0.4, 0.8, 3.0),
-      bare_call(3, CallKind::restore_state), step_call(3, 0.4, 0.8, 4.0)});  // re-stepped
+  const tools::RunLog log = one_slave_log(
+      {bare_call(0, CallKind::setup), bare_call(0, CallKind::evaluate_outputs, 1.0),
+       bare_call(0, CallKind::save_state), step_call(0, 0.0, 1.0, 9.0),  // rejected
+       bare_call(1, CallKind::restore_state), step_call(1, 0.0, 0.4, 2.0),
+       bare_call(2, CallKind::save_state), step_call(2, 0.4, 0.8, 3.0),
+       bare_call(3, CallKind::restore_state), step_call(3, 0.4, 0.8, 4.0)});  // re-stepped
   const Csv exported = parse_csv(tools::export_csv(log));
   ASSERT_EQ(exported.rows.size(), 3U) << tools::export_csv(log);
   const std::size_t y = exported.column("s.y");
@@ -345,9 +346,9 @@ TEST(ExportMat, NamesAreMatlabValidAndUnique) {
   const std::string long_name(100, 'a');
   const std::vector<std::string> names = tools::matlab_names(
       {"time_s", "left.x", "order:right.f", "1st", "left_x", "column_names", "", long_name});
-  EXPECT_EQ(names, (std::vector<std::string>{"time_s", "left_x", "order_right_f", "x1st",
-                                             "left_x_2", "column_names_2", "x",
-                                             std::string(63, 'a')}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"time_s", "left_x", "order_right_f", "x1st", "left_x_2",
+                                      "column_names_2", "x", std::string(63, 'a')}));
 }
 
 struct MatCloser {
@@ -417,15 +418,16 @@ TEST(ExportMat, ReadsBackBitForBitAsTheCsv) {
 TEST(ExportErrors, AMissingLogIsNamed) {
   int exit_code = -1;
   const std::string missing = (fresh_directory("export-missing") / "run.log").string();
-  const std::string output =
-      command_output(std::string(COUPLET_BINARY) + " export " + missing + " --csv /dev/null", exit_code);
+  const std::string output = command_output(
+      std::string(COUPLET_BINARY) + " export " + missing + " --csv /dev/null", exit_code);
   EXPECT_NE(exit_code, 0);
   EXPECT_NE(output.find(missing), std::string::npos) << output;
 }
 
 TEST(ExportErrors, AnUnwritableOutputIsNamed) {
   run("two_mass_switch.yaml", {"time.end=0.1"}, "export-unwritable");
-  const std::string unwritable = (run_directory("export-unwritable") / "no-such-dir" / "x").string();
+  const std::string unwritable =
+      (run_directory("export-unwritable") / "no-such-dir" / "x").string();
   for (const char* option : {" --csv ", " --mat "}) {
     int exit_code = -1;
     const std::string output =
