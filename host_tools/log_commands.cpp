@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "host_tools/log_export.hpp"
+#include "host_tools/log_export_mat.hpp"
 #include "host_tools/log_inspect.hpp"
 #include "host_tools/replay.hpp"
 #include "host_tools/report.hpp"
@@ -220,8 +221,27 @@ void check_signals(const RunLog& log, const RunFiles& files) {
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream file(path);
+  if (!file) throw std::runtime_error("cannot write '" + path + "': the file cannot be created");
   file << text;
+  file.close();
   if (!file) throw std::runtime_error("cannot write '" + path + "'");
+}
+
+/// The rows --grid asks for: the logged scenario's evaluation grid.
+ExportTable grid_export(const RunLog& log) {
+  std::vector<Time> grid;
+  try {
+    grid = evaluation_grid(parse_scenario(log.scenario_text, log.scenario_source));
+  } catch (const std::exception& error) {
+    throw RunLogError("run log '" + log.path +
+                      "': --grid needs the evaluation grid of the logged scenario, which does not "
+                      "load: " + error.what());
+  }
+  if (grid.empty()) {
+    throw RunLogError("run log '" + log.path +
+                      "': --grid: the logged scenario has no evaluation grid (evaluation.grid)");
+  }
+  return grid_table(log, grid);
 }
 
 }  // namespace
@@ -248,14 +268,20 @@ int replay_log_command(const std::string& log_path, bool verify) {
   return 0;
 }
 
-int export_log_command(const std::string& log_path, const std::string& csv_path) {
+int export_log_command(const std::string& log_path, const ExportOptions& options) {
   const RunLog log = read_with_warning(log_path);
-  const std::string csv = export_csv(log);
-  if (csv_path.empty()) {
-    std::cout << csv;
-  } else {
-    write_text(csv_path, csv);
-    std::cerr << "couplet: " << log.plans.size() << " plans written to " << csv_path << "\n";
+  const ExportTable table = options.grid ? grid_export(log) : communication_table(log);
+  const char* rows = options.grid ? "evaluation-grid times" : "communication times";
+  if (options.csv_path.empty() && options.mat_path.empty()) std::cout << csv_text(table);
+  if (!options.csv_path.empty()) {
+    write_text(options.csv_path, csv_text(table));
+    std::cerr << "couplet: " << table.rows.size() << " rows (" << rows << ") written to "
+              << options.csv_path << "\n";
+  }
+  if (!options.mat_path.empty()) {
+    write_mat_file(table, options.mat_path);
+    std::cerr << "couplet: " << table.rows.size() << " rows (" << rows << ") written to "
+              << options.mat_path << "\n";
   }
   return corrupted(log) ? 1 : 0;
 }

@@ -13,8 +13,17 @@ namespace couplet::tools {
 
 /// `couplet replay RUN.log [--verify]`.
 int replay_log_command(const std::string& log_path, bool verify);
-/// `couplet export RUN.log [--csv FILE]` (standard output without FILE).
-int export_log_command(const std::string& log_path, const std::string& csv_path);
+/// What `couplet export` writes.
+struct ExportOptions {
+  std::string csv_path;  ///< empty: CSV on standard output unless mat_path is given
+  std::string mat_path;  ///< empty: no MAT-file
+  bool grid = false;     ///< rows at the evaluation grid's times, not the communication times
+};
+
+/// `couplet export RUN.log [--csv FILE] [--mat FILE] [--grid]`. With --grid, a
+/// log whose scenario text no longer gives an evaluation grid is an error
+/// naming the log.
+int export_log_command(const std::string& log_path, const ExportOptions& options);
 /// `couplet inspect RUN.log`.
 int inspect_log_command(const std::string& log_path);
 /// `couplet report RUN.log|DIR -o report.html`: DIR means DIR/run.log, and

@@ -1,6 +1,8 @@
 #include "host_tools/log_export.hpp"
 
-#include <cstdio>
+#include <algorithm>
+#include <limits>
+#include <map>
 #include <sstream>
 
 #include "runtime/exact_text.hpp"
@@ -9,88 +11,383 @@ namespace couplet::tools {
 
 namespace {
 
-/// The latest output values and link timing of every slave, as the calls of
-/// successive plans update them.
-class LatestValues {
+constexpr std::size_t kNoCall = std::numeric_limits<std::size_t>::max();
+
+/// How many calls `couplet run` makes before the algorithm's first plan: a
+/// setup per slave, then the passes of SequentialExecutor::compute_initial_outputs,
+/// an output evaluation of every slave each. Plan indices cannot tell them
+/// apart from the first plan's calls (both carry 0); counting stops early where
+/// the log holds something else there.
+std::size_t initialization_calls(const RunLog& log) {
+  std::size_t outputs = 1;
+  int highest_order = 0;
+  for (const LoggedSlave& slave : log.slaves) {
+    outputs += slave.description.outputs.size();
+    highest_order = std::max(highest_order, slave.description.capabilities.output_derivative_order);
+  }
+  const std::size_t passes = static_cast<std::size_t>(highest_order + 1) * outputs;
+  const std::size_t expected = log.slaves.size() * (1 + passes);
+  std::size_t count = 0;
+  while (count < expected && count < log.calls.size()) {
+    const LoggedCall& call = log.calls[count];
+    const bool initializing =
+        call.kind == CallKind::setup || call.kind == CallKind::evaluate_outputs;
+    if (!initializing || call.plan != 0) break;
+    ++count;
+  }
+  return count;
+}
+
+bool returns_outputs(const LoggedCall& call) {
+  // A linearization holds x, not y: it changes no output.
+  return call.kind == CallKind::step || call.kind == CallKind::evaluate_outputs;
+}
+
+/// Where each slave stands as the calls move it, and which call's outputs it
+/// holds: output evaluations, saves and restores carry no time of their own.
+class SlavePositions {
  public:
-  explicit LatestValues(const RunLog& log)
-      : values_(log.slaves.size()), steps_(log.slaves.size()) {
-    for (std::size_t s = 0; s < log.slaves.size(); ++s)
-      values_[s].assign(log.slaves[s].description.outputs.size(), 0.0);
+  explicit SlavePositions(const RunLog& log)
+      : log_(log), slaves_(log.slaves.size(), Position{log.start, log.start, kNoCall, kNoCall}) {}
+
+  void take(std::size_t index) {
+    const LoggedCall& call = log_.calls[index];
+    Position& slave = slaves_[call.slave];
+    switch (call.kind) {
+      case CallKind::setup:
+        slave.now = slave.saved = call.start;
+        break;
+      case CallKind::step:
+        slave.now = call.end;
+        slave.outputs_call = index;
+        break;
+      case CallKind::evaluate_outputs:
+        slave.outputs_call = index;
+        break;
+      case CallKind::save_state:
+        slave.saved = slave.now;
+        slave.saved_outputs_call = slave.outputs_call;
+        break;
+      case CallKind::restore_state:
+        slave.now = slave.saved;
+        slave.outputs_call = slave.saved_outputs_call;
+        break;
+      case CallKind::linearize:
+        break;
+    }
   }
 
-  void take(const LoggedCall& call) {
-    if (call.kind == CallKind::step) steps_[call.slave] = &call;
-    // Only these return outputs (a linearization holds x, not y: no row changes).
-    if (call.kind != CallKind::step && call.kind != CallKind::evaluate_outputs) return;
-    std::vector<double>& values = values_[call.slave];
-    for (std::size_t j = 0; j < values.size() && j < call.end_outputs.size(); ++j)
-      values[j] = call.end_outputs[j];
-  }
-
-  const std::vector<double>& values(std::size_t slave) const { return values_[slave]; }
-  const LoggedCall* latest_step(std::size_t slave) const { return steps_[slave]; }
+  Time now(std::size_t slave) const { return slaves_[slave].now; }
+  Time saved(std::size_t slave) const { return slaves_[slave].saved; }
+  /// The call whose end outputs the slave holds; kNoCall: none yet (zeros).
+  std::size_t outputs_call(std::size_t slave) const { return slaves_[slave].outputs_call; }
 
  private:
-  std::vector<std::vector<double>> values_;
-  std::vector<const LoggedCall*> steps_;
+  struct Position {
+    Time now;
+    Time saved;
+    std::size_t outputs_call;
+    std::size_t saved_outputs_call;
+  };
+  const RunLog& log_;
+  std::vector<Position> slaves_;
 };
+
+/// What one slave returned at one communication time: the call whose outputs
+/// stand there, and the step that ended there (a refresh may have replaced its
+/// outputs; its link timing stays the step's). kNoCall: none.
+struct SlaveAtTime {
+  std::size_t outputs = kNoCall;
+  std::size_t step = kNoCall;
+};
+
+/// Per communication time, per slave.
+using AcceptedCalls = std::map<Time, std::vector<SlaveAtTime>>;
+
+/// A rollback undoes what the slave returned after the time it goes back to.
+void forget_after(AcceptedCalls& rows, std::size_t slave, Time time) {
+  for (auto row = rows.upper_bound(time); row != rows.end();) {
+    row->second[slave] = SlaveAtTime{};
+    const bool empty = std::all_of(row->second.begin(), row->second.end(),
+                                   [](const SlaveAtTime& at) { return at.outputs == kNoCall; });
+    row = empty ? rows.erase(row) : std::next(row);
+  }
+}
+
+AcceptedCalls accepted_calls(const RunLog& log) {
+  AcceptedCalls rows;
+  SlavePositions positions(log);
+  for (std::size_t index = 0; index < log.calls.size(); ++index) {
+    const LoggedCall& call = log.calls[index];
+    if (call.kind == CallKind::restore_state)
+      forget_after(rows, call.slave, positions.saved(call.slave));
+    positions.take(index);
+    if (!returns_outputs(call)) continue;
+    SlaveAtTime& at =
+        rows.try_emplace(positions.now(call.slave), log.slaves.size()).first->second[call.slave];
+    at.outputs = index;
+    if (call.kind == CallKind::step) at.step = index;
+  }
+  return rows;
+}
 
 bool linked(const LoggedSlave& slave) {
   return !slave.link.empty();
 }
 
-}  // namespace
-
-std::string export_csv(const RunLog& log) {
-  std::ostringstream csv;
-  csv << "time_s,plan,macro_step,step_s";
+std::vector<std::string> output_columns(const RunLog& log) {
+  std::vector<std::string> columns;
   for (std::size_t s = 0; s < log.slaves.size(); ++s) {
     for (std::size_t j = 0; j < log.slaves[s].description.outputs.size(); ++j)
-      csv << ',' << log.output_name(s, j);
+      columns.push_back(log.output_name(s, j));
   }
-  for (const std::string& quantity : log.internal_quantities) csv << ',' << quantity;
+  return columns;
+}
+
+std::vector<std::string> communication_columns(const RunLog& log) {
+  std::vector<std::string> columns{"time_s", "plan", "macro_step", "step_s"};
+  for (std::string& output : output_columns(log)) columns.push_back(std::move(output));
+  for (const std::string& quantity : log.internal_quantities) columns.push_back(quantity);
   for (const LoggedSlave& slave : log.slaves) {
     if (!linked(slave)) continue;
-    csv << ',' << slave.name << ":round_trip_us," << slave.name << ":retransmissions," << slave.name
-        << ":input_lateness_us," << slave.name << ":missed";
+    for (const char* timing :
+         {":round_trip_us", ":retransmissions", ":input_lateness_us", ":missed"})
+      columns.push_back(slave.name + timing);
   }
-  csv << ",pacer_lateness_us\n";
+  columns.push_back("pacer_lateness_us");
+  return columns;
+}
 
-  LatestValues latest(log);
-  std::size_t next_call = 0;
-  Time previous_frontier = log.start;
-  Time step = 0;
-  for (const LoggedPlan& plan : log.plans) {
-    // A call's plan index counts the plans completed before it: plan p's calls
-    // carry p - 1 (the initialization's, 0 as well).
-    while (next_call < log.calls.size() && log.calls[next_call].plan < plan.plan)
-      latest.take(log.calls[next_call++]);
-    if (plan.frontier > previous_frontier) {
-      step = plan.frontier - previous_frontier;
-      previous_frontier = plan.frontier;
+/// The plan a call belongs to: 0 for the initialization's, else one more than
+/// the plans completed before it.
+std::uint64_t plan_of(std::size_t index, const RunLog& log, std::size_t initialization) {
+  return index < initialization ? 0 : log.calls[index].plan + 1;
+}
+
+const LoggedPlan* plan_record(const RunLog& log, std::uint64_t plan) {
+  if (plan == 0 || plan > log.plans.size()) return nullptr;  // a cut log may lack the last
+  return &log.plans[plan - 1];
+}
+
+using Row = std::vector<std::optional<double>>;
+
+/// The plan record's count; none before the first step (initialization: 0) or
+/// where a cut log lacks the record.
+std::optional<double> macro_steps(const LoggedPlan* record, std::uint64_t plan) {
+  if (record != nullptr) return static_cast<double>(record->macro_steps);
+  if (plan == 0) return 0.0;
+  return std::nullopt;
+}
+
+void add_outputs(const LoggedCall* call, std::size_t count, Row& row) {
+  for (std::size_t j = 0; j < count; ++j) {
+    if (call != nullptr && j < call->end_outputs.size()) {
+      row.emplace_back(call->end_outputs[j]);
+    } else {
+      row.emplace_back();
     }
-    csv << exact_text(to_seconds(plan.frontier)) << ',' << plan.plan << ',' << plan.macro_steps << ','
-        << exact_text(to_seconds(step));
-    for (std::size_t s = 0; s < log.slaves.size(); ++s) {
-      for (const double value : latest.values(s)) csv << ',' << exact_text(value);
+  }
+}
+
+void add_link_timing(const LoggedCall* step, Row& row) {
+  if (step == nullptr) {
+    row.insert(row.end(), 4, std::nullopt);
+    return;
+  }
+  row.emplace_back(static_cast<double>(step->ended_ns - step->began_ns) * 1e-3);
+  row.emplace_back(static_cast<double>(step->retransmissions));
+  row.emplace_back(static_cast<double>(step->input_lateness_ns) * 1e-3);
+  row.emplace_back(step->missed ? 1.0 : 0.0);
+}
+
+Row communication_row(const RunLog& log, Time time, const std::vector<SlaveAtTime>& slaves,
+                      std::size_t initialization) {
+  const auto call_at = [&](std::size_t index) {
+    return index == kNoCall ? nullptr : &log.calls[index];
+  };
+  std::size_t last = 0;
+  std::size_t last_step = kNoCall;
+  for (const SlaveAtTime& at : slaves) {
+    if (at.outputs != kNoCall) last = std::max(last, at.outputs);
+    if (at.step != kNoCall && (last_step == kNoCall || at.step > last_step)) last_step = at.step;
+  }
+  const std::uint64_t plan = plan_of(last, log, initialization);
+  const LoggedPlan* record = plan_record(log, plan);
+
+  Row row;
+  row.emplace_back(to_seconds(time));
+  row.emplace_back(static_cast<double>(plan));
+  row.emplace_back(macro_steps(record, plan));
+  const LoggedCall* step = call_at(last_step);
+  row.emplace_back(step != nullptr ? std::optional<double>(to_seconds(step->end - step->start))
+                                   : std::nullopt);
+  for (std::size_t s = 0; s < log.slaves.size(); ++s)
+    add_outputs(call_at(slaves[s].outputs), log.slaves[s].description.outputs.size(), row);
+  for (std::size_t q = 0; q < log.internal_quantities.size(); ++q) {
+    if (record != nullptr && q < record->internals.size()) {
+      row.emplace_back(record->internals[q]);
+    } else {
+      row.emplace_back();
     }
-    for (const double value : plan.internals) csv << ',' << exact_text(value);
-    for (std::size_t s = 0; s < log.slaves.size(); ++s) {
-      if (!linked(log.slaves[s])) continue;
-      const LoggedCall* call = latest.latest_step(s);
-      if (call == nullptr) {
-        csv << ",,,,";
-        continue;
+  }
+  for (std::size_t s = 0; s < log.slaves.size(); ++s) {
+    if (linked(log.slaves[s])) add_link_timing(call_at(slaves[s].step), row);
+  }
+  if (record != nullptr) {
+    row.emplace_back(static_cast<double>(record->pacer_lateness_ns) * 1e-3);
+  } else {
+    row.emplace_back();
+  }
+  return row;
+}
+
+/// The grid table under construction: per grid time, per slave output, the
+/// value signals.csv holds there.
+class GridValues {
+ public:
+  GridValues(const RunLog& log, std::span<const Time> grid)
+      : log_(log), grid_(grid), first_output_(log.slaves.size() + 1, 0) {
+    for (std::size_t s = 0; s < log.slaves.size(); ++s)
+      first_output_[s + 1] = first_output_[s] + log.slaves[s].description.outputs.size();
+    values_.assign(grid.size(), Row(first_output_.back()));
+  }
+
+  /// The initial outputs, at the start time when the grid holds it.
+  void take_initial(const SlavePositions& positions) {
+    if (grid_.empty() || grid_.front() != log_.start) return;
+    for (std::size_t s = 0; s < log_.slaves.size(); ++s) {
+      const std::size_t call = positions.outputs_call(s);
+      for (std::size_t j = 0; j < output_count(s); ++j)
+        set(0, s, j, call == kNoCall ? 0.0 : log_.calls[call].end_outputs[j]);
+    }
+  }
+
+  /// The grid times a step covers, (start, end]: its samples, or for a slave
+  /// without intermediate samples the interpolation couplet run makes between
+  /// the outputs the slave held before the step (`before`, kNoCall: zeros) and
+  /// those it returned.
+  void take_step(const LoggedCall& step, std::size_t before) {
+    if (step.end <= step.start) return;
+    const auto first = std::upper_bound(grid_.begin(), grid_.end(), step.start);
+    const auto last = std::upper_bound(first, grid_.end(), step.end);
+    const bool sampled = log_.slaves[step.slave].description.capabilities.intermediate_samples;
+    for (auto time = first; time != last; ++time) {
+      const auto index = static_cast<std::size_t>(time - grid_.begin());
+      if (sampled) {
+        take_sample(step, *time, index);
+      } else {
+        interpolate(step, before, *time, index);
       }
-      csv << ',' << exact_text(static_cast<double>(call->ended_ns - call->began_ns) * 1e-3) << ','
-          << call->retransmissions << ','
-          << exact_text(static_cast<double>(call->input_lateness_ns) * 1e-3) << ','
-          << (call->missed ? 1 : 0);
     }
-    csv << ',' << exact_text(static_cast<double>(plan.pacer_lateness_ns) * 1e-3) << '\n';
+  }
+
+  Row row(std::size_t index) const {
+    Row row{to_seconds(grid_[index])};
+    row.insert(row.end(), values_[index].begin(), values_[index].end());
+    return row;
+  }
+
+ private:
+  std::size_t output_count(std::size_t slave) const {
+    return first_output_[slave + 1] - first_output_[slave];
+  }
+
+  void set(std::size_t index, std::size_t slave, std::size_t output, double value) {
+    values_[index][first_output_[slave] + output] = value;
+  }
+
+  void take_sample(const LoggedCall& step, Time time, std::size_t index) {
+    const auto sample = std::lower_bound(step.sample_times.begin(), step.sample_times.end(), time);
+    if (sample == step.sample_times.end() || *sample != time) {
+      throw RunLogError("run log '" + log_.path + "': the step of slave '" +
+                        log_.slaves[step.slave].name + "' over (" + seconds_text(step.start) +
+                        ", " + seconds_text(step.end) +
+                        "] s holds no sample at the evaluation-grid time " + seconds_text(time) +
+                        " s (the log and its scenario's grid disagree)");
+    }
+    const std::size_t row = static_cast<std::size_t>(sample - step.sample_times.begin());
+    const std::size_t outputs = output_count(step.slave);
+    for (std::size_t j = 0; j < outputs; ++j)
+      set(index, step.slave, j, step.samples[row * outputs + j]);
+  }
+
+  // The same expression as SequentialExecutor::interpolate_grid: the same bits.
+  void interpolate(const LoggedCall& step, std::size_t before, Time time, std::size_t index) {
+    const double weight =
+        static_cast<double>(time - step.start) / static_cast<double>(step.end - step.start);
+    for (std::size_t j = 0; j < output_count(step.slave); ++j) {
+      const double from = before == kNoCall ? 0.0 : log_.calls[before].end_outputs[j];
+      set(index, step.slave, j, (1.0 - weight) * from + weight * step.end_outputs[j]);
+    }
+  }
+
+  const RunLog& log_;
+  std::span<const Time> grid_;
+  std::vector<std::size_t> first_output_;  ///< per slave, its first output's column; then the count
+  std::vector<Row> values_;
+};
+
+/// The time every slave has reached: the end of its latest step (the start
+/// when it made none).
+Time time_all_slaves_reached(const RunLog& log) {
+  std::vector<Time> reached(log.slaves.size(), log.start);
+  for (const LoggedCall& call : log.calls) {
+    if (call.kind == CallKind::step) reached[call.slave] = std::max(reached[call.slave], call.end);
+  }
+  return reached.empty() ? log.start : *std::min_element(reached.begin(), reached.end());
+}
+
+}  // namespace
+
+ExportTable communication_table(const RunLog& log) {
+  ExportTable table{communication_columns(log), {}};
+  const std::size_t initialization = initialization_calls(log);
+  for (const auto& [time, slaves] : accepted_calls(log))
+    table.rows.push_back(communication_row(log, time, slaves, initialization));
+  return table;
+}
+
+ExportTable grid_table(const RunLog& log, std::span<const Time> grid) {
+  const Time reached = time_all_slaves_reached(log);
+  const auto begin = std::lower_bound(grid.begin(), grid.end(), log.start);
+  const auto end = std::upper_bound(begin, grid.end(), reached);
+  const std::span<const Time> rows(begin, end);
+
+  GridValues values(log, rows);
+  SlavePositions positions(log);
+  const std::size_t initialization = initialization_calls(log);
+  for (std::size_t index = 0; index < log.calls.size(); ++index) {
+    if (index == initialization) values.take_initial(positions);
+    const LoggedCall& call = log.calls[index];
+    const std::size_t before = positions.outputs_call(call.slave);
+    positions.take(index);
+    if (call.kind == CallKind::step) values.take_step(call, before);
+  }
+  if (initialization == log.calls.size()) values.take_initial(positions);
+
+  ExportTable table{{"time_s"}, {}};
+  for (std::string& output : output_columns(log)) table.columns.push_back(std::move(output));
+  for (std::size_t index = 0; index < rows.size(); ++index) table.rows.push_back(values.row(index));
+  return table;
+}
+
+std::string csv_text(const ExportTable& table) {
+  std::ostringstream csv;
+  for (std::size_t c = 0; c < table.columns.size(); ++c)
+    csv << (c == 0 ? "" : ",") << table.columns[c];
+  csv << '\n';
+  for (const auto& row : table.rows) {
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (c > 0) csv << ',';
+      if (row[c]) csv << exact_text(*row[c]);
+    }
+    csv << '\n';
   }
   return csv.str();
+}
+
+std::string export_csv(const RunLog& log) {
+  return csv_text(communication_table(log));
 }
 
 }  // namespace couplet::tools

@@ -92,10 +92,19 @@ int main(int argc, char** argv) {
   replay->add_option("log", log_path, "run log (DIR/run.log)")->required();
   replay->add_flag("--verify", verify, "exit 1 unless every decision is reproduced bit for bit");
 
-  std::string csv_path;
-  CLI::App* export_command = app.add_subcommand("export", "write a run log's steps, signals and internals as CSV");
+  ExportOptions export_options;
+  CLI::App* export_command = app.add_subcommand(
+      "export",
+      "write a run log as a table, one row per communication time (outputs at that time, the "
+      "plan that made the row, internals, link timing), as CSV or a MAT-file");
   export_command->add_option("log", log_path, "run log (DIR/run.log)")->required();
-  export_command->add_option("--csv", csv_path, "CSV file to write (default: standard output)");
+  export_command->add_option("--csv", export_options.csv_path,
+                             "CSV file to write (default: standard output, unless --mat)");
+  export_command->add_option("--mat", export_options.mat_path,
+                             "MAT-file (v5) to write: one variable per column, names made MATLAB-valid");
+  export_command->add_flag("--grid", export_options.grid,
+                           "one row per evaluation-grid time instead, the outputs as signals.csv "
+                           "holds them (time and outputs only)");
 
   CLI::App* inspect = app.add_subcommand("inspect", "print a readable summary of a run log");
   inspect->add_option("log", log_path, "run log (DIR/run.log)")->required();
@@ -118,7 +127,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (replay->parsed()) return replay_log_command(log_path, verify);
-    if (export_command->parsed()) return export_log_command(log_path, csv_path);
+    if (export_command->parsed()) return export_log_command(log_path, export_options);
     if (inspect->parsed()) return inspect_log_command(log_path);
     if (report->parsed()) return report_log_command(log_path, report_path);
     const Scenario scenario = load_scenario(scenario_path, parse_overrides(assignments));

@@ -1,6 +1,7 @@
 // Fuzz target: the run-log reader (host_tools/run_log.hpp) and the two tools
-// that only read what it returns (inspect, export). The input is written to a
-// file and read as a run log, as `couplet inspect` and `couplet export` do.
+// that only read what it returns (inspect, export: communication and grid
+// rows). The input is written to a file and read as a run log, as `couplet
+// inspect` and `couplet export` do.
 // The reader's contract: a log that cannot be read at all is a
 // std::runtime_error naming the file; later damage only shortens the log.
 // Anything else escaping (another exception, a crash, undefined behaviour) is a
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "fuzz_input.hpp"
 #include "host_tools/log_export.hpp"
@@ -46,6 +48,15 @@ class ScratchFile {
   std::string path_;
 };
 
+/// An evaluation grid over the log's span, 16 intervals (the reader
+/// guarantees start < end within ±2^61 ns: no overflow).
+std::vector<couplet::Time> grid_over(const couplet::tools::RunLog& log) {
+  std::vector<couplet::Time> grid;
+  for (couplet::Time k = 0; k <= 16; ++k)
+    grid.push_back(log.start + (log.end - log.start) / 16 * k);
+  return grid;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -55,6 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const couplet::tools::RunLog log = couplet::tools::read_run_log(path);
     static_cast<void>(couplet::tools::inspect_text(log));
     static_cast<void>(couplet::tools::export_csv(log));
+    static_cast<void>(couplet::tools::csv_text(couplet::tools::grid_table(log, grid_over(log))));
   } catch (const std::runtime_error& error) {
     couplet::fuzz::require(std::string(error.what()).find(path) != std::string::npos,
                            "a run-log error that does not name the file");

@@ -67,10 +67,18 @@ class RunLogDamage : public ::testing::Test {
       }
       EXPECT_FALSE(tools::inspect_text(log).empty());
       EXPECT_FALSE(tools::export_csv(log).empty());
+      EXPECT_FALSE(tools::csv_text(tools::grid_table(log, evaluation_grid())).empty());
     } catch (const std::runtime_error& error) {
       EXPECT_NE(std::string(error.what()).find(path.string()), std::string::npos)
           << what << ": " << error.what();
     }
+  }
+
+  /// The run's evaluation grid: 0, 0.01, ..., 0.3 s.
+  static std::vector<Time> evaluation_grid() {
+    std::vector<Time> grid;
+    for (Time k = 0; k <= 30; ++k) grid.push_back(k * to_ticks(0.01));
+    return grid;
   }
 
   static std::vector<char>* original_;

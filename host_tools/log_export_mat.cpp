@@ -1,0 +1,123 @@
+#include "host_tools/log_export_mat.hpp"
+
+#include <matio.h>
+
+#include <cctype>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+namespace couplet::tools {
+
+namespace {
+
+constexpr std::size_t kMatlabNameLength = 63;  // namelengthmax
+constexpr const char* kColumnNames = "column_names";
+constexpr const char* kVariableNames = "variable_names";
+
+std::string valid_name(const std::string& column) {
+  std::string name;
+  for (const char c : column) {
+    const auto byte = static_cast<unsigned char>(c);
+    name += std::isalnum(byte) != 0 && byte < 0x80 ? c : '_';
+  }
+  if (name.empty() || std::isalpha(static_cast<unsigned char>(name.front())) == 0) {
+    std::string prefixed = "x";  // (+= rather than insert: GCC 12 warns falsely, -Wrestrict)
+    prefixed += name;
+    name = std::move(prefixed);
+  }
+  name.resize(std::min(name.size(), kMatlabNameLength));
+  return name;
+}
+
+std::string unique_name(const std::string& name, const std::set<std::string>& taken) {
+  if (!taken.contains(name)) return name;
+  for (std::size_t n = 2;; ++n) {
+    std::string suffix = "_";
+    suffix += std::to_string(n);
+    const std::string candidate =
+        name.substr(0, std::min(name.size(), kMatlabNameLength - suffix.size())) + suffix;
+    if (!taken.contains(candidate)) return candidate;
+  }
+}
+
+struct MatFileCloser {
+  void operator()(mat_t* file) const { Mat_Close(file); }
+};
+struct MatVariableFreer {
+  void operator()(matvar_t* variable) const { Mat_VarFree(variable); }
+};
+using MatFile = std::unique_ptr<mat_t, MatFileCloser>;
+using MatVariable = std::unique_ptr<matvar_t, MatVariableFreer>;
+
+[[noreturn]] void cannot_write(const std::string& path, const std::string& what) {
+  throw std::runtime_error("cannot write '" + path + "': " + what);
+}
+
+void write_variable(mat_t* file, MatVariable variable, const std::string& path) {
+  if (!variable) cannot_write(path, "matio could not create a variable");
+  if (Mat_VarWrite(file, variable.get(), MAT_COMPRESSION_NONE) != 0)
+    cannot_write(path, "matio could not write variable '" + std::string(variable->name) + "'");
+}
+
+MatVariable column_vector(const std::string& name, const ExportTable& table, std::size_t column) {
+  std::vector<double> values;
+  values.reserve(table.rows.size());
+  for (const auto& row : table.rows) {
+    const bool present = column < row.size() && row[column].has_value();
+    values.push_back(present ? *row[column] : std::numeric_limits<double>::quiet_NaN());
+  }
+  std::size_t dims[2] = {values.size(), 1};
+  return MatVariable(
+      Mat_VarCreate(name.c_str(), MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, values.data(), 0));
+}
+
+/// A 1×n cell array of char row vectors.
+MatVariable text_cells(const char* name, const std::vector<std::string>& texts) {
+  std::size_t dims[2] = {1, texts.size()};
+  MatVariable cells(Mat_VarCreate(name, MAT_C_CELL, MAT_T_CELL, 2, dims, nullptr, 0));
+  if (!cells) return cells;
+  for (std::size_t k = 0; k < texts.size(); ++k) {
+    std::size_t text_dims[2] = {1, texts[k].size()};
+    // matio copies the characters (no MAT_F_DONT_COPY_DATA); the cell owns them.
+    matvar_t* text = Mat_VarCreate(nullptr, MAT_C_CHAR, MAT_T_UTF8, 2, text_dims,
+                                   const_cast<char*>(texts[k].data()), 0);
+    if (text == nullptr) return nullptr;
+    Mat_VarSetCell(cells.get(), static_cast<int>(k), text);
+  }
+  return cells;
+}
+
+}  // namespace
+
+std::vector<std::string> matlab_names(const std::vector<std::string>& columns) {
+  std::set<std::string> taken{kColumnNames, kVariableNames};
+  std::vector<std::string> names;
+  for (const std::string& column : columns) {
+    names.push_back(unique_name(valid_name(column), taken));
+    taken.insert(names.back());
+  }
+  return names;
+}
+
+void write_mat_file(const ExportTable& table, const std::string& path) {
+  MatFile file(Mat_CreateVer(path.c_str(), "couplet export", MAT_FT_MAT5));
+  if (!file) cannot_write(path, "the MAT-file cannot be created");
+  try {
+    const std::vector<std::string> names = matlab_names(table.columns);
+    for (std::size_t c = 0; c < table.columns.size(); ++c)
+      write_variable(file.get(), column_vector(names[c], table, c), path);
+    write_variable(file.get(), text_cells(kColumnNames, table.columns), path);
+    write_variable(file.get(), text_cells(kVariableNames, names), path);
+    if (Mat_Close(file.release()) != 0) cannot_write(path, "matio could not close the file");
+  } catch (const std::runtime_error&) {
+    file.reset();
+    std::remove(path.c_str());  // no half-written file left for MATLAB to choke on
+    throw;
+  }
+}
+
+}  // namespace couplet::tools
