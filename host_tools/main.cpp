@@ -59,17 +59,17 @@ int main(int argc, char** argv) {
   std::vector<std::string> assignments;
 
   CLI::App* run = app.add_subcommand("run", "co-simulate a scenario; writes summary.json and signals.csv");
-  run->add_option("scenario", scenario_path, "scenario file (YAML)")->required();
+  run->add_option("scenario", scenario_path, "scenario file (YAML), or an SSP package (.ssp) with its PACKAGE.couplet.yaml")->required();
   run->add_option("-o,--output", output_directory, "output directory")->capture_default_str();
   run->add_option("--set", assignments, "override a scenario key: key.path=value (repeatable)");
 
   CLI::App* reference = app.add_subcommand("reference", "solve the scenario monolithically (reference)");
-  reference->add_option("scenario", scenario_path, "scenario file (YAML)")->required();
+  reference->add_option("scenario", scenario_path, "scenario file (YAML), or an SSP package (.ssp) with its PACKAGE.couplet.yaml")->required();
   reference->add_option("-o,--output", output_directory, "output directory")->capture_default_str();
   reference->add_option("--set", assignments, "override a scenario key: key.path=value (repeatable)");
 
   CLI::App* validate = app.add_subcommand("validate", "check a scenario without running it");
-  validate->add_option("scenario", scenario_path, "scenario file (YAML)")->required();
+  validate->add_option("scenario", scenario_path, "scenario file (YAML), or an SSP package (.ssp) with its PACKAGE.couplet.yaml")->required();
   validate->add_option("--set", assignments, "override a scenario key: key.path=value (repeatable)");
 
   CLI::App* models = app.add_subcommand("models", "list the built-in models, or an FMU's variables and capabilities");

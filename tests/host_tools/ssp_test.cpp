@@ -171,6 +171,20 @@ TEST(SspPackage, RunsThroughTheCommandLineWithOverridesAndReplays) {
   EXPECT_EQ(std::system(validate.c_str()), 0);
 }
 
+// docs/ssp.md's example, as the build makes it (examples/ssp/), run as the docs show.
+TEST(SspPackage, TheShippedExampleRunsAsItsYamlTwin) {
+  const fs::path example = fs::path(COUPLET_BINARY).parent_path() / "examples" / "ssp" / "two_mass_switch.ssp";
+  ASSERT_TRUE(fs::exists(example)) << example;
+  ASSERT_TRUE(fs::exists(tools::ssp_settings_path(example.string())));
+  const fs::path output = fresh_directory("ssp-example-out");
+  const std::string command = std::string(COUPLET_BINARY) + " run " + example.string() + " -q -o " + output.string();
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  const nlohmann::json from_yaml = run("two_mass_switch_fmu.yaml", {}, "ssp-example-yaml");
+  const nlohmann::json summary = nlohmann::json::parse(read_file(output / "summary.json"));
+  EXPECT_EQ(summary.at("decision_hash"), from_yaml.at("decision_hash"));
+  EXPECT_EQ(read_file(output / "signals.csv"), read_file(run_directory("ssp-example-yaml") / "signals.csv"));
+}
+
 TEST(SspPackage, SettingsCannotChangeTheStructure) {
   EXPECT_NE(refusal(make_package("settings-connections", Structure{},
                                  kSettings + "connections: [{from: left.x, to: right.x}]\n"))
