@@ -73,7 +73,8 @@ std::vector<std::pair<std::string, std::string>> override_list(const py::object&
   std::vector<std::pair<std::string, std::string>> list;
   if (overrides.is_none()) return list;
   for (const auto& [key, value] : overrides.cast<py::dict>()) {
-    if (!py::isinstance<py::str>(key)) throw py::type_error("overrides: keys must be strings (key.path)");
+    if (!py::isinstance<py::str>(key))
+      throw py::type_error("overrides: keys must be strings (key.path)");
     list.emplace_back(key.cast<std::string>(), override_text(value));
   }
   return list;
@@ -198,7 +199,8 @@ nlohmann::json run_interruptibly(const tools::Scenario& scenario, tools::RunOpti
 }
 
 RunResult run(const std::filesystem::path& scenario_path, const py::object& overrides,
-              const std::optional<std::filesystem::path>& output_dir, bool record_log, bool progress) {
+              const std::optional<std::filesystem::path>& output_dir, bool record_log,
+              bool progress) {
   const auto assignments = override_list(overrides);
   std::string directory;
   nlohmann::json summary;
@@ -220,7 +222,8 @@ RunResult run(const std::filesystem::path& scenario_path, const py::object& over
     PyErr_SetNone(PyExc_KeyboardInterrupt);
     throw py::error_already_set();
   }
-  const SignalTable signals = read_signals_csv((std::filesystem::path(directory) / "signals.csv").string());
+  const SignalTable signals =
+      read_signals_csv((std::filesystem::path(directory) / "signals.csv").string());
   RunResult result;
   result.summary = json_to_python(summary);
   result.time = to_array(signals.time);
@@ -267,8 +270,9 @@ py::dict slave_entry(const RunLog& log, std::size_t s) {
 py::list connection_list(const RunLog& log) {
   py::list connections;
   for (const Connection& connection : log.connections) {
-    connections.append(py::make_tuple(log.output_name(connection.source.slave, connection.source.port),
-                                      log.input_name(connection.target.slave, connection.target.port)));
+    connections.append(
+        py::make_tuple(log.output_name(connection.source.slave, connection.source.port),
+                       log.input_name(connection.target.slave, connection.target.port)));
   }
   return connections;
 }
@@ -340,9 +344,11 @@ py::dict plan_columns(const RunLog& log) {
 /// Plans × internal quantities.
 py::array_t<double> internal_matrix(const RunLog& log) {
   const std::size_t quantities = log.internal_quantities.size();
-  py::array_t<double> matrix({static_cast<py::ssize_t>(log.plans.size()), static_cast<py::ssize_t>(quantities)});
+  py::array_t<double> matrix(
+      {static_cast<py::ssize_t>(log.plans.size()), static_cast<py::ssize_t>(quantities)});
   double* data = matrix.mutable_data();
-  for (const tools::LoggedPlan& plan : log.plans) data = std::copy(plan.internals.begin(), plan.internals.end(), data);
+  for (const tools::LoggedPlan& plan : log.plans)
+    data = std::copy(plan.internals.begin(), plan.internals.end(), data);
   return matrix;
 }
 
@@ -414,13 +420,15 @@ class PythonRunLog {
     py::dict columns;
     columns["call"] = to_array(call_index);
     columns["time"] = to_array(time);
-    for (std::size_t j = 0; j < count; ++j) columns[py::str(log_.output_name(s, j))] = to_array(values[j]);
+    for (std::size_t j = 0; j < count; ++j)
+      columns[py::str(log_.output_name(s, j))] = to_array(values[j]);
     return columns;
   }
 
   py::dict table(bool on_grid) const {
     if (!on_grid) return table_columns(tools::communication_table(log_));
-    const tools::Scenario scenario = tools::parse_scenario(log_.scenario_text, log_.scenario_source);
+    const tools::Scenario scenario =
+        tools::parse_scenario(log_.scenario_text, log_.scenario_source);
     const std::vector<Time> grid = tools::evaluation_grid(scenario);
     if (grid.empty()) {
       throw tools::RunLogError("run log '" + log_.path +
@@ -454,10 +462,12 @@ class PythonRunLog {
 
   py::object dataframe(const std::string& what) const {
     if (what == "calls") return data_frame(named_call_columns(), "RunLog.dataframe('calls')");
-    if (what == "plans") return data_frame(plan_columns_with_internals(), "RunLog.dataframe('plans')");
+    if (what == "plans")
+      return data_frame(plan_columns_with_internals(), "RunLog.dataframe('plans')");
     if (what == "table") return data_frame(table(false), "RunLog.dataframe('table')");
     if (what == "grid") return data_frame(table(true), "RunLog.dataframe('grid')");
-    throw py::value_error("RunLog.dataframe('" + what + "'): expected 'table', 'grid', 'calls' or 'plans'");
+    throw py::value_error("RunLog.dataframe('" + what +
+                          "'): expected 'table', 'grid', 'calls' or 'plans'");
   }
 
  private:
@@ -522,7 +532,8 @@ ReplayResult replay(const std::filesystem::path& path, bool verify) {
     result.damaged = log.damaged();
     result.damage = log.tail_problem;
   }
-  if (verify && !result.verified) throw ReplayMismatch("replay of '" + path.string() + "': " + result.verdict);
+  if (verify && !result.verified)
+    throw ReplayMismatch("replay of '" + path.string() + "': " + result.verdict);
   return result;
 }
 
@@ -531,7 +542,8 @@ ReplayResult replay(const std::filesystem::path& path, bool verify) {
 void register_errors(py::module_& module) {
   py::register_exception<ConfigurationError>(module, "ConfigurationError", PyExc_ValueError);
   py::register_exception<SlaveError>(module, "RunError", PyExc_RuntimeError);
-  const auto& log_error = py::register_exception<tools::RunLogError>(module, "RunLogError", PyExc_RuntimeError);
+  const auto& log_error =
+      py::register_exception<tools::RunLogError>(module, "RunLogError", PyExc_RuntimeError);
   // Registered after RunLogError: pybind11 tries the latest translator first.
   py::register_exception<DamagedRunLog>(module, "DamagedLogError", log_error);
   py::register_exception<ReplayMismatch>(module, "ReplayMismatch", PyExc_RuntimeError);
@@ -551,7 +563,8 @@ void define_run(py::module_& module) {
                result.output_dir + ">";
       });
   module.def("run", &run, py::arg("scenario_path"), py::arg("overrides") = py::none(),
-             py::arg("output_dir") = py::none(), py::arg("record_log") = true, py::arg("progress") = false,
+             py::arg("output_dir") = py::none(), py::arg("record_log") = true,
+             py::arg("progress") = false,
              "Runs a scenario as `couplet run` does (overrides: {'key.path': value} as --set) "
              "into output_dir (None: a fresh temporary directory).");
 }
@@ -559,29 +572,42 @@ void define_run(py::module_& module) {
 void define_read_log(py::module_& module) {
   py::class_<PythonRunLog>(module, "RunLog", "A run log read by couplet.read_log().")
       .def_property_readonly("path", [](const PythonRunLog& self) { return self.log().path; })
-      .def_property_readonly("scenario_source", [](const PythonRunLog& self) { return self.log().scenario_source; })
-      .def_property_readonly("scenario_text", [](const PythonRunLog& self) { return self.log().scenario_text; })
-      .def_property_readonly("algorithm", [](const PythonRunLog& self) { return self.log().algorithm; })
-      .def_property_readonly("start", [](const PythonRunLog& self) { return to_seconds(self.log().start); })
-      .def_property_readonly("end", [](const PythonRunLog& self) { return to_seconds(self.log().end); })
-      .def_property_readonly("wall_clock_start_ns",
-                             [](const PythonRunLog& self) { return self.log().wall_clock_start_ns; })
+      .def_property_readonly("scenario_source",
+                             [](const PythonRunLog& self) { return self.log().scenario_source; })
+      .def_property_readonly("scenario_text",
+                             [](const PythonRunLog& self) { return self.log().scenario_text; })
+      .def_property_readonly("algorithm",
+                             [](const PythonRunLog& self) { return self.log().algorithm; })
+      .def_property_readonly("start",
+                             [](const PythonRunLog& self) { return to_seconds(self.log().start); })
+      .def_property_readonly("end",
+                             [](const PythonRunLog& self) { return to_seconds(self.log().end); })
+      .def_property_readonly(
+          "wall_clock_start_ns",
+          [](const PythonRunLog& self) { return self.log().wall_clock_start_ns; })
       .def_property_readonly("slaves", &PythonRunLog::slaves)
       .def_property_readonly("slave_names", &PythonRunLog::slave_names)
-      .def_property_readonly("connections", [](const PythonRunLog& self) { return connection_list(self.log()); })
-      .def_property_readonly("call_kinds",
-                             [](const PythonRunLog&) {
-                               std::vector<std::string> names;
-                               for (std::size_t k = 0; k < tools::kCallKinds; ++k)
-                                 names.emplace_back(tools::call_kind_name(static_cast<tools::CallKind>(k)));
-                               return names;
-                             })
-      .def_property_readonly("calls", [](const PythonRunLog& self) { return call_columns(self.log()); })
-      .def_property_readonly("plans", [](const PythonRunLog& self) { return plan_columns(self.log()); })
-      .def_property_readonly("internal_quantities",
-                             [](const PythonRunLog& self) { return self.log().internal_quantities; })
-      .def_property_readonly("internals", [](const PythonRunLog& self) { return internal_matrix(self.log()); })
-      .def_property_readonly("end_record", [](const PythonRunLog& self) { return end_entry(self.log()); })
+      .def_property_readonly("connections",
+                             [](const PythonRunLog& self) { return connection_list(self.log()); })
+      .def_property_readonly(
+          "call_kinds",
+          [](const PythonRunLog&) {
+            std::vector<std::string> names;
+            for (std::size_t k = 0; k < tools::kCallKinds; ++k)
+              names.emplace_back(tools::call_kind_name(static_cast<tools::CallKind>(k)));
+            return names;
+          })
+      .def_property_readonly("calls",
+                             [](const PythonRunLog& self) { return call_columns(self.log()); })
+      .def_property_readonly("plans",
+                             [](const PythonRunLog& self) { return plan_columns(self.log()); })
+      .def_property_readonly(
+          "internal_quantities",
+          [](const PythonRunLog& self) { return self.log().internal_quantities; })
+      .def_property_readonly("internals",
+                             [](const PythonRunLog& self) { return internal_matrix(self.log()); })
+      .def_property_readonly("end_record",
+                             [](const PythonRunLog& self) { return end_entry(self.log()); })
       .def_property_readonly("decision_hash",
                              [](const PythonRunLog& self) -> py::object {
                                if (!self.log().end_record) return py::none();
@@ -589,8 +615,10 @@ void define_read_log(py::module_& module) {
                              })
       .def_property_readonly("frames", [](const PythonRunLog& self) { return self.log().frames; })
       .def_property_readonly("cut", [](const PythonRunLog& self) { return self.log().cut(); })
-      .def_property_readonly("damaged", [](const PythonRunLog& self) { return self.log().damaged(); })
-      .def_property_readonly("damage", [](const PythonRunLog& self) { return self.log().tail_problem; })
+      .def_property_readonly("damaged",
+                             [](const PythonRunLog& self) { return self.log().damaged(); })
+      .def_property_readonly("damage",
+                             [](const PythonRunLog& self) { return self.log().tail_problem; })
       .def("outputs", &PythonRunLog::outputs, py::arg("slave"),
            "the outputs each call on the slave returned at its end, with 'call' and 'time'")
       .def("table", &PythonRunLog::table, py::arg("grid") = false,
@@ -599,8 +627,8 @@ void define_read_log(py::module_& module) {
            "'table', 'grid', 'calls' or 'plans' as a pandas DataFrame")
       .def("__repr__", [](const PythonRunLog& self) {
         return "<couplet.RunLog '" + self.log().path + "' " + self.log().algorithm + ", " +
-               std::to_string(self.log().plans.size()) + " plans, " + std::to_string(self.log().calls.size()) +
-               " calls>";
+               std::to_string(self.log().plans.size()) + " plans, " +
+               std::to_string(self.log().calls.size()) + " calls>";
       });
   module.def("read_log", &read_log, py::arg("path"), py::arg("allow_damaged") = false,
              "Reads a run log. A cut or corrupted frame raises DamagedLogError naming it, "
@@ -621,10 +649,13 @@ void define_replay(py::module_& module) {
       .def_readonly("calls", &ReplayResult::calls)
       .def_readonly("damaged", &ReplayResult::damaged)
       .def_readonly("damage", &ReplayResult::damage)
-      .def("__repr__", [](const ReplayResult& result) { return "<couplet.ReplayResult " + result.verdict + ">"; });
-  module.def("replay", &replay, py::arg("path"), py::arg("verify") = true,
-             "Replays a run log as `couplet replay --verify` does; verify=True raises ReplayMismatch "
-             "unless every decision was reproduced.");
+      .def("__repr__", [](const ReplayResult& result) {
+        return "<couplet.ReplayResult " + result.verdict + ">";
+      });
+  module.def(
+      "replay", &replay, py::arg("path"), py::arg("verify") = true,
+      "Replays a run log as `couplet replay --verify` does; verify=True raises ReplayMismatch "
+      "unless every decision was reproduced.");
 }
 
 }  // namespace
