@@ -13,7 +13,8 @@ on sys.path here, as PYTHONPATH would). Cases:
             overrides in effect; read_log().table() equals `couplet export`;
             replay() reproduces the decision hash, a log tampered with (a value
             changed, checksum valid) raises ReplayMismatch; output_dir=None
-            makes a fresh directory; the GIL is released during a run.
+            makes a fresh directory; the GIL is released during a run; runs
+            in parallel threads decide as they do one after the other.
   lossy     a remote slave behind couplet-netem (20 % loss), paced by the wall
             clock: read_log's step calls carry retransmissions, at most the
             total summary.json counts (which adds those of the set-up and output
@@ -159,6 +160,22 @@ def gil_is_released_during_run(couplet, scenario, tmp):
     return elapsed < 0.2 or ticks >= 10
 
 
+def concurrent_runs_decide_as_sequential_ones(couplet, scenario, tmp):
+    """Three step sizes run one after the other, then at once in threads."""
+    from concurrent.futures import ThreadPoolExecutor
+    steps = [0.01, 0.02, 0.04]
+
+    def run(step, kind):
+        settings = {"algorithm.step": step, "time.end": 50}
+        return couplet.run(scenario, settings, os.path.join(tmp, f"{kind}-{step}")).decision_hash
+
+    sequential = [run(step, "sequential") for step in steps]
+    with ThreadPoolExecutor(len(steps)) as pool:
+        concurrent = list(pool.map(lambda step: run(step, "concurrent"), steps))
+    print(f"hashes: sequential {sequential}, concurrent {concurrent}")
+    return len(set(sequential)) == len(steps) and concurrent == sequential
+
+
 def case_run(couplet, build, source, tmp):
     settings = {"time.end": 20, "algorithm.step": 0.02}
     cli = cli_run(build, source, os.path.join(tmp, "cli"), [f"{k}={v}" for k, v in settings.items()])
@@ -233,6 +250,8 @@ def case_run(couplet, build, source, tmp):
     shutil.rmtree(fresh.output_dir, ignore_errors=True)
     check(gil_is_released_during_run(couplet, os.path.join(source, SCENARIO), tmp),
           "the main thread did not run during couplet.run: the GIL is held")
+    check(concurrent_runs_decide_as_sequential_ones(couplet, os.path.join(source, SCENARIO), tmp),
+          "runs in parallel threads decided otherwise than one after the other")
 
 
 class Child:
