@@ -15,12 +15,14 @@ cd "$(dirname "$0")"
 packages=(cmake g++ make libeigen3-dev libsundials-dev libyaml-cpp-dev libcli11-dev
           libgtest-dev libbenchmark-dev nlohmann-json3-dev
           libboost-dev nanopb libnanopb-dev protobuf-compiler python3-protobuf
-          libzip-dev libpugixml-dev pkgconf libmatio-dev)
+          libzip-dev libpugixml-dev pkgconf libmatio-dev
+          pybind11-dev python3-dev python3-numpy)
 # Only for the tests: the report test parses the HTML with Python and renders it
 # in headless Chromium (couplet report itself needs neither); the packaging
 # tests run cpack, whose Debian dependencies come from dpkg-shlibdeps and file;
-# the embedded core is checked for a Cortex-M4 with Debian's cross compiler.
-test_packages=(chromium python3 dpkg-dev file gcc-arm-none-eabi libnewlib-arm-none-eabi)
+# the embedded core is checked for a Cortex-M4 with Debian's cross compiler; the
+# Python module's DataFrame helpers are tested with pandas (the module works without).
+test_packages=(chromium python3 dpkg-dev file gcc-arm-none-eabi libnewlib-arm-none-eabi python3-pandas)
 package_packages=(dpkg-dev file)
 # libFuzzer and the sanitizer runtimes of clang (./build.sh fuzz).
 fuzz_packages=(clang libclang-rt-14-dev)

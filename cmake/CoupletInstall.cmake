@@ -2,7 +2,7 @@
 # (docs/deploy.md). Components, one Debian package each:
 #   target  couplet-target and the shared libraries a device program needs
 #   dev     public headers, CMake package, pkg-config file: building devices
-#   host    couplet and couplet-netem (not built with COUPLET_TARGET_ONLY)
+#   host    couplet, couplet-netem and the Python module (not built with COUPLET_TARGET_ONLY)
 include(CMakePackageConfigHelpers)
 # Installing (and cpack) does not build the tests and benchmarks first: build
 # the installed targets (./build.sh package does), then install.
@@ -16,6 +16,15 @@ install(FILES targets/systemd/couplet-target@.service targets/systemd/couplet-ta
   DESTINATION ${CMAKE_INSTALL_DATADIR}/couplet/systemd COMPONENT target)
 if(TARGET couplet)
   install(TARGETS couplet couplet-netem RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT host)
+endif()
+# The Python module, where Debian's python3 looks in the prefix /usr; it finds
+# couplet's shared libraries relative to itself, in any prefix.
+set(COUPLET_PYTHON_INSTALL_DIR lib/python3/dist-packages CACHE STRING
+    "Where the Python module is installed, relative to the prefix")
+if(TARGET couplet_python)
+  file(RELATIVE_PATH couplet_python_to_libdir /${COUPLET_PYTHON_INSTALL_DIR} /${CMAKE_INSTALL_LIBDIR})
+  set_target_properties(couplet_python PROPERTIES INSTALL_RPATH "$ORIGIN/${couplet_python_to_libdir}")
+  install(TARGETS couplet_python LIBRARY DESTINATION ${COUPLET_PYTHON_INSTALL_DIR} COMPONENT host)
 endif()
 
 install(FILES ${COUPLET_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/couplet COMPONENT dev)
@@ -60,8 +69,11 @@ set(CPACK_COMPONENT_DEV_DESCRIPTION
   "couplet device SDK: headers, CMake package and pkg-config file\n Build your own device (real I/O behind a couplet link) with\n find_package(couplet) and couplet::device.")
 set(CPACK_DEBIAN_HOST_PACKAGE_NAME couplet)
 set(CPACK_DEBIAN_HOST_PACKAGE_DEPENDS "couplet-target (= ${PROJECT_VERSION})")
+# The Python module needs them; the command line does not.
+set(CPACK_DEBIAN_HOST_PACKAGE_RECOMMENDS "python3, python3-numpy")
+set(CPACK_DEBIAN_HOST_PACKAGE_SUGGESTS "python3-pandas")
 set(CPACK_COMPONENT_HOST_DESCRIPTION
-  "couplet co-simulation master and tools\n couplet runs, validates, replays and reports co-simulations of built-in\n models, FMUs and devices behind links; couplet-netem impairs UDP links.")
+  "couplet co-simulation master and tools\n couplet runs, validates, replays and reports co-simulations of built-in\n models, FMUs and devices behind links; couplet-netem impairs UDP links;\n the Python module couplet runs scenarios and reads run logs as NumPy arrays.")
 if(TARGET couplet)
   set(CPACK_COMPONENTS_ALL target dev host)
 else()

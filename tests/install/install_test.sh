@@ -2,6 +2,8 @@
 # Installation, packaging and the target-only build, checked as a user would
 # use them (run by ctest; docs/deploy.md, docs/device-sdk.md).
 #   install_test.sh SOURCE_DIR BUILD_DIR install|package|target-only
+# COUPLET_PYTHON: the interpreter the Python module was built for (default
+# Debian's /usr/bin/python3).
 set -euo pipefail
 src=$1
 build=$2
@@ -51,6 +53,18 @@ case "$what" in
     g++ -o "$work/motor-pc" "$src/examples/dc_motor/main.cpp" "$src/examples/dc_motor/dc_motor.cpp" \
         $flags -Wl,-rpath,"$prefix/$libdir" || fail "building the example with pkg-config flags"
     "$work/motor-pc" --describe | grep -q "device dc_motor" || fail "the pkg-config build does not run"
+
+    # The Python module, where Debian's python3 looks, runs from the prefix
+    # (its libraries found relative to itself) and decides as the installed couplet.
+    module=$(ls "$prefix"/lib/python3/dist-packages/couplet.cpython-*.so 2>/dev/null) ||
+      fail "the Python module is not installed in lib/python3/dist-packages"
+    "$prefix/bin/couplet" run "$src/scenarios/two_mass_switch.yaml" --set time.end=1 -o "$work/cli" >/dev/null
+    python_hash=$(cd "$work" && PYTHONPATH="$prefix/lib/python3/dist-packages" "${COUPLET_PYTHON:-/usr/bin/python3}" -c '
+import couplet, sys
+print(couplet.run(sys.argv[1], {"time.end": 1}, sys.argv[2]).decision_hash)' \
+        "$src/scenarios/two_mass_switch.yaml" "$work/python") || fail "importing the installed module ($module)"
+    [ "$python_hash" = "$(decision_hash "$work/cli")" ] ||
+      fail "the installed Python module decides otherwise than the installed couplet"
     echo "install: ok"
     ;;
 
@@ -73,6 +87,8 @@ case "$what" in
     grep -q "libcouplet-device.so" <<<"$contents" || fail "couplet-target package lacks the device library"
     ! grep -q "/usr/bin/couplet$\|\.hpp$" <<<"$contents" || fail "couplet-target package holds host files"
     grep -q "/usr/bin/couplet$" <<<"$(dpkg-deb --contents "$host")" || fail "couplet package lacks couplet"
+    grep -q "/usr/lib/python3/dist-packages/couplet\.cpython-.*\.so$" <<<"$(dpkg-deb --contents "$host")" ||
+      fail "couplet package lacks the Python module"
     grep -q "include/couplet/device.hpp$" <<<"$(dpkg-deb --contents "$dev")" || fail "couplet-dev lacks the SDK header"
     # Unpacked into a private root, the target program runs.
     dpkg -x "$target" "$work/root"
@@ -85,7 +101,8 @@ case "$what" in
   target-only)
     # The target-only build configures with the host-only packages hidden ...
     hidden=(-DCMAKE_DISABLE_FIND_PACKAGE_yaml-cpp=ON -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON
-            -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON)
+            -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON
+            -DCMAKE_DISABLE_FIND_PACKAGE_pybind11=ON)
     cmake -S "$src" -B "$work/target-build" -DCOUPLET_TARGET_ONLY=ON "${hidden[@]}" >"$work/log" 2>&1 ||
       { cat "$work/log" >&2; fail "the target-only build needs a host-only package"; }
     grep -q "couplet-target" "$work/target-build/Makefile" || fail "no couplet-target in the target-only build"
