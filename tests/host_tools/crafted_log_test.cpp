@@ -313,7 +313,8 @@ void expect_refused(const std::string& path, const std::string& expected) {
   const std::vector<std::pair<const char*, std::function<void()>>> readers = {
       {"read", [&] { tools::read_run_log(path); }},
       {"replay", [&] { tools::replay_log_command(path, true); }},
-      {"export", [&] { tools::export_log_command(path, csv.string()); }},
+      {"export", [&] { tools::export_log_command(path, {csv.string(), "", false}); }},
+      {"export --grid", [&] { tools::export_log_command(path, {csv.string(), "", true}); }},
       {"inspect", [&] { tools::inspect_log_command(path); }},
       {"report", [&] { tools::report_log_command(path, html.string()); }},
   };
