@@ -540,12 +540,16 @@ std::string ssp_settings_path(const std::string& ssp_path) {
   return path.replace_extension(".couplet.yaml").string();
 }
 
+YAML::Node read_system_structure(const std::string& package, const std::filesystem::path& root) {
+  SystemStructureReader reader(package, root);
+  reader.read();
+  return reader.scenario();
+}
+
 SspScenario import_ssp(const std::string& ssp_path) {
   SspScenario result;
   result.package = std::make_shared<const models::fmi::Archive>(models::fmi::Archive::unpack(ssp_path, "SSP"));
-  SystemStructureReader reader(ssp_path, result.package->directory());
-  reader.read();
-  result.root = reader.scenario();
+  result.root = read_system_structure(ssp_path, result.package->directory());
   const std::string settings = ssp_settings_path(ssp_path);
   std::error_code error;
   if (fs::exists(settings, error)) merge_settings(result.root, settings);

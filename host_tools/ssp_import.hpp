@@ -8,6 +8,7 @@
 // beside it and from --set.
 #include <yaml-cpp/yaml.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -30,6 +31,11 @@ bool is_ssp_path(const std::string& path);
 
 /// "DIR/system.couplet.yaml" for "DIR/system.ssp": the couplet settings of a package.
 std::string ssp_settings_path(const std::string& ssp_path);
+
+/// The scenario keys of an unpacked package: `root` holds SystemStructure.ssd
+/// and the files it names; `package` names the package in messages. The
+/// checks import_ssp describes, without the settings file.
+YAML::Node read_system_structure(const std::string& package, const std::filesystem::path& root);
 
 /// Unpacks and reads `ssp_path`, and merges the settings file beside it when
 /// there is one. Throws ConfigurationError naming the package, the file inside
