@@ -1,14 +1,12 @@
 #include "host_tools/ssp_import.hpp"
 
-#include <pugixml.hpp>
-
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
+#include <pugixml.hpp>
 #include <sstream>
 #include <string_view>
 #include <vector>
@@ -16,6 +14,7 @@
 #include "couplet/errors.hpp"
 #include "host_tools/scenario.hpp"
 #include "host_tools/scenario_limits.hpp"
+#include "models/fmi/fmu_description.hpp"
 
 namespace couplet::tools {
 namespace {
@@ -27,11 +26,11 @@ constexpr const char* kSystemStructure = "SystemStructure.ssd";
 // would exhaust memory through pugixml's DOM (about 5x the text).
 constexpr std::uintmax_t kMaxXmlBytes = 16u << 20;
 
+using models::fmi::parse_boolean;
+using models::fmi::parse_finite_double;
+
 std::string in_quotes(std::string_view text) {
-  std::string result;
-  result.reserve(text.size() + 2);
-  result.append(1, '\'').append(text).append(1, '\'');
-  return result;
+  return models::fmi::single_quoted(text);
 }
 
 /// SSP files qualify every element with a namespace prefix (ssd:, ssc:, ssv:),
@@ -55,13 +54,6 @@ pugi::xml_node child_named(const pugi::xml_node& parent, std::string_view name) 
   return found.empty() ? pugi::xml_node() : found.front();
 }
 
-std::optional<double> finite_number(std::string_view text) {
-  double value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) return std::nullopt;
-  return value;
-}
-
 /// One XML file of the package, parsed, with its lines for messages.
 class XmlFile {
  public:
@@ -71,14 +63,16 @@ class XmlFile {
     std::error_code error;
     if (!fs::is_regular_file(path, error)) fail_file("not in the package");
     const std::uintmax_t size = fs::file_size(path, error);
-    if (error || size > kMaxXmlBytes) fail_file("larger than " + std::to_string(kMaxXmlBytes >> 20) + " MiB");
+    if (error || size > kMaxXmlBytes)
+      fail_file("larger than " + std::to_string(kMaxXmlBytes >> 20) + " MiB");
     std::ifstream stream(path, std::ios::binary);
     text_.assign(std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>());
     if (!stream.good() && !stream.eof()) fail_file("cannot be read");
     const pugi::xml_parse_result result =
         document_.load_buffer(text_.data(), text_.size(), pugi::parse_default, pugi::encoding_auto);
     if (!result) {
-      fail_file("malformed XML at line " + std::to_string(line_of(result.offset)) + ": " + result.description());
+      fail_file("malformed XML at line " + std::to_string(line_of(result.offset)) + ": " +
+                result.description());
     }
   }
 
@@ -88,7 +82,8 @@ class XmlFile {
   std::string where(const pugi::xml_node& node) const {
     std::string text = inside_ + ":" + std::to_string(line_of(node.offset_debug())) + ": " +
                        std::string(local_name(node));
-    if (const pugi::xml_attribute name = node.attribute("name")) text += " " + in_quotes(name.value());
+    if (const pugi::xml_attribute name = node.attribute("name"))
+      text += " " + in_quotes(name.value());
     return text;
   }
 
@@ -98,15 +93,17 @@ class XmlFile {
 
   std::string required(const pugi::xml_node& node, const char* attribute) const {
     const pugi::xml_attribute found = node.attribute(attribute);
-    if (!found || std::string_view(found.value()).empty()) fail(node, std::string(attribute) + " missing (required)");
+    if (!found || std::string_view(found.value()).empty())
+      fail(node, std::string(attribute) + " missing (required)");
     return found.value();
   }
 
   std::optional<double> optional_number(const pugi::xml_node& node, const char* attribute) const {
     const pugi::xml_attribute found = node.attribute(attribute);
     if (!found) return std::nullopt;
-    const std::optional<double> value = finite_number(found.value());
-    if (!value) fail(node, std::string(attribute) + ": not a finite number " + in_quotes(found.value()));
+    const std::optional<double> value = parse_finite_double(found.value());
+    if (!value)
+      fail(node, std::string(attribute) + ": not a finite number " + in_quotes(found.value()));
     return value;
   }
 
@@ -119,7 +116,8 @@ class XmlFile {
 
   std::size_t line_of(std::ptrdiff_t offset) const {
     if (offset < 0) return 0;
-    const auto end = text_.begin() + std::min<std::ptrdiff_t>(offset, static_cast<std::ptrdiff_t>(text_.size()));
+    const auto end =
+        text_.begin() + std::min<std::ptrdiff_t>(offset, static_cast<std::ptrdiff_t>(text_.size()));
     return static_cast<std::size_t>(std::count(text_.begin(), end, '\n')) + 1;
   }
 
@@ -158,7 +156,8 @@ class SystemStructureReader {
     }
     const std::string version = ssd_.required(description, "version");
     if (version != "1.0" && version.rfind("1.0.", 0) != 0) {
-      ssd_.fail(description, "SSP version " + in_quotes(version) + " is not supported (couplet reads SSP 1.0)");
+      ssd_.fail(description,
+                "SSP version " + in_quotes(version) + " is not supported (couplet reads SSP 1.0)");
     }
     name_ = ssd_.required(description, "name");
     const pugi::xml_node system = child_named(description, "System");
@@ -213,7 +212,9 @@ class SystemStructureReader {
       if (child.type() != pugi::node_element) continue;
       const std::string_view kind = local_name(child);
       if (kind == "SignalDictionaries" && child.first_child()) {
-        ssd_.fail(child, "signal dictionaries are not supported: connect the components' connectors directly");
+        ssd_.fail(
+            child,
+            "signal dictionaries are not supported: connect the components' connectors directly");
       }
     }
     const pugi::xml_node elements = child_named(system, "Elements");
@@ -222,8 +223,10 @@ class SystemStructureReader {
       if (element.type() != pugi::node_element) continue;
       const std::string_view kind = local_name(element);
       if (kind == "System") {
-        ssd_.fail(element, "sub-systems are not supported: flatten the system so that its components sit in " +
-                               in_quotes(system.attribute("name").value()));
+        ssd_.fail(
+            element,
+            "sub-systems are not supported: flatten the system so that its components sit in " +
+                in_quotes(system.attribute("name").value()));
       }
       if (kind != "Component") {
         ssd_.fail(element, "not supported (couplet runs FMU components)");
@@ -237,13 +240,16 @@ class SystemStructureReader {
     Component component;
     component.name = ssd_.required(element, "name");
     if (component.name.find('.') != std::string::npos) {
-      ssd_.fail(element, "a component name must not contain '.' (couplet names ports component.variable)");
+      ssd_.fail(element,
+                "a component name must not contain '.' (couplet names ports component.variable)");
     }
     if (find(component.name) != nullptr) ssd_.fail(element, "a second component of that name");
     const std::string type = element.attribute("type") ? element.attribute("type").value()
                                                        : "application/x-fmu-sharedlibrary";
     if (type != "application/x-fmu-sharedlibrary") {
-      ssd_.fail(element, "type " + in_quotes(type) + " is not supported (couplet runs FMUs: application/x-fmu-sharedlibrary)");
+      ssd_.fail(element,
+                "type " + in_quotes(type) +
+                    " is not supported (couplet runs FMUs: application/x-fmu-sharedlibrary)");
     }
     component.fmu = resolve(element, ssd_.required(element, "source"));
     const std::string implementation =
@@ -256,7 +262,8 @@ class SystemStructureReader {
       ssd_.fail(element, "implementation " + in_quotes(implementation) +
                              " is not supported (any, ModelExchange or CoSimulation)");
     }
-    for (const pugi::xml_node connector : children_named(child_named(element, "Connectors"), "Connector")) {
+    for (const pugi::xml_node connector :
+         children_named(child_named(element, "Connectors"), "Connector")) {
       read_connector(component.name, connector);
     }
     components_.push_back(std::move(component));
@@ -271,14 +278,15 @@ class SystemStructureReader {
     for (const pugi::xml_node child : connector.children()) {
       if (child.type() != pugi::node_element) continue;
       const std::string_view kind = local_name(child);
-      if (kind == "Real" || kind == "Integer" || kind == "Boolean" || kind == "String" || kind == "Enumeration" ||
-          kind == "Binary") {
+      if (kind == "Real" || kind == "Integer" || kind == "Boolean" || kind == "String" ||
+          kind == "Enumeration" || kind == "Binary") {
         type.kind = std::string(kind);
         type.unit = child.attribute("unit").value();
       }
     }
     // The type may also be given as an attribute (drafts of SSP 1.0 wrote type="Real").
-    if (type.kind.empty() && connector.attribute("type")) type.kind = connector.attribute("type").value();
+    if (type.kind.empty() && connector.attribute("type"))
+      type.kind = connector.attribute("type").value();
     connectors_[component + "." + name] = type;
   }
 
@@ -287,34 +295,41 @@ class SystemStructureReader {
   std::string resolve(const pugi::xml_node& element, const std::string& uri) const {
     const bool has_scheme = uri.find(':') != std::string::npos;
     const fs::path relative(uri);
-    const bool escapes = std::any_of(relative.begin(), relative.end(), [](const fs::path& part) { return part == ".."; });
+    const bool escapes = std::any_of(relative.begin(), relative.end(),
+                                     [](const fs::path& part) { return part == ".."; });
     if (has_scheme || relative.is_absolute() || escapes) {
       ssd_.fail(element, "source " + in_quotes(uri) +
-                             ": couplet reads files inside the package only (a relative path such as resources/model.fmu)");
+                             ": couplet reads files inside the package only (a relative path such "
+                             "as resources/model.fmu)");
     }
     const fs::path path = root_ / relative;
     std::error_code error;
-    if (!fs::is_regular_file(path, error)) ssd_.fail(element, "source " + in_quotes(uri) + ": not in the package");
+    if (!fs::is_regular_file(path, error))
+      ssd_.fail(element, "source " + in_quotes(uri) + ": not in the package");
     return path.string();
   }
 
   void read_connections(const pugi::xml_node& system) {
-    for (const pugi::xml_node connection : children_named(child_named(system, "Connections"), "Connection")) {
+    for (const pugi::xml_node connection :
+         children_named(child_named(system, "Connections"), "Connection")) {
       const std::string start_element = connection.attribute("startElement").value();
       const std::string end_element = connection.attribute("endElement").value();
       const std::string start = ssd_.required(connection, "startConnector");
       const std::string end = ssd_.required(connection, "endConnector");
-      const std::string label = "Connection " + in_quotes(qualified(start_element, start)) + " -> " +
-                                in_quotes(qualified(end_element, end));
+      const std::string label = "Connection " + in_quotes(qualified(start_element, start)) +
+                                " -> " + in_quotes(qualified(end_element, end));
       if (start_element.empty()) {
         fail_connection(connection, label,
                         "starts at the system's own connector " + in_quotes(start) +
                             ": couplet runs closed systems (no inputs from outside); drive " +
-                            in_quotes(qualified(end_element, end)) + " from a component, or bind it as a parameter");
+                            in_quotes(qualified(end_element, end)) +
+                            " from a component, or bind it as a parameter");
       }
-      if (end_element.empty()) continue;  // a system output only shows a component's output: every output is recorded
+      if (end_element.empty())
+        continue;  // a system output only shows a component's output: every output is recorded
       for (const std::string& component : {start_element, end_element}) {
-        if (find(component) == nullptr) fail_connection(connection, label, "no component " + in_quotes(component));
+        if (find(component) == nullptr)
+          fail_connection(connection, label, "no component " + in_quotes(component));
       }
       check_transformation(connection, label);
       check_types(connection, label, qualified(start_element, start), qualified(end_element, end));
@@ -330,30 +345,35 @@ class SystemStructureReader {
         const double factor = ssd_.optional_number(child, "factor").value_or(1.0);
         const double offset = ssd_.optional_number(child, "offset").value_or(0.0);
         if (factor != 1.0 || offset != 0.0) {
-          fail_connection(connection, label,
-                          "a linear transformation (factor " + exact(factor) + ", offset " + exact(offset) +
-                              ") is not supported yet: couplet couples outputs to inputs unchanged");
+          fail_connection(
+              connection, label,
+              "a linear transformation (factor " + exact(factor) + ", offset " + exact(offset) +
+                  ") is not supported yet: couplet couples outputs to inputs unchanged");
         }
       } else if (kind.size() > 14 && kind.substr(kind.size() - 14) == "Transformation") {
-        fail_connection(connection, label, std::string(kind) + " is not supported (couplet couples Real values)");
+        fail_connection(connection, label,
+                        std::string(kind) + " is not supported (couplet couples Real values)");
       }
     }
   }
 
-  void check_types(const pugi::xml_node& connection, const std::string& label, const std::string& from,
-                   const std::string& to) const {
+  void check_types(const pugi::xml_node& connection, const std::string& label,
+                   const std::string& from, const std::string& to) const {
     const auto source = connectors_.find(from);
     const auto target = connectors_.find(to);
     for (const auto& found : {source, target}) {
-      if (found != connectors_.end() && !found->second.kind.empty() && found->second.kind != "Real") {
+      if (found != connectors_.end() && !found->second.kind.empty() &&
+          found->second.kind != "Real") {
         fail_connection(connection, label,
-                        in_quotes(found->first) + " is " + found->second.kind + ": couplet couples Real connectors");
+                        in_quotes(found->first) + " is " + found->second.kind +
+                            ": couplet couples Real connectors");
       }
     }
     if (source == connectors_.end() || target == connectors_.end()) return;
     const std::string& from_unit = source->second.unit;
     const std::string& to_unit = target->second.unit;
-    const bool suppressed = std::string_view(connection.attribute("suppressUnitConversion").value()) == "true";
+    const bool suppressed =
+        parse_boolean(connection.attribute("suppressUnitConversion").value()).value_or(false);
     if (!suppressed && !from_unit.empty() && !to_unit.empty() && from_unit != to_unit) {
       fail_connection(connection, label,
                       "units " + in_quotes(from_unit) + " and " + in_quotes(to_unit) +
@@ -365,35 +385,41 @@ class SystemStructureReader {
   [[noreturn]] void fail_connection(const pugi::xml_node& connection, const std::string& label,
                                     const std::string& why) const {
     const std::string where = ssd_.where(connection);
-    throw ConfigurationError("SSP " + in_quotes(package_) + ": " + where.substr(0, where.rfind(": ")) + ": " + label +
-                             ": " + why);
+    throw ConfigurationError("SSP " + in_quotes(package_) + ": " +
+                             where.substr(0, where.rfind(": ")) + ": " + label + ": " + why);
   }
 
   /// The bindings of a component (`component` set) or of the system, whose
   /// names are hierarchical: "component.variable".
   void read_bindings(const pugi::xml_node& element, Component* component) {
-    for (const pugi::xml_node binding : children_named(child_named(element, "ParameterBindings"), "ParameterBinding")) {
+    for (const pugi::xml_node binding :
+         children_named(child_named(element, "ParameterBindings"), "ParameterBinding")) {
       const std::string type = binding.attribute("type") ? binding.attribute("type").value()
                                                          : "application/x-ssp-parameter-set";
       if (type != "application/x-ssp-parameter-set") {
-        ssd_.fail(binding, "type " + in_quotes(type) + " is not supported (application/x-ssp-parameter-set)");
+        ssd_.fail(binding, "type " + in_quotes(type) +
+                               " is not supported (application/x-ssp-parameter-set)");
       }
       if (child_named(binding, "ParameterMapping")) {
-        ssd_.fail(child_named(binding, "ParameterMapping"),
-                  "parameter mappings are not supported: name the FMU's variables in the parameter set");
+        ssd_.fail(
+            child_named(binding, "ParameterMapping"),
+            "parameter mappings are not supported: name the FMU's variables in the parameter set");
       }
       const std::string prefix = binding.attribute("prefix").value();
       if (const pugi::xml_attribute source = binding.attribute("source")) {
         if (std::string_view(binding.attribute("sourceBase").value()) == "component") {
-          ssd_.fail(binding, "sourceBase=\"component\" (a parameter set inside the FMU) is not supported");
+          ssd_.fail(binding,
+                    "sourceBase=\"component\" (a parameter set inside the FMU) is not supported");
         }
         const std::string path = resolve(binding, source.value());
         const XmlFile file(package_, root_, fs::relative(path, root_).string());
         const pugi::xml_node set = file.root();
-        if (local_name(set) != "ParameterSet") file.fail(set, "the root element must be ParameterSet");
+        if (local_name(set) != "ParameterSet")
+          file.fail(set, "the root element must be ParameterSet");
         read_parameter_set(file, set, prefix, component);
       } else {
-        const pugi::xml_node set = child_named(child_named(binding, "ParameterValues"), "ParameterSet");
+        const pugi::xml_node set =
+            child_named(child_named(binding, "ParameterValues"), "ParameterSet");
         if (!set) ssd_.fail(binding, "neither a source nor ParameterValues with a ParameterSet");
         read_parameter_set(ssd_, set, prefix, component);
       }
@@ -402,7 +428,8 @@ class SystemStructureReader {
 
   void read_parameter_set(const XmlFile& file, const pugi::xml_node& set, const std::string& prefix,
                           Component* component) {
-    for (const pugi::xml_node parameter : children_named(child_named(set, "Parameters"), "Parameter")) {
+    for (const pugi::xml_node parameter :
+         children_named(child_named(set, "Parameters"), "Parameter")) {
       const std::string name = prefix + file.required(parameter, "name");
       pugi::xml_node value;
       for (const pugi::xml_node child : parameter.children()) {
@@ -413,22 +440,22 @@ class SystemStructureReader {
       const std::string text = file.required(value, "value");
       std::string number;
       if (kind == "Real" || kind == "Integer") {
-        if (!finite_number(text)) file.fail(value, "not a finite number " + in_quotes(text));
+        if (!parse_finite_double(text)) file.fail(value, "not a finite number " + in_quotes(text));
         number = text;
       } else if (kind == "Boolean") {
-        if (text != "true" && text != "false" && text != "1" && text != "0") {
-          file.fail(value, "not a boolean " + in_quotes(text));
-        }
-        number = (text == "true" || text == "1") ? "1" : "0";
+        const std::optional<bool> flag = parse_boolean(text);
+        if (!flag) file.fail(value, "not a boolean " + in_quotes(text));
+        number = *flag ? "1" : "0";
       } else {
-        file.fail(value, std::string(kind) + " parameters are not supported (Real, Integer, Boolean)");
+        file.fail(value,
+                  std::string(kind) + " parameters are not supported (Real, Integer, Boolean)");
       }
       bind(file, parameter, name, number, component);
     }
   }
 
-  void bind(const XmlFile& file, const pugi::xml_node& parameter, const std::string& name, const std::string& value,
-            Component* component) {
+  void bind(const XmlFile& file, const pugi::xml_node& parameter, const std::string& name,
+            const std::string& value, Component* component) {
     if (component != nullptr) {
       component->parameters[name] = value;
       return;
@@ -444,8 +471,9 @@ class SystemStructureReader {
   }
 
   Component* find(std::string_view name) {
-    const auto found = std::find_if(components_.begin(), components_.end(),
-                                    [name](const Component& component) { return component.name == name; });
+    const auto found =
+        std::find_if(components_.begin(), components_.end(),
+                     [name](const Component& component) { return component.name == name; });
     return found == components_.end() ? nullptr : &*found;
   }
   const Component* find(std::string_view name) const {
@@ -491,22 +519,27 @@ void merge_settings(YAML::Node& root, const std::string& settings_path) {
   const std::string text = read_scenario_file(settings_path);
   YAML::Node settings;
   try {
-    settings = YAML::Load("\n" + text);  // one line first: marks are the file's lines (see locate())
+    settings =
+        YAML::Load("\n" + text);  // one line first: marks are the file's lines (see locate())
   } catch (const YAML::ParserException& error) {
-    throw ConfigurationError(settings_path + ":" + std::to_string(error.mark.line) + ": not valid YAML: " + error.msg);
+    throw ConfigurationError(settings_path + ":" + std::to_string(error.mark.line) +
+                             ": not valid YAML: " + error.msg);
   }
   if (settings.IsNull()) return;
-  if (!settings.IsMap()) throw ConfigurationError(settings_path + ": the settings must be a YAML map");
+  if (!settings.IsMap())
+    throw ConfigurationError(settings_path + ": the settings must be a YAML map");
   check_yaml_structure(settings, settings_path);
   check_keys(settings, settings_path, "",
-             {"name", "time", "slaves", "algorithm", "groups", "reference", "evaluation", "clock", "limits"});
+             {"name", "time", "slaves", "algorithm", "groups", "reference", "evaluation", "clock",
+              "limits"});
   for (const auto& entry : settings) {
     const std::string key = entry.first.as<std::string>();
     if (key != "slaves") {
       root[key] = entry.second;
       continue;
     }
-    if (!entry.second.IsMap()) throw ConfigurationError(locate(settings_path, entry.second, "slaves") + ": expected a map");
+    if (!entry.second.IsMap())
+      throw ConfigurationError(locate(settings_path, entry.second, "slaves") + ": expected a map");
     for (const auto& slave : entry.second) {
       const std::string name = slave.first.as<std::string>();
       const std::string path = "slaves." + name;
@@ -514,7 +547,8 @@ void merge_settings(YAML::Node& root, const std::string& settings_path) {
         throw ConfigurationError(locate(settings_path, slave.first, path) +
                                  ": no component of that name in the package");
       }
-      check_keys(slave.second, settings_path, path, {"fmu_kind", "parameters", "solver", "capabilities", "link"});
+      check_keys(slave.second, settings_path, path,
+                 {"fmu_kind", "parameters", "solver", "capabilities", "link"});
       YAML::Node target = root["slaves"][name];
       for (const auto& setting : slave.second) {
         const std::string setting_key = setting.first.as<std::string>();
@@ -548,7 +582,8 @@ YAML::Node read_system_structure(const std::string& package, const std::filesyst
 
 SspScenario import_ssp(const std::string& ssp_path) {
   SspScenario result;
-  result.package = std::make_shared<const models::fmi::Archive>(models::fmi::Archive::unpack(ssp_path, "SSP"));
+  result.package =
+      std::make_shared<const models::fmi::Archive>(models::fmi::Archive::unpack(ssp_path, "SSP"));
   result.root = read_system_structure(ssp_path, result.package->directory());
   const std::string settings = ssp_settings_path(ssp_path);
   std::error_code error;

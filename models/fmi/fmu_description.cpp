@@ -107,25 +107,6 @@ std::optional<Integer> parse_integer(std::string_view text) {
   return value;
 }
 
-/// The whole of `text` as a finite double, or nothing.
-std::optional<double> parse_finite_double(std::string_view text) {
-  text = without_plus_sign(text);
-  double value = 0.0;
-  const char* const end = text.data() + text.size();
-  const auto [stop, error] = std::from_chars(text.data(), end, value);
-  if (text.empty() || error != std::errc{} || stop != end || !std::isfinite(value)) {
-    return std::nullopt;
-  }
-  return value;
-}
-
-/// xs:boolean: "true", "false", "1", "0".
-std::optional<bool> parse_boolean(std::string_view text) {
-  if (text == "true" || text == "1") return true;
-  if (text == "false" || text == "0") return false;
-  return std::nullopt;
-}
-
 /// modelIdentifier names binaries/linux64/<modelIdentifier>.so: anything but a
 /// plain file stem could point outside the unpacked FMU.
 bool is_plain_file_stem(std::string_view text) {
@@ -543,6 +524,23 @@ class DescriptionParser {
 };
 
 }  // namespace
+
+std::optional<double> parse_finite_double(std::string_view text) {
+  text = without_plus_sign(text);
+  double value = 0.0;
+  const char* const end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || error != std::errc{} || stop != end || !std::isfinite(value)) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<bool> parse_boolean(std::string_view text) {
+  if (text == "true" || text == "1") return true;
+  if (text == "false" || text == "0") return false;
+  return std::nullopt;
+}
 
 std::optional<std::size_t> Description::find(const std::string& name) const {
   const auto variable = std::find_if(variables.begin(), variables.end(),

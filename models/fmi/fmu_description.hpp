@@ -110,8 +110,14 @@ struct Description {
 /// are aliases (§2.2.7) and are accepted.
 Description parse_description(const std::string& xml, const std::string& file);
 
-/// 'text', for messages (shared by the loader's files).
+/// 'text', for messages (shared by the loader's files and the SSP reader).
 std::string single_quoted(std::string_view text);
+
+/// XML Schema values, as FMI and SSP files write them: xs:double as a finite
+/// double (the whole text, an optional '+'), or nothing.
+std::optional<double> parse_finite_double(std::string_view text);
+/// xs:boolean: "true", "false", "1", "0", or nothing.
+std::optional<bool> parse_boolean(std::string_view text);
 
 const char* to_string(Causality causality);
 const char* to_string(Variability variability);

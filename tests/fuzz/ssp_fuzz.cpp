@@ -26,13 +26,15 @@ namespace fs = std::filesystem;
 /// removed at exit.
 class PackageDirectory {
  public:
-  PackageDirectory() : path_(fs::temp_directory_path() / ("couplet-ssp-fuzz-" + std::to_string(::getpid()))) {
+  PackageDirectory()
+      : path_(fs::temp_directory_path() / ("couplet-ssp-fuzz-" + std::to_string(::getpid()))) {
     fs::create_directories(path_ / "resources");
     for (const char* name : {"resources/switch_left.fmu", "resources/switch_right.fmu"}) {
       std::ofstream(path_ / name) << "not loaded by this target";
     }
     std::ofstream(path_ / "resources/left.ssv")
-        << "<ssv:ParameterSet version=\"1.0\" name=\"left\"><ssv:Parameters><ssv:Parameter name=\"m\">"
+        << "<ssv:ParameterSet version=\"1.0\" name=\"left\"><ssv:Parameters><ssv:Parameter "
+           "name=\"m\">"
            "<ssv:Real value=\"10\"/></ssv:Parameter></ssv:Parameters></ssv:ParameterSet>";
   }
   ~PackageDirectory() {

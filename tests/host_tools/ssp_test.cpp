@@ -28,25 +28,33 @@ const char* const kNamespaces =
     "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" "
     "xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\"";
 
-std::string parameter(const std::string& name, const std::string& value, const std::string& type = "Real") {
-  return "<ssv:Parameter name=\"" + name + "\"><ssv:" + type + " value=\"" + value + "\"/></ssv:Parameter>";
+std::string parameter(const std::string& name, const std::string& value,
+                      const std::string& type = "Real") {
+  return "<ssv:Parameter name=\"" + name + "\"><ssv:" + type + " value=\"" + value +
+         "\"/></ssv:Parameter>";
 }
 
 /// The pieces of SystemStructure.ssd a test changes.
 struct Structure {
-  std::string left_component = "<ssd:Component name=\"left\" source=\"resources/switch_left.fmu\" "
-                               "implementation=\"CoSimulation\">";
+  std::string left_component =
+      "<ssd:Component name=\"left\" source=\"resources/switch_left.fmu\" "
+      "implementation=\"CoSimulation\">";
   std::string left_connectors =
-      "<ssd:Connectors><ssd:Connector name=\"f\" kind=\"input\"><ssc:Real unit=\"N\"/></ssd:Connector>"
-      "<ssd:Connector name=\"x\" kind=\"output\"><ssc:Real unit=\"m\"/></ssd:Connector></ssd:Connectors>";
+      "<ssd:Connectors><ssd:Connector name=\"f\" kind=\"input\"><ssc:Real "
+      "unit=\"N\"/></ssd:Connector>"
+      "<ssd:Connector name=\"x\" kind=\"output\"><ssc:Real "
+      "unit=\"m\"/></ssd:Connector></ssd:Connectors>";
   // The left half's parameters from a parameter file, x0 from the system's binding below.
   std::string left_bindings =
-      "<ssd:ParameterBindings><ssd:ParameterBinding source=\"resources/left.ssv\"/></ssd:ParameterBindings>";
+      "<ssd:ParameterBindings><ssd:ParameterBinding "
+      "source=\"resources/left.ssv\"/></ssd:ParameterBindings>";
   std::string right_component =
-      "<ssd:Component name=\"right\" source=\"resources/switch_right.fmu\" implementation=\"ModelExchange\">"
+      "<ssd:Component name=\"right\" source=\"resources/switch_right.fmu\" "
+      "implementation=\"ModelExchange\">"
       "</ssd:Component>";
   std::string x_connection =
-      "<ssd:Connection startElement=\"left\" startConnector=\"x\" endElement=\"right\" endConnector=\"x\">"
+      "<ssd:Connection startElement=\"left\" startConnector=\"x\" endElement=\"right\" "
+      "endConnector=\"x\">"
       "<ssc:LinearTransformation factor=\"1\" offset=\"0\"/></ssd:Connection>";
   std::string extra_elements;
   std::string extra_connections;
@@ -54,17 +62,21 @@ struct Structure {
       "<ssd:ParameterBindings><ssd:ParameterBinding prefix=\"left.\"><ssd:ParameterValues>"
       "<ssv:ParameterSet version=\"1.0\" name=\"start\"><ssv:Parameters>" +
       parameter("x0", "1") +
-      "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>";
+      "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues></ssd:ParameterBinding></"
+      "ssd:ParameterBindings>";
   std::string version = "1.0";
 
   std::string text() const {
     return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ssd:SystemStructureDescription " +
-           std::string(kNamespaces) + " version=\"" + version + "\" name=\"two_mass_switch_ssp\">\n" +
-           "<ssd:System name=\"root\">\n<ssd:Elements>\n" + left_component + left_connectors + left_bindings +
-           "</ssd:Component>\n" + right_component + "\n" + extra_elements + "</ssd:Elements>\n<ssd:Connections>\n" +
+           std::string(kNamespaces) + " version=\"" + version +
+           "\" name=\"two_mass_switch_ssp\">\n" + "<ssd:System name=\"root\">\n<ssd:Elements>\n" +
+           left_component + left_connectors + left_bindings + "</ssd:Component>\n" +
+           right_component + "\n" + extra_elements + "</ssd:Elements>\n<ssd:Connections>\n" +
            x_connection + "\n" +
-           "<ssd:Connection startElement=\"left\" startConnector=\"v\" endElement=\"right\" endConnector=\"v\"/>\n"
-           "<ssd:Connection startElement=\"right\" startConnector=\"f\" endElement=\"left\" endConnector=\"f\"/>\n" +
+           "<ssd:Connection startElement=\"left\" startConnector=\"v\" endElement=\"right\" "
+           "endConnector=\"v\"/>\n"
+           "<ssd:Connection startElement=\"right\" startConnector=\"f\" endElement=\"left\" "
+           "endConnector=\"f\"/>\n" +
            extra_connections + "</ssd:Connections>\n" + system_bindings +
            "\n</ssd:System>\n<ssd:DefaultExperiment startTime=\"0\" stopTime=\"200\"/>\n"
            "</ssd:SystemStructureDescription>\n";
@@ -160,29 +172,34 @@ TEST(SspPackage, RunsThroughTheCommandLineWithOverridesAndReplays) {
   const fs::path package = make_package("cli", Structure{});
   const fs::path output = fresh_directory("ssp-cli-out");
   const std::string run_command = std::string(COUPLET_BINARY) + " run " + package.string() +
-                                  " --set time.end=20 --set algorithm.step=0.02 -q -o " + output.string();
+                                  " --set time.end=20 --set algorithm.step=0.02 -q -o " +
+                                  output.string();
   ASSERT_EQ(std::system(run_command.c_str()), 0) << run_command;
   const nlohmann::json summary = nlohmann::json::parse(read_file(output / "summary.json"));
   EXPECT_EQ(summary.at("end_time").get<double>(), 20.0) << summary.dump();
-  const std::string replay = std::string(COUPLET_BINARY) + " replay " + (output / "run.log").string() +
-                             " --verify > /dev/null";
+  const std::string replay = std::string(COUPLET_BINARY) + " replay " +
+                             (output / "run.log").string() + " --verify > /dev/null";
   EXPECT_EQ(std::system(replay.c_str()), 0) << replay;
-  const std::string validate = std::string(COUPLET_BINARY) + " validate " + package.string() + " > /dev/null";
+  const std::string validate =
+      std::string(COUPLET_BINARY) + " validate " + package.string() + " > /dev/null";
   EXPECT_EQ(std::system(validate.c_str()), 0);
 }
 
 // docs/ssp.md's example, as the build makes it (examples/ssp/), run as the docs show.
 TEST(SspPackage, TheShippedExampleRunsAsItsYamlTwin) {
-  const fs::path example = fs::path(COUPLET_BINARY).parent_path() / "examples" / "ssp" / "two_mass_switch.ssp";
+  const fs::path example =
+      fs::path(COUPLET_BINARY).parent_path() / "examples" / "ssp" / "two_mass_switch.ssp";
   ASSERT_TRUE(fs::exists(example)) << example;
   ASSERT_TRUE(fs::exists(tools::ssp_settings_path(example.string())));
   const fs::path output = fresh_directory("ssp-example-out");
-  const std::string command = std::string(COUPLET_BINARY) + " run " + example.string() + " -q -o " + output.string();
+  const std::string command =
+      std::string(COUPLET_BINARY) + " run " + example.string() + " -q -o " + output.string();
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   const nlohmann::json from_yaml = run("two_mass_switch_fmu.yaml", {}, "ssp-example-yaml");
   const nlohmann::json summary = nlohmann::json::parse(read_file(output / "summary.json"));
   EXPECT_EQ(summary.at("decision_hash"), from_yaml.at("decision_hash"));
-  EXPECT_EQ(read_file(output / "signals.csv"), read_file(run_directory("ssp-example-yaml") / "signals.csv"));
+  EXPECT_EQ(read_file(output / "signals.csv"),
+            read_file(run_directory("ssp-example-yaml") / "signals.csv"));
 }
 
 TEST(SspPackage, SettingsCannotChangeTheStructure) {
@@ -193,11 +210,13 @@ TEST(SspPackage, SettingsCannotChangeTheStructure) {
   const std::string unknown = refusal(make_package(
       "settings-unknown", Structure{},
       "algorithm: {type: jacobi, step: 0.01}\nslaves:\n  middle: {solver: {type: cvode}}\n"));
-  EXPECT_NE(unknown.find("settings-unknown.couplet.yaml:3: slaves.middle: no component of that name"),
-            std::string::npos)
+  EXPECT_NE(
+      unknown.find("settings-unknown.couplet.yaml:3: slaves.middle: no component of that name"),
+      std::string::npos)
       << unknown;
-  const std::string fmu_path = refusal(make_package(
-      "settings-fmu", Structure{}, "algorithm: {type: jacobi, step: 0.01}\nslaves:\n  left: {fmu: other.fmu}\n"));
+  const std::string fmu_path = refusal(
+      make_package("settings-fmu", Structure{},
+                   "algorithm: {type: jacobi, step: 0.01}\nslaves:\n  left: {fmu: other.fmu}\n"));
   EXPECT_NE(fmu_path.find("slaves.left.fmu: unknown key"), std::string::npos) << fmu_path;
 }
 
@@ -228,79 +247,96 @@ INSTANTIATE_TEST_SUITE_P(
     Unsupported, SspRefusal,
     ::testing::Values(
         Unsupported{"nested_system",
-                    [](Structure& s) { s.extra_elements = "<ssd:System name=\"inner\"><ssd:Elements/></ssd:System>"; },
+                    [](Structure& s) {
+                      s.extra_elements = "<ssd:System name=\"inner\"><ssd:Elements/></ssd:System>";
+                    },
                     "SystemStructure.ssd:7: System 'inner': sub-systems are not supported"},
-        Unsupported{"scaled_connection",
-                    [](Structure& s) {
-                      s.x_connection =
-                          "<ssd:Connection startElement=\"left\" startConnector=\"x\" endElement=\"right\" "
-                          "endConnector=\"x\"><ssc:LinearTransformation factor=\"2\" offset=\"0\"/></ssd:Connection>";
-                    },
-                    "Connection 'left.x' -> 'right.x': a linear transformation (factor 2, offset 0) is not supported"},
-        Unsupported{"system_input",
-                    [](Structure& s) {
-                      s.extra_connections =
-                          "<ssd:Connection startConnector=\"u\" endElement=\"right\" endConnector=\"x\"/>";
-                    },
-                    "starts at the system's own connector 'u'"},
-        Unsupported{"unit_conversion",
-                    [](Structure& s) {
-                      s.left_connectors =
-                          "<ssd:Connectors><ssd:Connector name=\"f\" kind=\"input\"><ssc:Real unit=\"kN\"/>"
-                          "</ssd:Connector></ssd:Connectors>";
-                      s.right_component =
-                          "<ssd:Component name=\"right\" source=\"resources/switch_right.fmu\"><ssd:Connectors>"
-                          "<ssd:Connector name=\"f\" kind=\"output\"><ssc:Real unit=\"N\"/></ssd:Connector>"
-                          "</ssd:Connectors></ssd:Component>";
-                    },
-                    "units 'N' and 'kN' differ"},
+        Unsupported{
+            "scaled_connection",
+            [](Structure& s) {
+              s.x_connection =
+                  "<ssd:Connection startElement=\"left\" startConnector=\"x\" endElement=\"right\" "
+                  "endConnector=\"x\"><ssc:LinearTransformation factor=\"2\" "
+                  "offset=\"0\"/></ssd:Connection>";
+            },
+            "Connection 'left.x' -> 'right.x': a linear transformation (factor 2, offset 0) is not "
+            "supported"},
+        Unsupported{
+            "system_input",
+            [](Structure& s) {
+              s.extra_connections =
+                  "<ssd:Connection startConnector=\"u\" endElement=\"right\" endConnector=\"x\"/>";
+            },
+            "starts at the system's own connector 'u'"},
+        Unsupported{
+            "unit_conversion",
+            [](Structure& s) {
+              s.left_connectors =
+                  "<ssd:Connectors><ssd:Connector name=\"f\" kind=\"input\"><ssc:Real unit=\"kN\"/>"
+                  "</ssd:Connector></ssd:Connectors>";
+              s.right_component =
+                  "<ssd:Component name=\"right\" "
+                  "source=\"resources/switch_right.fmu\"><ssd:Connectors>"
+                  "<ssd:Connector name=\"f\" kind=\"output\"><ssc:Real unit=\"N\"/></ssd:Connector>"
+                  "</ssd:Connectors></ssd:Component>";
+            },
+            "units 'N' and 'kN' differ"},
         Unsupported{"string_parameter",
                     [](Structure& s) {
                       s.system_bindings =
                           "<ssd:ParameterBindings><ssd:ParameterBinding><ssd:ParameterValues>"
                           "<ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters>" +
                           parameter("left.label", "heavy", "String") +
-                          "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues></ssd:ParameterBinding>"
+                          "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues></"
+                          "ssd:ParameterBinding>"
                           "</ssd:ParameterBindings>";
                     },
                     "String parameters are not supported"},
-        Unsupported{"parameter_mapping",
-                    [](Structure& s) {
-                      s.left_bindings =
-                          "<ssd:ParameterBindings><ssd:ParameterBinding source=\"resources/left.ssv\">"
-                          "<ssd:ParameterMapping source=\"resources/map.ssm\"/></ssd:ParameterBinding>"
-                          "</ssd:ParameterBindings>";
-                    },
-                    "ParameterMapping: parameter mappings are not supported"},
-        Unsupported{"escaping_source",
-                    [](Structure& s) {
-                      s.right_component =
-                          "<ssd:Component name=\"right\" source=\"../switch_right.fmu\"></ssd:Component>";
-                    },
-                    "Component 'right': source '../switch_right.fmu': couplet reads files inside the package only"},
-        Unsupported{"missing_source",
-                    [](Structure& s) {
-                      s.right_component = "<ssd:Component name=\"right\" source=\"resources/none.fmu\"></ssd:Component>";
-                    },
-                    "source 'resources/none.fmu': not in the package"},
+        Unsupported{
+            "parameter_mapping",
+            [](Structure& s) {
+              s.left_bindings =
+                  "<ssd:ParameterBindings><ssd:ParameterBinding source=\"resources/left.ssv\">"
+                  "<ssd:ParameterMapping source=\"resources/map.ssm\"/></ssd:ParameterBinding>"
+                  "</ssd:ParameterBindings>";
+            },
+            "ParameterMapping: parameter mappings are not supported"},
+        Unsupported{
+            "escaping_source",
+            [](Structure& s) {
+              s.right_component =
+                  "<ssd:Component name=\"right\" source=\"../switch_right.fmu\"></ssd:Component>";
+            },
+            "Component 'right': source '../switch_right.fmu': couplet reads files inside the "
+            "package only"},
+        Unsupported{
+            "missing_source",
+            [](Structure& s) {
+              s.right_component =
+                  "<ssd:Component name=\"right\" source=\"resources/none.fmu\"></ssd:Component>";
+            },
+            "source 'resources/none.fmu': not in the package"},
         Unsupported{"ssd_component",
                     [](Structure& s) {
                       s.extra_elements =
-                          "<ssd:Component name=\"sub\" type=\"application/x-ssp-package\" source=\"resources/s.ssp\"/>";
+                          "<ssd:Component name=\"sub\" type=\"application/x-ssp-package\" "
+                          "source=\"resources/s.ssp\"/>";
                     },
                     "Component 'sub': type 'application/x-ssp-package' is not supported"},
-        Unsupported{"unknown_parameter",
-                    [](Structure& s) {
-                      s.system_bindings =
-                          "<ssd:ParameterBindings><ssd:ParameterBinding><ssd:ParameterValues>"
-                          "<ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters>" +
-                          parameter("mass", "3") +
-                          "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues></ssd:ParameterBinding>"
-                          "</ssd:ParameterBindings>";
-                    },
-                    "a system-level parameter must name a component: component.variable ('mass' does not)"},
-        Unsupported{"version_2",
-                    [](Structure& s) { s.version = "2.0"; }, "SSP version '2.0' is not supported"}),
+        Unsupported{
+            "unknown_parameter",
+            [](Structure& s) {
+              s.system_bindings =
+                  "<ssd:ParameterBindings><ssd:ParameterBinding><ssd:ParameterValues>"
+                  "<ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters>" +
+                  parameter("mass", "3") +
+                  "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues></"
+                  "ssd:ParameterBinding>"
+                  "</ssd:ParameterBindings>";
+            },
+            "a system-level parameter must name a component: component.variable ('mass' does not)"},
+        Unsupported{"version_2", [](Structure& s) { s.version = "2.0"; },
+                    "SSP version '2.0' is not supported"}),
     [](const auto& test) { return std::string(test.param.label); });
 
 TEST(SspPackage, DamagedPackagesAreRefusedByName) {
@@ -308,15 +344,19 @@ TEST(SspPackage, DamagedPackagesAreRefusedByName) {
   fs::create_directories(directory);
   const fs::path not_zip = directory / "not_zip.ssp";
   std::ofstream(not_zip) << "not a zip";
-  EXPECT_NE(refusal(not_zip).find("SSP '" + not_zip.string() + "': not a zip archive"), std::string::npos);
+  EXPECT_NE(refusal(not_zip).find("SSP '" + not_zip.string() + "': not a zip archive"),
+            std::string::npos);
 
   const fs::path no_ssd = directory / "no_ssd.ssp";
   write_zip(no_ssd, {{"resources/left.ssv", kLeftParameters}});
-  EXPECT_NE(refusal(no_ssd).find("SystemStructure.ssd: not in the package"), std::string::npos) << refusal(no_ssd);
+  EXPECT_NE(refusal(no_ssd).find("SystemStructure.ssd: not in the package"), std::string::npos)
+      << refusal(no_ssd);
 
   const fs::path malformed = directory / "malformed.ssp";
-  write_zip(malformed, {{"SystemStructure.ssd", "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription>\n<oops"}});
-  EXPECT_NE(refusal(malformed).find("SystemStructure.ssd: malformed XML at line 3"), std::string::npos)
+  write_zip(malformed, {{"SystemStructure.ssd",
+                         "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription>\n<oops"}});
+  EXPECT_NE(refusal(malformed).find("SystemStructure.ssd: malformed XML at line 3"),
+            std::string::npos)
       << refusal(malformed);
 
   const fs::path escaping = directory / "escaping.ssp";
