@@ -280,7 +280,7 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
     if (recorder) {
       const bool completed = end.signal == 0;
       recorder->finish({completed, completed ? "" : interruption_text(end.signal, executor.frontier()),
-                        executor.decision_hash(), executor.counters()});
+                        executor.decision_hash(), executor.counters(), link_totals(system)});
     }
   } catch (const std::exception& error) {
     // The log ends with the failure and stays readable (docs/run-log.md); the
@@ -288,7 +288,8 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
     // report, whatever else fails on the way out.
     if (recorder && !log_ended) {
       try {
-        recorder->finish({false, error.what(), executor.decision_hash(), executor.counters()});
+        recorder->finish({false, error.what(), executor.decision_hash(), executor.counters(),
+                          link_totals(system)});
       } catch (const std::exception&) {
       }
     }

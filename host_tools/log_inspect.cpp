@@ -99,6 +99,25 @@ void link_timing(const RunLog& log, std::size_t slave, std::ostream& text) {
   text << line;
 }
 
+/// The whole run's counters (steps, evaluations, set-up and stop alike).
+void link_totals(const LoggedSlave& slave, std::ostream& text) {
+  if (!slave.link_totals) return;
+  const drivers::LinkCounters& totals = *slave.link_totals;
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "  %s: whole run %llu requests, %llu retransmissions, %llu duplicates, %llu dropped, "
+                "%llu late, %llu missed, %llu host stalls (longest %.3f s)\n",
+                slave.name.c_str(), static_cast<unsigned long long>(totals.requests),
+                static_cast<unsigned long long>(totals.retransmissions),
+                static_cast<unsigned long long>(totals.duplicates),
+                static_cast<unsigned long long>(totals.drops),
+                static_cast<unsigned long long>(totals.late_results),
+                static_cast<unsigned long long>(totals.missed_results),
+                static_cast<unsigned long long>(totals.host_stalls),
+                static_cast<double>(totals.host_stall_longest_ns) * 1e-9);
+  text << line;
+}
+
 std::uint64_t count_of(const std::array<std::uint64_t, kCallKinds>& by_kind, CallKind kind) {
   return by_kind[static_cast<std::size_t>(kind)];
 }
@@ -166,6 +185,7 @@ std::string inspect_text(const RunLog& log) {
     if (!any_link) text << "links\n";
     any_link = true;
     link_timing(log, s, text);
+    link_totals(log.slaves[s], text);
   }
   if (log.end_record) {
     text << "decision     hash " << hash_text(log.end_record->decision_hash) << ", " << log.end_record->slave_steps << " slave steps, "

@@ -437,6 +437,37 @@ std::string take_end(const couplet_wire_LogEnd& end, RunLog& log) {
   return {};
 }
 
+/// A link totals record's counters.
+drivers::LinkCounters link_counters_of(const couplet_wire_LogLinkTotals& totals) {
+  drivers::LinkCounters counters;
+  counters.requests = totals.requests;
+  counters.retransmissions = totals.retransmissions;
+  counters.duplicates = totals.duplicates;
+  counters.working = totals.working;
+  counters.drops = totals.drops;
+  counters.foreign = totals.foreign;
+  counters.late_results = totals.late_results;
+  counters.missed_results = totals.missed_results;
+  counters.stale_inputs = totals.stale_inputs;
+  counters.host_stalls = totals.host_stalls;
+  counters.host_stall_longest_ns = totals.host_stall_longest_ns;
+  return counters;
+}
+
+std::string take_link_totals(const couplet_wire_LogLinkTotals& totals, RunLog& log) {
+  if (totals.slave >= log.slaves.size()) {
+    return "link totals of slave " + std::to_string(totals.slave) + " of " + std::to_string(log.slaves.size());
+  }
+  LoggedSlave& slave = log.slaves[totals.slave];
+  if (slave.link.empty()) return "link totals of slave '" + slave.name + "', which has no link";
+  if (slave.link_totals) return "a second link totals record of slave '" + slave.name + "'";
+  if (totals.host_stall_longest_ns < 0) {
+    return "link totals of slave '" + slave.name + "' with a negative longest stall";
+  }
+  slave.link_totals = link_counters_of(totals);
+  return {};
+}
+
 const char* record_name(pb_size_t which_body) {
   switch (which_body) {
     case couplet_wire_LogRecord_slave_tag:
@@ -451,6 +482,8 @@ const char* record_name(pb_size_t which_body) {
       return "end";
     case couplet_wire_LogRecord_quantities_tag:
       return "internal quantities";
+    case couplet_wire_LogRecord_link_totals_tag:
+      return "link totals";
     default:
       return "header";
   }
@@ -480,6 +513,8 @@ std::string take_record(const protocol::LogRecord& record, RunLog& log, ReadingS
       return take_plan(record.body.plan, log, state);
     case couplet_wire_LogRecord_end_tag:
       return take_end(record.body.end, log);
+    case couplet_wire_LogRecord_link_totals_tag:
+      return take_link_totals(record.body.link_totals, log);
     default:
       return "a record of unknown type " + std::to_string(which);
   }

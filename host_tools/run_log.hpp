@@ -14,6 +14,7 @@
 #include "couplet/polynomial.hpp"
 #include "couplet/slave.hpp"
 #include "couplet/time.hpp"
+#include "drivers/link_policy.hpp"
 #include "protocol/run_log_frame.hpp"
 #include "runtime/system.hpp"
 
@@ -31,6 +32,9 @@ struct LoggedSlave {
   std::string name;
   SlaveDescription description;
   std::string link;  ///< empty: a local slave
+  /// Its link's counters over the run (summary.json links.NAME), from the
+  /// records before the end record; absent for a local slave and in a cut log.
+  std::optional<drivers::LinkCounters> link_totals;
 };
 
 enum class CallKind : std::uint8_t {

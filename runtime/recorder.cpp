@@ -303,6 +303,12 @@ void Recorder::plan_finished(const SequentialExecutor& executor, const Algorithm
 
 void Recorder::finish(const RunEnding& ending) {
   if (!writer_.joinable()) return;
+  for (const couplet_wire_LogLinkTotals& totals : ending.link_totals) {
+    protocol::LogRecord& record = next_record();
+    record.which_body = couplet_wire_LogRecord_link_totals_tag;
+    record.body.link_totals = totals;
+    publish();
+  }
   protocol::LogRecord& record = next_record();
   record.which_body = couplet_wire_LogRecord_end_tag;
   couplet_wire_LogEnd& end = record.body.end;

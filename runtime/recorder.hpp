@@ -59,6 +59,9 @@ struct RunEnding {
   std::string message;  ///< why it failed
   std::uint64_t decision_hash = 0;
   RunCounters counters;
+  /// The counters of each slave's link (the host tools fill them from the
+  /// remote slaves; this layer knows no links), written before the end record.
+  std::vector<couplet_wire_LogLinkTotals> link_totals;
 };
 
 class Recorder final : public ExecutorObserver {

@@ -25,6 +25,7 @@
 #include "couplet/errors.hpp"
 #include "host_tools/commands.hpp"
 #include "host_tools/interrupt.hpp"
+#include "host_tools/link_report.hpp"
 #include "host_tools/log_export.hpp"
 #include "host_tools/replay.hpp"
 #include "host_tools/run_log.hpp"
@@ -255,6 +256,10 @@ py::dict slave_entry(const RunLog& log, std::size_t s) {
   py::dict entry;
   entry["name"] = slave.name;
   entry["link"] = slave.link.empty() ? py::object(py::none()) : py::object(py::str(slave.link));
+  // The whole run's link counters, as summary.json's links.NAME (None: a local
+  // slave, or a log cut before its end).
+  entry["link_totals"] = slave.link_totals ? json_to_python(tools::link_counters_json(*slave.link_totals))
+                                           : py::object(py::none());
   entry["inputs"] = inputs;
   entry["input_units"] = input_units;
   entry["outputs"] = outputs;

@@ -89,6 +89,17 @@ std::size_t edit(Frames& frames, std::size_t index,
   return index;
 }
 
+/// A link totals record of `slave` just before the end record; its index.
+std::size_t insert_link_totals(Frames& frames, std::uint32_t slave) {
+  const std::size_t end = first_of(frames, couplet_wire_LogRecord_end_tag);
+  frames.insert(frames.begin() + static_cast<std::ptrdiff_t>(end), frames[end]);
+  return edit(frames, end, [slave](protocol::LogRecord& record) {
+    record.which_body = couplet_wire_LogRecord_link_totals_tag;
+    record.body.link_totals = couplet_wire_LogLinkTotals_init_zero;
+    record.body.link_totals.slave = slave;
+  });
+}
+
 /// One crafted log: changes `frames` and returns the index of the frame the
 /// reader must refuse.
 struct Crafted {
@@ -261,6 +272,12 @@ std::vector<Crafted> crafted_cases() {
                      [](Record& r) { r.body.end.plans += 1; });
        },
        "the end record counts"},
+      {"link_totals_of_a_local_slave",
+       [](Frames& f) { return insert_link_totals(f, 0); },
+       "link totals of slave 'left', which has no link"},
+      {"link_totals_of_no_slave",
+       [](Frames& f) { return insert_link_totals(f, 7); },
+       "link totals of slave 7 of 2"},
       {"zero_length_frame",
        [](Frames& f) {
          f.insert(f.begin() + 5, frame_of({}));

@@ -16,9 +16,9 @@ on sys.path here, as PYTHONPATH would). Cases:
             makes a fresh directory; the GIL is released during a run; runs
             in parallel threads decide as they do one after the other.
   lossy     a remote slave behind couplet-netem (20 % loss), paced by the wall
-            clock: read_log's step calls carry retransmissions, at most the
-            total summary.json counts (which adds those of the set-up and output
-            evaluations, not in the log), and a round trip each; their missed
+            clock: the log's link totals are the counters summary.json reports
+            (retransmissions and all); its step calls carry their own
+            retransmissions, fewer than the total, and a round trip each; their missed
             flags sum to its missed results; the plans' pacer lateness gives
             its min, max and cycles exactly.
   damaged   a bit flipped in a middle frame, and a copy cut inside a frame:
@@ -308,6 +308,15 @@ def case_lossy(couplet, build, source, tmp):
           f"{retransmissions} retransmissions in the log's steps, {reported} in the summary")
     check(int(log.calls["retransmissions"][~(on_right & steps)].sum()) == 0,
           "retransmissions on a local slave or outside a step")
+    # The whole run's counters, from the log's link totals: those summary.json reports.
+    totals = log.slaves[right]["link_totals"]
+    expected = {key: value for key, value in summary["links"]["right"].items() if key != "link"}
+    print(f"link totals in the log: {totals}")
+    check(totals == expected, f"link totals {totals} in the log, {expected} in the summary")
+    check(totals["retransmissions"] > retransmissions,
+          f"{totals['retransmissions']} retransmissions in all, {retransmissions} in the steps:"
+          " the set-up and output evaluations retransmit too")
+    check(log.slaves[1 - right]["link_totals"] is None, "link totals of the local slave")
     round_trips = log.calls["round_trip_s"][on_right & steps]
     check(len(round_trips) == 150 and all(r >= 0 for r in round_trips),
           f"{len(round_trips)} steps of the remote slave, round trips {round_trips[:5]}...")
