@@ -458,35 +458,55 @@ std::vector<Held> internal_held_from_plans(const RunLog& log, std::size_t index)
   return held;
 }
 
-/// The quantity reported at a plan, over the interval that plan completed
-/// (from the previous plan's frontier to its own).
-std::vector<Held> internal_over_plans(const RunLog& log, std::size_t index) {
-  std::vector<Held> held;
-  Time previous = log.start;
-  for (const LoggedPlan& plan : log.plans) {
-    if (index < plan.internals.size())
-      held.push_back({seconds(previous), seconds(plan.frontier), plan.internals[index]});
-    previous = plan.frontier;
-  }
-  return held;
-}
+/// A completed macro step: the frontier moved from `from` to `to` at plan
+/// `first_plan`; `last_plan` is the last plan before the next step (iterative
+/// methods evaluate a step several times, each a plan of the same step).
+struct CompletedStep {
+  Time from = 0;
+  Time to = 0;
+  std::uint64_t macro_steps = 0;
+  std::size_t first_plan = 0;
+  std::size_t last_plan = 0;
+};
 
-/// One communication step per plan that completed a macro step: the frontier
-/// moved from the previous such plan's frontier to its own.
-std::vector<Held> communication_steps(const RunLog& log) {
-  std::vector<Held> steps;
+/// One step per plan that completed a macro step (its macro step count rose):
+/// the frontier moved from the previous such plan's frontier to its own.
+/// Repeated plans (rejected steps, iterations) complete none.
+std::vector<CompletedStep> completed_steps(const RunLog& log) {
+  std::vector<CompletedStep> steps;
   Time previous = log.start;
   std::uint64_t macro_steps = 0;
-  for (const LoggedPlan& plan : log.plans) {
-    if (plan.macro_steps <= macro_steps) continue;
-    if (plan.frontier > previous) {
-      steps.push_back(
-          {seconds(previous), seconds(plan.frontier), seconds(plan.frontier - previous)});
+  for (std::size_t k = 0; k < log.plans.size(); ++k) {
+    const LoggedPlan& plan = log.plans[k];
+    if (plan.macro_steps <= macro_steps) {
+      if (!steps.empty() && steps.back().macro_steps == plan.macro_steps) steps.back().last_plan = k;
+      continue;
     }
+    if (plan.frontier > previous) steps.push_back({previous, plan.frontier, plan.macro_steps, k, k});
     previous = plan.frontier;
     macro_steps = plan.macro_steps;
   }
   return steps;
+}
+
+std::vector<Held> communication_steps(const RunLog& log) {
+  std::vector<Held> held;
+  for (const CompletedStep& step : completed_steps(log))
+    held.push_back({seconds(step.from), seconds(step.to), seconds(step.to - step.from)});
+  return held;
+}
+
+/// The quantity at the last plan of each macro step, over that step. Iterative
+/// methods log their count so far at every evaluation, so the last record of
+/// a step holds its final count (docs/run-log.md).
+std::vector<Held> internal_per_step(const RunLog& log, std::size_t index) {
+  std::vector<Held> held;
+  for (const CompletedStep& step : completed_steps(log)) {
+    const LoggedPlan& plan = log.plans[step.last_plan];
+    if (index < plan.internals.size())
+      held.push_back({seconds(step.from), seconds(step.to), plan.internals[index]});
+  }
+  return held;
 }
 
 /// One signal as a column of values over time.
@@ -857,10 +877,10 @@ std::string defects_section(const RunLog& log) {
 std::string iterations_section(const RunLog& log) {
   std::vector<std::pair<std::string, std::vector<Point>>> named;
   if (const auto index = internal_index(log, "iterations")) {
-    named.emplace_back("iterations", step_points(internal_over_plans(log, *index)));
+    named.emplace_back("iterations", step_points(internal_per_step(log, *index)));
   }
   const PlotSpec spec{
-      "plot-iterations", "Iterations per step (iterative methods)", "time (s)", "iterations", false,
+      "plot-iterations", "Iterations per macro step (iterative methods)", "time (s)", "iterations", false,
       run_span(log)};
   return section("Iterations per step", line_plot(spec, series_of(std::move(named), false, true)));
 }

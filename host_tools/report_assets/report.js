@@ -50,7 +50,12 @@
   // Short numbers on the axes, more digits on hover; no "4.0000e-" cut off at
   // the axis edge as dygraphs' fixed decimals give on a log axis.
   function shortNumber(value) {
-    return String(Number(Number(value).toPrecision(4)));
+    var number = Number(value);
+    var magnitude = Math.abs(number);
+    if (magnitude !== 0 && (magnitude < 1e-3 || magnitude >= 1e6)) {
+      return number.toExponential(3).replace(/\.?0+e/, 'e');  // 1.400e-5 -> 1.4e-5
+    }
+    return String(Number(number.toPrecision(4)));
   }
   function hoverNumber(value) {
     return String(Number(Number(value).toPrecision(7)));

@@ -105,8 +105,12 @@ RunLog ifosmondi_log() {
   log.algorithm = "ifosmondi";
   log.internal_quantities = {"step_s",   "iterations", "integrations",
                              "residual", "threshold",  "converged"};
-  log.plans = {plan(1, 0.25, {0.25, 3, 3, 1e-9, 1e-8, 1}),
-               plan(2, 0.5, {0.25, 5, 5, 1e-9, 1e-8, 1}),
+  // As IFOSMONDI logs them: the frontier moves (macro step count rises) at a
+  // step's first evaluation, and every evaluation logs the count so far, so
+  // only the last record of a step holds its final count.
+  log.plans = {plan(1, 0.25, {0.25, 0, 1, 1e-3, 1e-8, 0}), plan(1, 0.25, {0.25, 2, 2, 1e-5, 1e-8, 0}),
+               plan(1, 0.25, {0.25, 3, 3, 1e-9, 1e-8, 1}), plan(2, 0.5, {0.25, 0, 1, 1e-3, 1e-8, 0}),
+               plan(2, 0.5, {0.25, 5, 5, 1e-9, 1e-8, 1}),  plan(3, 0.75, {0.25, 0, 1, 1e-3, 1e-8, 0}),
                plan(3, 0.75, {0.25, 2, 2, 1e-9, 1e-8, 1})};
   return log;
 }
