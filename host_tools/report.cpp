@@ -964,13 +964,18 @@ std::string join_ports(const std::vector<std::string>& names) {
   return joined;
 }
 
+std::string with_unit(const std::string& port, const std::string& unit) {
+  return unit.empty() ? port : port + " [" + unit + "]";
+}
+
 std::string slaves_section(const RunLog& log) {
   std::vector<std::vector<std::string>> rows;
   for (const LoggedSlave& slave : log.slaves) {
     std::vector<std::string> inputs, outputs;
-    for (const InputDescription& input : slave.description.inputs) inputs.push_back(input.name);
+    for (const InputDescription& input : slave.description.inputs)
+      inputs.push_back(with_unit(input.name, input.unit));
     for (const OutputDescription& output : slave.description.outputs)
-      outputs.push_back(output.name);
+      outputs.push_back(with_unit(output.name, output.unit));
     rows.push_back({slave.name, slave.link.empty() ? "local" : slave.link, join_ports(inputs),
                     join_ports(outputs)});
   }

@@ -336,6 +336,7 @@ TEST(Report, SignalsGroupedByUnitWithTheirErrorAgainstTheReference) {
   EXPECT_EQ(newtons["options"]["ylabel"], "N");
   EXPECT_EQ(newtons["labels"], nlohmann::json({"time (s)", "mass2.F"}));
   EXPECT_EQ(plot(html, "plot-signals-3")["options"]["ylabel"], "m/s");
+  EXPECT_NE(html.find("<td>x [m], v [m/s]</td>"), std::string::npos);  // slaves table
 
   const nlohmann::json error = plot(html, "plot-error-1");
   ASSERT_FALSE(error.is_null());
