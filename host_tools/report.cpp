@@ -108,8 +108,6 @@ std::string format_number(double value, int significant_digits = 6) {
   return buffer.data();
 }
 
-
-
 bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
@@ -289,8 +287,8 @@ std::string figure(const PlotSpec& spec, const nlohmann::json& plot) {
   const std::string data = plot.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return "<div class=\"figure\">\n<p class=\"plot-title\">" + escape(spec.title) +
          "</p>\n<div class=\"figure-body\"><div class=\"plot\" id=\"" + escape(spec.id) +
-         "\" data-y-scale=\"" + (spec.log_y ? "log" : "linear") + "\" data-plot=\"" +
-         escape(data) + "\"></div><div class=\"legend\" id=\"" + escape(spec.id) +
+         "\" data-y-scale=\"" + (spec.log_y ? "log" : "linear") + "\" data-plot=\"" + escape(data) +
+         "\"></div><div class=\"legend\" id=\"" + escape(spec.id) +
          "-legend\"></div></div>\n</div>\n";
 }
 
@@ -479,10 +477,12 @@ std::vector<CompletedStep> completed_steps(const RunLog& log) {
   for (std::size_t k = 0; k < log.plans.size(); ++k) {
     const LoggedPlan& plan = log.plans[k];
     if (plan.macro_steps <= macro_steps) {
-      if (!steps.empty() && steps.back().macro_steps == plan.macro_steps) steps.back().last_plan = k;
+      if (!steps.empty() && steps.back().macro_steps == plan.macro_steps)
+        steps.back().last_plan = k;
       continue;
     }
-    if (plan.frontier > previous) steps.push_back({previous, plan.frontier, plan.macro_steps, k, k});
+    if (plan.frontier > previous)
+      steps.push_back({previous, plan.frontier, plan.macro_steps, k, k});
     previous = plan.frontier;
     macro_steps = plan.macro_steps;
   }
@@ -662,8 +662,7 @@ std::vector<SignalGroup> group_by_quantity(const RunLog& log, const std::vector<
     group.signals.push_back({column.name, column.points, colour, false, false});
     const auto reference = column_named(column.name + std::string(kReferenceSuffix));
     if (reference == columns.end()) continue;
-    group.signals.push_back(
-        {column.name + " (reference)", reference->points, colour, true, false});
+    group.signals.push_back({column.name + " (reference)", reference->points, colour, true, false});
     group.errors.push_back({column.name + " - reference",
                             difference(column.points, reference->points), colour, false, false});
   }
@@ -820,13 +819,13 @@ std::string signals_section(const RunLog& log, const ReportInputs& inputs) {
                            false,
                            run_span(log)};
     plots += line_plot(signals, group.signals);
-    const PlotSpec errors{"plot-error-" + std::to_string(number),
-                          "Error against the reference: co-simulation - reference, " +
-                              group.quantity.title,
-                          "time (s)",
-                          "error " + group.quantity.axis,
-                          false,
-                          run_span(log)};
+    const PlotSpec errors{
+        "plot-error-" + std::to_string(number),
+        "Error against the reference: co-simulation - reference, " + group.quantity.title,
+        "time (s)",
+        "error " + group.quantity.axis,
+        false,
+        run_span(log)};
     plots += line_plot(errors, group.errors);
   }
   return section("Signals", plots);
@@ -879,9 +878,12 @@ std::string iterations_section(const RunLog& log) {
   if (const auto index = internal_index(log, "iterations")) {
     named.emplace_back("iterations", step_points(internal_per_step(log, *index)));
   }
-  const PlotSpec spec{
-      "plot-iterations", "Iterations per macro step (iterative methods)", "time (s)", "iterations", false,
-      run_span(log)};
+  const PlotSpec spec{"plot-iterations",
+                      "Iterations per macro step (iterative methods)",
+                      "time (s)",
+                      "iterations",
+                      false,
+                      run_span(log)};
   return section("Iterations per step", line_plot(spec, series_of(std::move(named), false, true)));
 }
 
@@ -931,10 +933,9 @@ std::string link_timing_section(const RunLog& log) {
   if (rows.empty()) return {};
   const PlotSpec spec{"plot-round-trip", "Round trip of calls to linked slaves", "round trip (us)",
                       "count", true};
-  return section("Link round trip", histogram(spec, sets) +
-                                        table({"slave", "link", "calls", "missed",
-                                               "retransmissions"},
-                                              rows));
+  return section(
+      "Link round trip",
+      histogram(spec, sets) + table({"slave", "link", "calls", "missed", "retransmissions"}, rows));
 }
 
 std::string internals_section(const RunLog& log) {
@@ -1046,8 +1047,9 @@ std::string render_report(const RunLog& log, const ReportInputs& inputs) {
   html += inline_script(kErrorRecorder);
   html += "</head>\n<body>\n";
   html += "<h1>" + escape(title) + "</h1>\n";
-  html += "<p class=\"note\">Plots: drag to zoom in, shift-drag to pan, double-click to zoom "
-          "out; hover for the values.</p>\n";
+  html +=
+      "<p class=\"note\">Plots: drag to zoom in, shift-drag to pan, double-click to zoom "
+      "out; hover for the values.</p>\n";
   html += "<noscript><p class=\"note\">The plots need JavaScript.</p></noscript>\n";
   html += summary_section(log, inputs);
   html += signals_section(log, inputs);

@@ -5,7 +5,6 @@
 #include "host_tools/report.hpp"
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <numbers>
 #include <sstream>
 #include <string>
@@ -108,10 +108,11 @@ RunLog ifosmondi_log() {
   // As IFOSMONDI logs them: the frontier moves (macro step count rises) at a
   // step's first evaluation, and every evaluation logs the count so far, so
   // only the last record of a step holds its final count.
-  log.plans = {plan(1, 0.25, {0.25, 0, 1, 1e-3, 1e-8, 0}), plan(1, 0.25, {0.25, 2, 2, 1e-5, 1e-8, 0}),
-               plan(1, 0.25, {0.25, 3, 3, 1e-9, 1e-8, 1}), plan(2, 0.5, {0.25, 0, 1, 1e-3, 1e-8, 0}),
-               plan(2, 0.5, {0.25, 5, 5, 1e-9, 1e-8, 1}),  plan(3, 0.75, {0.25, 0, 1, 1e-3, 1e-8, 0}),
-               plan(3, 0.75, {0.25, 2, 2, 1e-9, 1e-8, 1})};
+  log.plans = {
+      plan(1, 0.25, {0.25, 0, 1, 1e-3, 1e-8, 0}), plan(1, 0.25, {0.25, 2, 2, 1e-5, 1e-8, 0}),
+      plan(1, 0.25, {0.25, 3, 3, 1e-9, 1e-8, 1}), plan(2, 0.5, {0.25, 0, 1, 1e-3, 1e-8, 0}),
+      plan(2, 0.5, {0.25, 5, 5, 1e-9, 1e-8, 1}),  plan(3, 0.75, {0.25, 0, 1, 1e-3, 1e-8, 0}),
+      plan(3, 0.75, {0.25, 2, 2, 1e-9, 1e-8, 1})};
   return log;
 }
 
@@ -127,12 +128,18 @@ std::string unescape(const std::string& text) {
     }
     const std::size_t end = text.find(';', k);
     const std::string entity = text.substr(k, end + 1 - k);
-    if (entity == "&amp;") out += '&';
-    else if (entity == "&lt;") out += '<';
-    else if (entity == "&gt;") out += '>';
-    else if (entity == "&quot;") out += '"';
-    else if (entity == "&#39;") out += '\'';
-    else ADD_FAILURE() << "unexpected entity " << entity;
+    if (entity == "&amp;")
+      out += '&';
+    else if (entity == "&lt;")
+      out += '<';
+    else if (entity == "&gt;")
+      out += '>';
+    else if (entity == "&quot;")
+      out += '"';
+    else if (entity == "&#39;")
+      out += '\'';
+    else
+      ADD_FAILURE() << "unexpected entity " << entity;
     k = end + 1;
   }
   return out;
@@ -178,7 +185,8 @@ std::vector<Point> points_of(const nlohmann::json& plot, const std::string& name
   const auto index = static_cast<std::size_t>(column - labels.begin());
   std::vector<Point> points;
   for (const nlohmann::json& row : plot.at("data")) {
-    if (!row.at(index).is_null()) points.push_back({row[0].get<double>(), row[index].get<double>()});
+    if (!row.at(index).is_null())
+      points.push_back({row[0].get<double>(), row[index].get<double>()});
   }
   return points;
 }
@@ -189,7 +197,8 @@ void expect_points(const nlohmann::json& plot, const std::string& name,
   ASSERT_EQ(points.size(), ys.size()) << name;
   for (std::size_t k = 0; k < ys.size(); ++k) {
     EXPECT_NEAR(points[k].x, xs[k], 1e-12) << name << " point " << k;
-    EXPECT_NEAR(points[k].y, ys[k], 1e-12 * std::max(1.0, std::abs(ys[k]))) << name << " point " << k;
+    EXPECT_NEAR(points[k].y, ys[k], 1e-12 * std::max(1.0, std::abs(ys[k])))
+        << name << " point " << k;
   }
 }
 
@@ -405,7 +414,8 @@ TEST(Report, AJacobiReportHasNoEmptyPlaceholderSections) {
 std::size_t bar_total(const nlohmann::json& histogram) {
   std::size_t total = 0;
   for (const nlohmann::json& row : histogram.at("data")) {
-    for (std::size_t k = 1; k < row.size(); ++k) total += row[k].is_null() ? 0 : row[k].get<std::size_t>();
+    for (std::size_t k = 1; k < row.size(); ++k)
+      total += row[k].is_null() ? 0 : row[k].get<std::size_t>();
   }
   return total;
 }
@@ -537,11 +547,10 @@ TEST(Report, IsWellFormedXmlAndSelfContained) {
     "errors": {"mass1.x": {"nrmse_pct": 1.5, "rmse": 0.01}}, "realtime": {"cycles": 4, "overruns": 0,
     "lateness_us": {"min": 0.5, "median": 3.5, "p99": 6.5, "max": 6.5}}})";
   const std::string html = render_report(everything_log(), {damped_oscillation_csv(), json});
-  EXPECT_EQ(plot_ids(html),
-            (std::vector<std::string>{"plot-signals-1", "plot-error-1", "plot-signals-2",
-                                      "plot-error-2", "plot-step-size", "plot-orders",
-                                      "plot-defects", "plot-iterations", "plot-lateness",
-                                      "plot-round-trip"}));
+  EXPECT_EQ(plot_ids(html), (std::vector<std::string>{
+                                "plot-signals-1", "plot-error-1", "plot-signals-2", "plot-error-2",
+                                "plot-step-size", "plot-orders", "plot-defects", "plot-iterations",
+                                "plot-lateness", "plot-round-trip"}));
   // Nothing to load at view time: no source, no link, no source map.
   for (const char* reference : {" src=", " href=", "sourceMappingURL", "@import", "url("})
     EXPECT_EQ(html.find(reference), std::string::npos) << reference;

@@ -324,7 +324,8 @@ TEST(RunLogReport, OfARealRunShowsItsPlots) {
                            "id=\"plot-error-2\"", "id=\"plot-step-size\"", "id=\"plot-defects\""}) {
     EXPECT_NE(html.find(plot), std::string::npos) << plot;
   }
-  for (const char* absent : {"id=\"plot-orders\"", "id=\"plot-iterations\"", "id=\"plot-lateness\""})
+  for (const char* absent :
+       {"id=\"plot-orders\"", "id=\"plot-iterations\"", "id=\"plot-lateness\""})
     EXPECT_EQ(html.find(absent), std::string::npos) << absent;
   EXPECT_NE(html.find("tau2omega.omega (reference)"), std::string::npos)
       << "signals against the reference";
