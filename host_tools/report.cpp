@@ -1,6 +1,7 @@
-// `couplet report` (docs/report.md): HTML with inline SVG, written by hand so that
-// the report needs neither Python nor a network nor a plotting library. The
-// output is XHTML-compatible (closed tags, escaped text) so tests can parse it.
+// `couplet report` (docs/report.md): one HTML page that carries its data as JSON
+// and draws it with dygraphs (Debian's libjs-dygraphs, embedded at build time),
+// so that the page is interactive and still needs no network and no other file.
+// The output is XHTML-compatible (closed tags, escaped text) so tests can parse it.
 #include "host_tools/report.hpp"
 
 #include <algorithm>
@@ -19,14 +20,21 @@
 #include "runtime/decision_hash.hpp"
 
 namespace couplet::tools {
+
+// Generated at build time from Debian's libjs-dygraphs and
+// host_tools/report_assets/ (CMakeLists.txt, cmake/EmbedText.cmake).
+namespace report_assets {
+extern const std::string_view dygraphs_script;
+extern const std::string_view dygraphs_style;
+extern const std::string_view page_script;
+}  // namespace report_assets
+
 namespace {
 
 // Long runs log millions of points; a plot 660 pixels wide shows no more than
 // this many per line, chosen so that the min/max of every pixel column survives.
 constexpr std::size_t kMaxPolylinePoints = 2000;
 constexpr std::size_t kHistogramBins = 40;
-// Markers only where they stay readable.
-constexpr std::size_t kMaxMarkers = 200;
 
 // ---------------------------------------------------------------- text
 
@@ -100,17 +108,6 @@ std::string format_number(double value, int significant_digits = 6) {
   return buffer.data();
 }
 
-/// Exact enough that a test can invert the mapping of a pixel position.
-std::string format_exact(double value) {
-  return format_number(value, 17);
-}
-
-std::string format_pixel(double value) {
-  std::array<char, 40> buffer{};
-  std::snprintf(buffer.data(), buffer.size(), "%.2f", value);
-  return buffer.data();
-}
-
 bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
@@ -128,6 +125,7 @@ struct Series {
   std::size_t color = 0;
   bool dashed = false;
   bool markers = false;
+  bool step = false;  ///< each value holds until the next point
 };
 
 /// A value that holds over [from, to]: a step size over its step, an order until
@@ -138,14 +136,13 @@ struct Held {
   double value = 0.0;
 };
 
-/// The staircase through held values, as polyline points.
-std::vector<Point> staircase(const std::vector<Held>& held) {
+/// The points of a step plot through held values: each value at the start of
+/// its interval, and the last one again at its end, so that it is drawn to there.
+std::vector<Point> step_points(const std::vector<Held>& held) {
   std::vector<Point> points;
-  points.reserve(2 * held.size());
-  for (const Held& h : held) {
-    points.push_back({h.from, h.value});
-    points.push_back({h.to, h.value});
-  }
+  points.reserve(held.size() + 1);
+  for (const Held& h : held) points.push_back({h.from, h.value});
+  if (!held.empty()) points.push_back({held.back().to, held.back().value});
   return points;
 }
 
@@ -184,7 +181,7 @@ std::vector<Point> drawable(const std::vector<Point>& points, bool log_y) {
   return kept;
 }
 
-// ---------------------------------------------------------------- scales and axes
+// ---------------------------------------------------------------- plots
 
 struct Range {
   double low = std::numeric_limits<double>::infinity();
@@ -197,77 +194,17 @@ struct Range {
 };
 
 /// A degenerate range (one value) still needs a visible extent.
-Range widened(Range range, bool log) {
+Range widened(Range range) {
   if (range.high > range.low) return range;
-  if (log) return {range.low / 2.0, range.high * 2.0};
   const double half = range.low == 0.0 ? 1.0 : std::abs(range.low) * 0.1;
   return {range.low - half, range.high + half};
 }
 
-/// Some air above and below the data on a value axis.
-Range padded(Range range, bool log) {
-  if (log) return {range.low / 1.25, range.high * 1.25};
-  const double pad = 0.05 * (range.high - range.low);
-  return {range.low - pad, range.high + pad};
-}
-
-/// Maps data values to pixels, linearly or by decades.
-struct Scale {
-  Range range;
-  bool log = false;
-  double pixel_low = 0.0;   ///< pixel of range.low
-  double pixel_high = 0.0;  ///< pixel of range.high
-
-  double operator()(double value) const {
-    const double fraction = log ? (std::log10(value) - std::log10(range.low)) /
-                                      (std::log10(range.high) - std::log10(range.low))
-                                : (value - range.low) / (range.high - range.low);
-    return pixel_low + fraction * (pixel_high - pixel_low);
-  }
-};
-
-/// 1-2-5 steps, about six ticks.
-std::vector<double> linear_ticks(Range range) {
-  const double raw = (range.high - range.low) / 6.0;
-  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = 10.0 * magnitude;
-  for (const double mantissa : {1.0, 2.0, 5.0}) {
-    if (mantissa * magnitude >= raw) {
-      step = mantissa * magnitude;
-      break;
-    }
-  }
-  std::vector<double> ticks;
-  const double first = std::ceil(range.low / step);
-  for (double k = first; k * step <= range.high + 1e-9 * step; k += 1.0) {
-    const double tick = k * step;
-    ticks.push_back(std::abs(tick) < 1e-9 * step ? 0.0 : tick);  // no "-0" or "1e-17"
-  }
-  return ticks;
-}
-
-/// Decades; within less than a decade 1-2-5 mantissas; else the ends.
-std::vector<double> log_ticks(Range range) {
-  const int first = static_cast<int>(std::ceil(std::log10(range.low) - 1e-9));
-  const int last = static_cast<int>(std::floor(std::log10(range.high) + 1e-9));
-  const int stride = std::max(1, (last - first + 8) / 8);
-  std::vector<double> ticks;
-  for (int e = first; e <= last; e += stride) ticks.push_back(std::pow(10.0, e));
-  if (ticks.size() >= 2) return ticks;
-  ticks.clear();
-  for (int e = first - 1; e <= last; ++e) {
-    for (const double mantissa : {1.0, 2.0, 5.0}) {
-      const double tick = mantissa * std::pow(10.0, e);
-      if (tick >= range.low && tick <= range.high) ticks.push_back(tick);
-    }
-  }
-  if (ticks.size() < 2) ticks = {range.low, range.high};
-  return ticks;
-}
-
+// Saturated colours only: the browser check of the page tells drawn data from
+// the grey grid and axes by saturation.
 const std::array<const char*, 10> kPalette = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
                                               "#9467bd", "#8c564b", "#e377c2", "#17becf",
-                                              "#7f7f7f", "#bcbd22"};
+                                              "#b8860b", "#bcbd22"};
 
 const char* color(std::size_t index) {
   return kPalette[index % kPalette.size()];
@@ -283,138 +220,89 @@ struct PlotSpec {
   std::optional<Range> x_span = std::nullopt;
 };
 
-struct LegendEntry {
-  std::string name;
-  std::size_t color = 0;
-  bool dashed = false;
-};
-
-/// The geometry shared by every plot; the legend sits right of the plot area.
-struct Frame {
-  static constexpr double kWidth = 960.0;
-  static constexpr double kLeft = 84.0;
-  static constexpr double kTop = 34.0;
-  static constexpr double kPlotWidth = 640.0;
-  static constexpr double kPlotHeight = 260.0;
-  static constexpr double kBottom = 52.0;
-  static constexpr double kLegendLine = 18.0;
-
-  Scale x;
-  Scale y;
-
-  Frame(Range x_range, Range y_range, bool log_y)
-      : x{x_range, false, kLeft, kLeft + kPlotWidth}, y{y_range, log_y, kTop + kPlotHeight, kTop} {}
-
-  static double height(std::size_t legend_entries) {
-    return std::max(kTop + kPlotHeight + kBottom,
-                    kTop + kLegendLine * static_cast<double>(legend_entries) + 12.0);
+/// dygraphs keys per-series options and legend entries by label: two series
+/// with one name (possible in a hostile log or CSV) would merge.
+std::vector<std::string> unique_labels(std::vector<std::string> names) {
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    const auto earlier = [&](const std::string& candidate) {
+      return std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(k), candidate) !=
+             names.begin() + static_cast<std::ptrdiff_t>(k);
+    };
+    if (!earlier(names[k])) continue;
+    std::size_t copy = 2;
+    while (earlier(names[k] + " (" + std::to_string(copy) + ")")) ++copy;
+    names[k] += " (" + std::to_string(copy) + ")";
   }
-};
-
-/// <svg> with title, data-* attributes describing the mapping (for tests and
-/// tools), grid, axes with tick labels and axis labels.
-std::string open_plot(const PlotSpec& spec, const Frame& frame, std::size_t legend_entries) {
-  const double height = Frame::height(legend_entries);
-  const double bottom = Frame::kTop + Frame::kPlotHeight;
-  const double right = Frame::kLeft + Frame::kPlotWidth;
-  std::ostringstream svg;
-  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"" << escape(spec.id) << "\" class=\"plot\""
-      << " width=\"" << format_pixel(Frame::kWidth) << "\" height=\"" << format_pixel(height)
-      << "\" viewBox=\"0 0 " << format_pixel(Frame::kWidth) << ' ' << format_pixel(height) << "\""
-      << " role=\"img\" aria-labelledby=\"" << escape(spec.id) << "-title\""
-      << " data-x-min=\"" << format_exact(frame.x.range.low) << "\" data-x-max=\""
-      << format_exact(frame.x.range.high) << "\" data-y-min=\"" << format_exact(frame.y.range.low)
-      << "\" data-y-max=\"" << format_exact(frame.y.range.high) << "\" data-y-scale=\""
-      << (frame.y.log ? "log" : "linear") << "\" data-plot-left=\"" << format_exact(Frame::kLeft)
-      << "\" data-plot-top=\"" << format_exact(Frame::kTop) << "\" data-plot-width=\""
-      << format_exact(Frame::kPlotWidth) << "\" data-plot-height=\""
-      << format_exact(Frame::kPlotHeight) << "\">\n";
-  svg << "<title id=\"" << escape(spec.id) << "-title\">" << escape(spec.title) << "</title>\n";
-  svg << "<text class=\"plot-title\" x=\"" << format_pixel(Frame::kLeft) << "\" y=\"20\">"
-      << escape(spec.title) << "</text>\n";
-  svg << "<rect class=\"area\" x=\"" << format_pixel(Frame::kLeft) << "\" y=\""
-      << format_pixel(Frame::kTop) << "\" width=\"" << format_pixel(Frame::kPlotWidth)
-      << "\" height=\"" << format_pixel(Frame::kPlotHeight) << "\"/>\n";
-  for (const double tick : linear_ticks(frame.x.range)) {
-    const std::string x = format_pixel(frame.x(tick));
-    svg << "<line class=\"grid\" x1=\"" << x << "\" y1=\"" << format_pixel(Frame::kTop)
-        << "\" x2=\"" << x << "\" y2=\"" << format_pixel(bottom) << "\"/>"
-        << "<text class=\"tick\" x=\"" << x << "\" y=\"" << format_pixel(bottom + 16.0)
-        << "\" text-anchor=\"middle\">" << format_number(tick, 4) << "</text>\n";
-  }
-  const std::vector<double> y_ticks =
-      frame.y.log ? log_ticks(frame.y.range) : linear_ticks(frame.y.range);
-  for (const double tick : y_ticks) {
-    const std::string y = format_pixel(frame.y(tick));
-    svg << "<line class=\"grid\" x1=\"" << format_pixel(Frame::kLeft) << "\" y1=\"" << y
-        << "\" x2=\"" << format_pixel(right) << "\" y2=\"" << y << "\"/>"
-        << "<text class=\"tick\" x=\"" << format_pixel(Frame::kLeft - 6.0) << "\" y=\"" << y
-        << "\" dy=\"4\" text-anchor=\"end\">" << format_number(tick, 4) << "</text>\n";
-  }
-  svg << "<text class=\"axis-label\" x=\"" << format_pixel(Frame::kLeft + Frame::kPlotWidth / 2.0)
-      << "\" y=\"" << format_pixel(bottom + 40.0) << "\" text-anchor=\"middle\">"
-      << escape(spec.x_label) << "</text>\n";
-  const double middle = Frame::kTop + Frame::kPlotHeight / 2.0;
-  svg << "<text class=\"axis-label\" x=\"16\" y=\"" << format_pixel(middle)
-      << "\" text-anchor=\"middle\" transform=\"rotate(-90 16 " << format_pixel(middle) << ")\">"
-      << escape(spec.y_label) << (frame.y.log ? " (log)" : "") << "</text>\n";
-  return svg.str();
+  return names;
 }
 
-std::string close_plot(const std::vector<LegendEntry>& legend) {
-  std::ostringstream svg;
-  const double x = Frame::kLeft + Frame::kPlotWidth + 16.0;
-  svg << "<g class=\"legend\">\n";
-  for (std::size_t k = 0; k < legend.size(); ++k) {
-    const double y = Frame::kTop + 8.0 + Frame::kLegendLine * static_cast<double>(k);
-    svg << "<line x1=\"" << format_pixel(x) << "\" y1=\"" << format_pixel(y) << "\" x2=\""
-        << format_pixel(x + 22.0) << "\" y2=\"" << format_pixel(y) << "\" stroke=\""
-        << color(legend[k].color) << "\" stroke-width=\"2\""
-        << (legend[k].dashed ? " stroke-dasharray=\"6 3\"" : "") << "/>"
-        << "<text x=\"" << format_pixel(x + 28.0) << "\" y=\"" << format_pixel(y) << "\" dy=\"4\">"
-        << escape(legend[k].name) << "</text>\n";
+/// dygraphs draws one table: a row per x, a column per series, null where a
+/// series has no point at that x (connectSeparatedPoints bridges them). A
+/// series with two points at one x (a step's riser) gets two rows.
+nlohmann::json rows_of(const std::vector<Series>& series) {
+  struct Entry {
+    double x;
+    std::size_t column;
+    double y;
+  };
+  std::vector<Entry> entries;
+  for (std::size_t s = 0; s < series.size(); ++s) {
+    for (const Point& p : series[s].points) entries.push_back({p.x, s + 1, p.y});
   }
-  svg << "</g>\n</svg>\n";
-  return svg.str();
-}
-
-std::string polyline(const Series& series, const Frame& frame, std::size_t source_points) {
-  std::ostringstream svg;
-  svg << "<polyline class=\"series\" data-series=\"" << escape(series.name) << "\" data-points=\""
-      << series.points.size() << "\" data-source-points=\"" << source_points
-      << "\" fill=\"none\" stroke=\"" << color(series.color) << "\" stroke-width=\"1.5\""
-      << (series.dashed ? " stroke-dasharray=\"6 3\"" : "") << " points=\"";
-  for (std::size_t k = 0; k < series.points.size(); ++k) {
-    if (k > 0) svg << ' ';
-    svg << format_pixel(frame.x(series.points[k].x)) << ','
-        << format_pixel(frame.y(series.points[k].y));
-  }
-  svg << "\"/>\n";
-  if (series.markers && series.points.size() <= kMaxMarkers) {
-    for (const Point& p : series.points) {
-      svg << "<circle cx=\"" << format_pixel(frame.x(p.x)) << "\" cy=\""
-          << format_pixel(frame.y(p.y)) << "\" r=\"2.5\" fill=\"" << color(series.color) << "\"/>";
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const Entry& a, const Entry& b) { return a.x < b.x; });
+  nlohmann::json rows = nlohmann::json::array();
+  nlohmann::json row;
+  for (const Entry& entry : entries) {
+    if (row.is_null() || row[0].get<double>() != entry.x || !row[entry.column].is_null()) {
+      if (!row.is_null()) rows.push_back(std::move(row));
+      row = nlohmann::json::array({entry.x});
+      for (std::size_t s = 0; s < series.size(); ++s) row.push_back(nullptr);
     }
-    svg << '\n';
+    row[entry.column] = entry.y;
   }
-  return svg.str();
+  if (!row.is_null()) rows.push_back(std::move(row));
+  return rows;
 }
 
-/// Lines (or staircases, already expanded into points) sharing one frame.
-/// Empty when nothing can be drawn (e.g. only zeros on a log axis).
+/// Options every plot shares: axis labels, the hover legend beside the plot, a
+/// fixed x window so that time plots line up.
+nlohmann::json common_options(const PlotSpec& spec, Range x_range) {
+  return {{"xlabel", spec.x_label},
+          {"ylabel", spec.y_label},
+          {"logscale", spec.log_y},
+          {"dateWindow", {x_range.low, x_range.high}},
+          {"connectSeparatedPoints", true},
+          {"legend", "always"},
+          {"labelsSeparateLines", true},
+          {"labelsDiv", spec.id + "-legend"},
+          {"strokeWidth", 1.5},
+          {"axes", {{"y", {{"axisLabelWidth", 70}}}}}};
+}
+
+/// The figure: title, the plot's <div> with its data and options as JSON (the
+/// page script draws it), and the legend beside it.
+std::string figure(const PlotSpec& spec, const nlohmann::json& plot) {
+  // Names in the log may be invalid UTF-8; dump() would throw on them.
+  const std::string data = plot.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return "<div class=\"figure\">\n<p class=\"plot-title\">" + escape(spec.title) +
+         "</p>\n<div class=\"figure-body\"><div class=\"plot\" id=\"" + escape(spec.id) +
+         "\" data-y-scale=\"" + (spec.log_y ? "log" : "linear") + "\" data-plot=\"" + escape(data) +
+         "\"></div><div class=\"legend\" id=\"" + escape(spec.id) +
+         "-legend\"></div></div>\n</div>\n";
+}
+
+/// Lines sharing one y axis; a series marked `step` holds each value until its
+/// next point. Empty when nothing can be drawn (e.g. only zeros on a log axis).
 std::string line_plot(const PlotSpec& spec, const std::vector<Series>& series) {
   std::vector<Series> drawn;
-  std::vector<std::size_t> source_points;
+  nlohmann::json source_points = nlohmann::json::array();
   Range x_range;
-  Range y_range;
   for (const Series& s : series) {
     Series kept = s;
     kept.points = drawable(s.points, spec.log_y);
     if (kept.points.empty()) continue;
-    for (const Point& p : kept.points) {
-      x_range.include(p.x);
-      y_range.include(p.y);
-    }
+    for (const Point& p : kept.points) x_range.include(p.x);
     source_points.push_back(kept.points.size());
     kept.points = downsample(kept.points, kMaxPolylinePoints);
     drawn.push_back(std::move(kept));
@@ -424,15 +312,31 @@ std::string line_plot(const PlotSpec& spec, const std::vector<Series>& series) {
     x_range.include(spec.x_span->low);
     x_range.include(spec.x_span->high);
   }
-  const Frame frame(widened(x_range, false), padded(widened(y_range, spec.log_y), spec.log_y),
-                    spec.log_y);
-  std::string svg = open_plot(spec, frame, drawn.size());
-  std::vector<LegendEntry> legend;
+  std::vector<std::string> names;
+  for (const Series& s : drawn) names.push_back(s.name);
+  names = unique_labels(std::move(names));
+  nlohmann::json options = common_options(spec, widened(x_range));
+  nlohmann::json colors = nlohmann::json::array();
+  nlohmann::json per_series = nlohmann::json::object();
   for (std::size_t k = 0; k < drawn.size(); ++k) {
-    svg += polyline(drawn[k], frame, source_points[k]);
-    legend.push_back({drawn[k].name, drawn[k].color, drawn[k].dashed});
+    colors.push_back(color(drawn[k].color));
+    nlohmann::json own = {{"stepPlot", drawn[k].step}};
+    if (drawn[k].dashed) own["strokePattern"] = {6, 3};
+    if (drawn[k].markers) {
+      own["drawPoints"] = true;
+      own["pointSize"] = 2;
+    }
+    per_series[names[k]] = std::move(own);
   }
-  return svg + close_plot(legend);
+  options["colors"] = std::move(colors);
+  options["series"] = std::move(per_series);
+  nlohmann::json labels = nlohmann::json::array({spec.x_label});
+  for (const std::string& name : names) labels.push_back(name);
+  return figure(spec, {{"kind", "line"},
+                       {"labels", std::move(labels)},
+                       {"data", rows_of(drawn)},
+                       {"source_points", std::move(source_points)},
+                       {"options", std::move(options)}});
 }
 
 struct SampleSet {
@@ -440,8 +344,10 @@ struct SampleSet {
   std::vector<double> values;
 };
 
-/// Counts per bin, the sets side by side within a bin, bins shared by all sets.
-std::string histogram(const PlotSpec& spec, const std::vector<SampleSet>& sets) {
+/// Counts per bin on a log axis, so that a tail of a few late cycles stands out
+/// beside thousands of punctual ones; the sets stand side by side within a bin.
+/// A row's x is its bin's lower edge; empty bins are null (a log axis has no 0).
+std::string histogram(PlotSpec spec, const std::vector<SampleSet>& sets) {
   Range x_range;
   for (const SampleSet& set : sets) {
     for (const double v : set.values) {
@@ -449,45 +355,45 @@ std::string histogram(const PlotSpec& spec, const std::vector<SampleSet>& sets) 
     }
   }
   if (x_range.empty()) return {};
-  x_range = widened(x_range, false);
+  x_range = widened(x_range);
   const double bin_width = (x_range.high - x_range.low) / static_cast<double>(kHistogramBins);
-  std::vector<std::vector<std::size_t>> counts(sets.size(),
-                                               std::vector<std::size_t>(kHistogramBins, 0));
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::size_t b = 0; b <= kHistogramBins; ++b) {
+    nlohmann::json row = nlohmann::json::array({x_range.low + bin_width * static_cast<double>(b)});
+    for (std::size_t s = 0; s < sets.size(); ++s) row.push_back(nullptr);
+    rows.push_back(std::move(row));
+  }
+  rows.back()[0] = x_range.high;  // the last row only closes the x range
   std::size_t highest = 1;
   for (std::size_t s = 0; s < sets.size(); ++s) {
+    std::vector<std::size_t> counts(kHistogramBins, 0);
     for (const double v : sets[s].values) {
       if (!std::isfinite(v)) continue;
       const auto bin =
           std::min(kHistogramBins - 1, static_cast<std::size_t>((v - x_range.low) / bin_width));
-      highest = std::max(highest, ++counts[s][bin]);
+      highest = std::max(highest, ++counts[bin]);
     }
-  }
-  const Frame frame(x_range, {0.0, static_cast<double>(highest) * 1.05}, false);
-  std::string svg = open_plot(spec, frame, sets.size());
-  std::ostringstream bars;
-  const double slot = bin_width / static_cast<double>(sets.size());
-  for (std::size_t s = 0; s < sets.size(); ++s) {
     for (std::size_t b = 0; b < kHistogramBins; ++b) {
-      if (counts[s][b] == 0) continue;
-      const double from = x_range.low + bin_width * static_cast<double>(b);
-      const double left = frame.x(from + slot * static_cast<double>(s));
-      const double top = frame.y(static_cast<double>(counts[s][b]));
-      bars << "<rect class=\"bar\" data-series=\"" << escape(sets[s].name) << "\" data-bin-from=\""
-           << format_exact(from) << "\" data-bin-to=\"" << format_exact(from + bin_width)
-           << "\" data-count=\"" << counts[s][b] << "\" x=\"" << format_pixel(left) << "\" y=\""
-           << format_pixel(top) << "\" width=\""
-           << format_pixel(
-                  std::max(1.0, frame.x(from + slot * static_cast<double>(s + 1)) - left - 0.5))
-           << "\" height=\"" << format_pixel(frame.y(0.0) - top) << "\" fill=\"" << color(s)
-           << "\"/>\n";
+      if (counts[b] > 0) rows[b][s + 1] = counts[b];
     }
   }
-  svg += bars.str();
-  std::vector<LegendEntry> legend;
+  spec.log_y = true;
+  nlohmann::json options = common_options(spec, x_range);
+  options["valueRange"] = {0.5, 2.0 * static_cast<double>(highest)};
+  nlohmann::json colors = nlohmann::json::array();
+  nlohmann::json labels = nlohmann::json::array({spec.x_label});
+  std::vector<std::string> names;
   for (std::size_t s = 0; s < sets.size(); ++s) {
-    legend.push_back({sets[s].name + " (" + std::to_string(sets[s].values.size()) + ")", s, false});
+    colors.push_back(color(s));
+    names.push_back(sets[s].name + " (" + std::to_string(sets[s].values.size()) + ")");
   }
-  return svg + close_plot(legend);
+  for (const std::string& name : unique_labels(std::move(names))) labels.push_back(name);
+  options["colors"] = std::move(colors);
+  return figure(spec, {{"kind", "histogram"},
+                       {"labels", std::move(labels)},
+                       {"data", std::move(rows)},
+                       {"bin_width", bin_width},
+                       {"options", std::move(options)}});
 }
 
 // ---------------------------------------------------------------- data from the log
@@ -550,48 +456,75 @@ std::vector<Held> internal_held_from_plans(const RunLog& log, std::size_t index)
   return held;
 }
 
-/// The quantity reported at a plan, over the interval that plan completed
-/// (from the previous plan's frontier to its own).
-std::vector<Held> internal_over_plans(const RunLog& log, std::size_t index) {
-  std::vector<Held> held;
-  Time previous = log.start;
-  for (const LoggedPlan& plan : log.plans) {
-    if (index < plan.internals.size())
-      held.push_back({seconds(previous), seconds(plan.frontier), plan.internals[index]});
-    previous = plan.frontier;
-  }
-  return held;
-}
+/// A completed macro step: the frontier moved from `from` to `to` at plan
+/// `first_plan`; `last_plan` is the last plan before the next step (iterative
+/// methods evaluate a step several times, each a plan of the same step).
+struct CompletedStep {
+  Time from = 0;
+  Time to = 0;
+  std::uint64_t macro_steps = 0;
+  std::size_t first_plan = 0;
+  std::size_t last_plan = 0;
+};
 
-/// One communication step per plan that completed a macro step: the frontier
-/// moved from the previous such plan's frontier to its own.
-std::vector<Held> communication_steps(const RunLog& log) {
-  std::vector<Held> steps;
+/// One step per plan that completed a macro step (its macro step count rose):
+/// the frontier moved from the previous such plan's frontier to its own.
+/// Repeated plans (rejected steps, iterations) complete none.
+std::vector<CompletedStep> completed_steps(const RunLog& log) {
+  std::vector<CompletedStep> steps;
   Time previous = log.start;
   std::uint64_t macro_steps = 0;
-  for (const LoggedPlan& plan : log.plans) {
-    if (plan.macro_steps <= macro_steps) continue;
-    if (plan.frontier > previous) {
-      steps.push_back(
-          {seconds(previous), seconds(plan.frontier), seconds(plan.frontier - previous)});
+  for (std::size_t k = 0; k < log.plans.size(); ++k) {
+    const LoggedPlan& plan = log.plans[k];
+    if (plan.macro_steps <= macro_steps) {
+      if (!steps.empty() && steps.back().macro_steps == plan.macro_steps)
+        steps.back().last_plan = k;
+      continue;
     }
+    if (plan.frontier > previous)
+      steps.push_back({previous, plan.frontier, plan.macro_steps, k, k});
     previous = plan.frontier;
     macro_steps = plan.macro_steps;
   }
   return steps;
 }
 
+std::vector<Held> communication_steps(const RunLog& log) {
+  std::vector<Held> held;
+  for (const CompletedStep& step : completed_steps(log))
+    held.push_back({seconds(step.from), seconds(step.to), seconds(step.to - step.from)});
+  return held;
+}
+
+/// The quantity at the last plan of each macro step, over that step. Iterative
+/// methods log their count so far at every evaluation, so the last record of
+/// a step holds its final count (docs/run-log.md).
+std::vector<Held> internal_per_step(const RunLog& log, std::size_t index) {
+  std::vector<Held> held;
+  for (const CompletedStep& step : completed_steps(log)) {
+    const LoggedPlan& plan = log.plans[step.last_plan];
+    if (index < plan.internals.size())
+      held.push_back({seconds(step.from), seconds(step.to), plan.internals[index]});
+  }
+  return held;
+}
+
+/// One signal as a column of values over time.
+struct Column {
+  std::string name;
+  std::vector<Point> points;
+};
+
 /// Output values at the end of every step call, per output. A call that ends at
 /// or before an earlier one of the same slave replaces what came after it
-/// (rollbacks, iterations), so each line shows the accepted trajectory.
-std::vector<Series> signals_from_calls(const RunLog& log) {
-  std::vector<std::size_t> first_series(log.slaves.size(), 0);
-  std::vector<Series> series;
+/// (rollbacks, iterations), so each column holds the accepted trajectory.
+std::vector<Column> signals_from_calls(const RunLog& log) {
+  std::vector<std::size_t> first_column(log.slaves.size(), 0);
+  std::vector<Column> columns;
   for (std::size_t s = 0; s < log.slaves.size(); ++s) {
-    first_series[s] = series.size();
-    for (const OutputDescription& output : log.slaves[s].description.outputs) {
-      series.push_back({port_name(log, s, output.name), {}, series.size(), false, false});
-    }
+    first_column[s] = columns.size();
+    for (const OutputDescription& output : log.slaves[s].description.outputs)
+      columns.push_back({port_name(log, s, output.name), {}});
   }
   for (const LoggedCall& call : log.calls) {
     if (call.kind != CallKind::step || call.slave >= log.slaves.size()) continue;
@@ -599,13 +532,13 @@ std::vector<Series> signals_from_calls(const RunLog& log) {
     if (call.end_outputs.size() < outputs) continue;
     const double end = seconds(call.end);
     for (std::size_t j = 0; j < outputs; ++j) {
-      std::vector<Point>& points = series[first_series[call.slave] + j].points;
+      std::vector<Point>& points = columns[first_column[call.slave] + j].points;
       while (!points.empty() && points.back().x >= end) points.pop_back();
       points.push_back({end, call.end_outputs[j]});
     }
   }
-  std::erase_if(series, [](const Series& s) { return s.points.empty(); });
-  return series;
+  std::erase_if(columns, [](const Column& c) { return c.points.empty(); });
+  return columns;
 }
 
 std::vector<std::string> split(std::string_view line, char separator) {
@@ -628,48 +561,119 @@ std::optional<double> parse_double(const std::string& text) {
   return value;
 }
 
-/// signals.csv: one series per column; "<signal>:reference" is drawn dashed in
-/// the colour of <signal>.
-std::vector<Series> signals_from_csv(const std::string& csv) {
+/// signals.csv: one column per CSV column after `time`.
+std::vector<Column> signals_from_csv(const std::string& csv) {
   std::istringstream lines(csv);
   std::string line;
   if (!std::getline(lines, line)) return {};
   if (!line.empty() && line.back() == '\r') line.pop_back();
   const std::vector<std::string> header = split(line, ',');
-  constexpr std::string_view kReference = ":reference";
-  std::vector<Series> series;
-  for (std::size_t c = 1; c < header.size(); ++c) {
-    Series s{header[c], {}, 0, false, false};
-    if (ends_with(header[c], kReference)) {
-      const std::string base = header[c].substr(0, header[c].size() - kReference.size());
-      s.name = base + " (reference)";
-      s.dashed = true;
-      const auto source = std::find(header.begin() + 1, header.end(), base);
-      s.color =
-          source == header.end() ? c - 1 : static_cast<std::size_t>(source - header.begin()) - 1;
-    } else {
-      s.color = c - 1;
-    }
-    series.push_back(std::move(s));
-  }
+  std::vector<Column> columns;
+  for (std::size_t c = 1; c < header.size(); ++c) columns.push_back({header[c], {}});
   while (std::getline(lines, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     const std::vector<std::string> fields = split(line, ',');
     const std::optional<double> time = fields.empty() ? std::nullopt : parse_double(fields[0]);
     if (!time) continue;
-    for (std::size_t c = 1; c < fields.size() && c <= series.size(); ++c) {
+    for (std::size_t c = 1; c < fields.size() && c <= columns.size(); ++c) {
       if (const std::optional<double> value = parse_double(fields[c]))
-        series[c - 1].points.push_back({*time, *value});
+        columns[c - 1].points.push_back({*time, *value});
     }
   }
-  return series;
+  return columns;
+}
+
+constexpr std::string_view kReferenceSuffix = ":reference";
+
+/// The unit the log declares for port `signal` ("slave.port"), empty if none.
+std::string unit_of(const RunLog& log, const std::string& signal) {
+  for (std::size_t s = 0; s < log.slaves.size(); ++s) {
+    for (const OutputDescription& output : log.slaves[s].description.outputs) {
+      if (port_name(log, s, output.name) == signal) return output.unit;
+    }
+    for (const InputDescription& input : log.slaves[s].description.inputs) {
+      if (port_name(log, s, input.name) == signal) return input.unit;
+    }
+  }
+  return {};
+}
+
+/// What a signal's y axis shows. Signals share an axis when the log declares
+/// one unit for them; without a unit, when their ports have one name (mass1.x
+/// and mass2.x), since a port name usually names its quantity.
+struct Quantity {
+  std::string key;
+  std::string title;
+  std::string axis;
+};
+
+Quantity quantity_of(const RunLog& log, const std::string& signal) {
+  const std::string unit = unit_of(log, signal);
+  if (!unit.empty()) return {"unit " + unit, "in " + unit, unit};
+  const std::size_t dot = signal.rfind('.');
+  const std::string port = dot == std::string::npos ? signal : signal.substr(dot + 1);
+  return {"port " + port, "\"" + port + "\" (no unit declared)", port};
+}
+
+/// co-simulation − reference where both have a value at one time.
+std::vector<Point> difference(const std::vector<Point>& signal,
+                              const std::vector<Point>& reference) {
+  std::vector<Point> error;
+  std::size_t r = 0;
+  for (const Point& p : signal) {
+    while (r < reference.size() && reference[r].x < p.x) ++r;
+    if (r < reference.size() && reference[r].x == p.x) error.push_back({p.x, p.y - reference[r].y});
+  }
+  return error;
+}
+
+/// The signals of one quantity: their plot, and the plot of their errors
+/// against the reference when the run had one.
+struct SignalGroup {
+  Quantity quantity;
+  std::vector<Series> signals;
+  std::vector<Series> errors;
+};
+
+std::vector<SignalGroup> group_by_quantity(const RunLog& log, const std::vector<Column>& columns) {
+  std::vector<SignalGroup> groups;
+  const auto group_of = [&](const std::string& signal) -> SignalGroup& {
+    const Quantity quantity = quantity_of(log, signal);
+    for (SignalGroup& group : groups) {
+      if (group.quantity.key == quantity.key) return group;
+    }
+    return groups.emplace_back(SignalGroup{quantity, {}, {}});
+  };
+  const auto column_named = [&](const std::string& name) {
+    return std::find_if(columns.begin(), columns.end(),
+                        [&](const Column& c) { return c.name == name; });
+  };
+  for (const Column& column : columns) {
+    if (ends_with(column.name, kReferenceSuffix)) {
+      const std::string base = column.name.substr(0, column.name.size() - kReferenceSuffix.size());
+      if (column_named(base) != columns.end()) continue;  // drawn with its signal
+      SignalGroup& group = group_of(base);
+      group.signals.push_back(
+          {base + " (reference)", column.points, group.signals.size(), true, false});
+      continue;
+    }
+    SignalGroup& group = group_of(column.name);
+    const std::size_t colour = group.signals.size();
+    group.signals.push_back({column.name, column.points, colour, false, false});
+    const auto reference = column_named(column.name + std::string(kReferenceSuffix));
+    if (reference == columns.end()) continue;
+    group.signals.push_back({column.name + " (reference)", reference->points, colour, true, false});
+    group.errors.push_back({column.name + " - reference",
+                            difference(column.points, reference->points), colour, false, false});
+  }
+  return groups;
 }
 
 std::vector<Series> series_of(std::vector<std::pair<std::string, std::vector<Point>>> named,
-                              bool markers) {
+                              bool markers, bool step) {
   std::vector<Series> series;
   for (auto& [name, points] : named)
-    series.push_back({name, std::move(points), series.size(), false, markers});
+    series.push_back({name, std::move(points), series.size(), false, markers, step});
   return series;
 }
 
@@ -679,9 +683,9 @@ std::string paragraph(const std::string& text, const std::string& css_class = "n
   return "<p class=\"" + css_class + "\">" + escape(text) + "</p>\n";
 }
 
-/// The plot, or the reason there is none.
-std::string plot_or_reason(const std::string& svg, const std::string& reason) {
-  return svg.empty() ? paragraph(reason, "missing") : "<div class=\"figure\">\n" + svg + "</div>\n";
+/// A section exists only for what the log holds: no plots, no section.
+std::string section(const std::string& heading, const std::string& plots) {
+  return plots.empty() ? std::string() : "<h2>" + escape(heading) + "</h2>\n" + plots;
 }
 
 std::string table(const std::vector<std::string>& header,
@@ -794,21 +798,37 @@ std::string summary_section(const RunLog& log, const ReportInputs& inputs) {
   }
   if (log.end_record)
     return html + "<h3>End record</h3>\n" + summary_from_end_record(*log.end_record);
-  return html + paragraph("No summary.json and no end record: no counters to show.", "missing");
+  return html + paragraph("No summary.json and no end record: no counters to show.");
 }
 
 std::string signals_section(const RunLog& log, const ReportInputs& inputs) {
-  std::vector<Series> series = signals_from_csv(inputs.signals_csv);
+  std::vector<Column> columns = signals_from_csv(inputs.signals_csv);
   std::string source = "signals.csv";
-  if (series.empty()) {
-    series = signals_from_calls(log);
+  if (columns.empty()) {
+    columns = signals_from_calls(log);
     source = "the logged output values at the end of every step";
   }
-  const PlotSpec spec{"plot-signals", "Signals (from " + source + ")", "time (s)", "value", false,
-                      run_span(log)};
-  return "<h2>Signals</h2>\n" +
-         plot_or_reason(line_plot(spec, series),
-                        "no signals: no signals.csv and no step results in the log");
+  std::string plots;
+  std::size_t number = 0;
+  for (const SignalGroup& group : group_by_quantity(log, columns)) {
+    ++number;
+    const PlotSpec signals{"plot-signals-" + std::to_string(number),
+                           "Signals " + group.quantity.title + " (from " + source + ")",
+                           "time (s)",
+                           group.quantity.axis,
+                           false,
+                           run_span(log)};
+    plots += line_plot(signals, group.signals);
+    const PlotSpec errors{
+        "plot-error-" + std::to_string(number),
+        "Error against the reference: co-simulation - reference, " + group.quantity.title,
+        "time (s)",
+        "error " + group.quantity.axis,
+        false,
+        run_span(log)};
+    plots += line_plot(errors, group.errors);
+  }
+  return section("Signals", plots);
 }
 
 std::string step_size_section(const RunLog& log) {
@@ -820,53 +840,51 @@ std::string step_size_section(const RunLog& log) {
   const PlotSpec spec{
       "plot-step-size", "Communication step size", "time (s)", "step size (s)", log_y,
       run_span(log)};
-  return "<h2>Communication step size</h2>\n" +
-         plot_or_reason(line_plot(spec, {{"macro step", staircase(steps), 0, false, false}}),
-                        "no completed macro steps in this log");
+  return section("Communication step size",
+                 line_plot(spec, {{"macro step", step_points(steps), 0, false, false, true}}));
 }
 
 std::string orders_section(const RunLog& log) {
   std::vector<std::pair<std::string, std::vector<Point>>> named;
   for (const auto& [output, index] : internals_with_prefix(log, "order:")) {
-    named.emplace_back(output, staircase(internal_held_from_plans(log, index)));
+    named.emplace_back(output, step_points(internal_held_from_plans(log, index)));
   }
   const PlotSpec spec{"plot-orders", "Polynomial order per output (F3ORNITS)",
                       "time (s)",    "order",
                       false,         run_span(log)};
-  return "<h2>Polynomial orders</h2>\n" +
-         plot_or_reason(line_plot(spec, series_of(std::move(named), false)),
-                        "no F3ORNITS orders in this log");
+  return section("Polynomial orders", line_plot(spec, series_of(std::move(named), false, true)));
 }
 
 std::string defects_section(const RunLog& log) {
   std::vector<std::pair<std::string, std::vector<Point>>> named;
+  if (!internal_index(log, "defect")) return {};
   for (const char* name : {"defect", "tolerance"}) {
     if (const auto index = internal_index(log, name))
       named.emplace_back(name, internal_at_plans(log, *index));
   }
-  const bool has_defect = internal_index(log, "defect").has_value();
   const PlotSpec spec{"plot-defects", "Defect against the tolerance (defect control)",
                       "time (s)",     "defect",
                       true,           run_span(log)};
-  std::vector<Series> series = series_of(std::move(named), true);
-  if (series.size() == 2) series[1].dashed = true;  // the tolerance is the reference line
-  return "<h2>Defects</h2>\n" +
-         plot_or_reason(has_defect ? line_plot(spec, series) : std::string(),
-                        has_defect ? "no positive defect values to plot on a log axis"
-                                   : "no defect-control defects in this log");
+  std::vector<Series> series = series_of(std::move(named), true, false);
+  if (series.size() == 2) {  // the tolerance is the reference line
+    series[1].dashed = true;
+    series[1].markers = false;
+  }
+  return section("Defects", line_plot(spec, series));
 }
 
 std::string iterations_section(const RunLog& log) {
   std::vector<std::pair<std::string, std::vector<Point>>> named;
   if (const auto index = internal_index(log, "iterations")) {
-    named.emplace_back("iterations", staircase(internal_over_plans(log, *index)));
+    named.emplace_back("iterations", step_points(internal_per_step(log, *index)));
   }
-  const PlotSpec spec{
-      "plot-iterations", "Iterations per step (iterative methods)", "time (s)", "iterations", false,
-      run_span(log)};
-  return "<h2>Iterations per step</h2>\n" +
-         plot_or_reason(line_plot(spec, series_of(std::move(named), false)),
-                        "no iteration counts in this log");
+  const PlotSpec spec{"plot-iterations",
+                      "Iterations per macro step (iterative methods)",
+                      "time (s)",
+                      "iterations",
+                      false,
+                      run_span(log)};
+  return section("Iterations per step", line_plot(spec, series_of(std::move(named), false, true)));
 }
 
 bool linked(const RunLog& log, std::size_t slave) {
@@ -888,10 +906,8 @@ std::string lateness_section(const RunLog& log) {
   for (SampleSet* set : {&pacer, &input}) {
     if (!set->values.empty()) sets.push_back(std::move(*set));
   }
-  const PlotSpec spec{"plot-lateness", "Real-time lateness", "lateness (us)", "count", false};
-  return "<h2>Real-time lateness</h2>\n" +
-         plot_or_reason(sets.empty() ? std::string() : histogram(spec, sets),
-                        "no lateness recorded: the run was not paced (virtual time)");
+  const PlotSpec spec{"plot-lateness", "Real-time lateness", "lateness (us)", "count", true};
+  return section("Real-time lateness", histogram(spec, sets));
 }
 
 std::string link_timing_section(const RunLog& log) {
@@ -914,21 +930,16 @@ std::string link_timing_section(const RunLog& log) {
                     std::to_string(missed), std::to_string(retransmissions)});
     if (!round_trips.values.empty()) sets.push_back(std::move(round_trips));
   }
-  if (rows.empty())
-    return "<h2>Link round trip</h2>\n" + paragraph("no linked slaves in this run", "missing");
+  if (rows.empty()) return {};
   const PlotSpec spec{"plot-round-trip", "Round trip of calls to linked slaves", "round trip (us)",
-                      "count", false};
-  return "<h2>Link round trip</h2>\n" +
-         plot_or_reason(sets.empty() ? std::string() : histogram(spec, sets),
-                        "no call timing measured") +
-         table({"slave", "link", "calls", "missed", "retransmissions"}, rows);
+                      "count", true};
+  return section(
+      "Link round trip",
+      histogram(spec, sets) + table({"slave", "link", "calls", "missed", "retransmissions"}, rows));
 }
 
 std::string internals_section(const RunLog& log) {
-  if (log.internal_quantities.empty()) {
-    return "<h2>Algorithm internals</h2>\n" +
-           paragraph("the algorithm reports no internal quantities", "missing");
-  }
+  if (log.internal_quantities.empty()) return {};
   std::vector<std::vector<std::string>> rows;
   for (std::size_t k = 0; k < log.internal_quantities.size(); ++k) {
     Range range;
@@ -954,13 +965,18 @@ std::string join_ports(const std::vector<std::string>& names) {
   return joined;
 }
 
+std::string with_unit(const std::string& port, const std::string& unit) {
+  return unit.empty() ? port : port + " [" + unit + "]";
+}
+
 std::string slaves_section(const RunLog& log) {
   std::vector<std::vector<std::string>> rows;
   for (const LoggedSlave& slave : log.slaves) {
     std::vector<std::string> inputs, outputs;
-    for (const InputDescription& input : slave.description.inputs) inputs.push_back(input.name);
+    for (const InputDescription& input : slave.description.inputs)
+      inputs.push_back(with_unit(input.name, input.unit));
     for (const OutputDescription& output : slave.description.outputs)
-      outputs.push_back(output.name);
+      outputs.push_back(with_unit(output.name, output.unit));
     rows.push_back({slave.name, slave.link.empty() ? "local" : slave.link, join_ports(inputs),
                     join_ports(outputs)});
   }
@@ -974,7 +990,7 @@ std::string scenario_section(const RunLog& log) {
 }
 
 constexpr std::string_view kStyle = R"(
-body { font-family: system-ui, sans-serif; margin: 24px auto; max-width: 1000px; color: #222; }
+body { font-family: system-ui, sans-serif; margin: 24px auto; max-width: 1040px; color: #222; }
 h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 28px; border-bottom: 1px solid #ddd; }
 h3 { font-size: 15px; }
 table { border-collapse: collapse; font-size: 13px; margin: 8px 0; }
@@ -983,14 +999,40 @@ th { background: #f3f3f3; }
 .status-complete { color: #1a7f37; font-weight: bold; }
 .status-failed { color: #c62828; font-weight: bold; }
 .status-cut { color: #b26a00; font-weight: bold; }
-.missing { color: #777; font-style: italic; }
-svg.plot { font-size: 11px; display: block; }
-svg .area { fill: #fff; stroke: #999; }
-svg .grid { stroke: #e6e6e6; }
-svg .plot-title { font-size: 13px; font-weight: bold; }
-svg .axis-label { font-size: 12px; }
+.note { color: #555; font-size: 13px; }
+.plot-title { font-size: 14px; font-weight: bold; margin: 18px 0 4px 0; }
+.figure-body { display: flex; align-items: flex-start; }
+.plot { width: 760px; height: 300px; flex: none; }
+.legend { width: 260px; font-size: 12px; padding-left: 12px; overflow-wrap: anywhere; }
+#report-status { display: none; }
 pre { background: #f7f7f7; padding: 8px; font-size: 12px; overflow-x: auto; }
 )";
+
+// Installed before dygraphs runs, so that the page records every script error
+// (report.js writes them into #report-status for a headless browser to read).
+constexpr std::string_view kErrorRecorder =
+    "window.coupletReportErrors = [];\n"
+    "window.addEventListener('error', function (e) {\n"
+    "  window.coupletReportErrors.push(String(e.message));\n"
+    "});\n";
+
+/// Debian's minified files end with a source-map comment: the only reference
+/// to another file they hold. A browser follows it only with its developer
+/// tools open, but a self-contained page names no file at all.
+std::string_view without_source_map(std::string_view text) {
+  for (const std::string_view marker : {"//# sourceMappingURL=", "/*# sourceMappingURL="}) {
+    if (const std::size_t at = text.rfind(marker); at != std::string_view::npos)
+      text = text.substr(0, at);
+  }
+  return text;
+}
+
+/// A script that both an HTML and an XML parser read as it is: the XML parser
+/// sees a CDATA section, the HTML parser a comment line around it. The embedded
+/// scripts contain neither "]]>" nor "</script" (the report test checks).
+std::string inline_script(std::string_view code) {
+  return "<script>//<![CDATA[\n" + std::string(code) + "\n//]]></script>\n";
+}
 
 }  // namespace
 
@@ -1000,8 +1042,15 @@ std::string render_report(const RunLog& log, const ReportInputs& inputs) {
   std::string html;
   html += "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n";
   html += "<meta charset=\"utf-8\"/>\n<title>" + escape(title) + "</title>\n";
-  html += "<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n";
+  html += "<style>" + std::string(without_source_map(report_assets::dygraphs_style)) +
+          std::string(kStyle) + "</style>\n";
+  html += inline_script(kErrorRecorder);
+  html += "</head>\n<body>\n";
   html += "<h1>" + escape(title) + "</h1>\n";
+  html +=
+      "<p class=\"note\">Plots: drag to zoom in, shift-drag to pan, double-click to zoom "
+      "out; hover for the values.</p>\n";
+  html += "<noscript><p class=\"note\">The plots need JavaScript.</p></noscript>\n";
   html += summary_section(log, inputs);
   html += signals_section(log, inputs);
   html += step_size_section(log);
@@ -1013,6 +1062,9 @@ std::string render_report(const RunLog& log, const ReportInputs& inputs) {
   html += internals_section(log);
   html += slaves_section(log);
   html += scenario_section(log);
+  html += "<p id=\"report-status\"></p>\n";
+  html += inline_script(without_source_map(report_assets::dygraphs_script));
+  html += inline_script(report_assets::page_script);
   html += "</body>\n</html>\n";
   return html;
 }

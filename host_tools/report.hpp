@@ -1,5 +1,5 @@
 #pragma once
-// `couplet report`: one self-contained HTML page (inline CSS and SVG, no script,
+// `couplet report`: one self-contained HTML page (inline CSS, data and scripts,
 // no external resource) that shows a run from its log (docs/report.md).
 #include <string>
 
@@ -16,7 +16,7 @@ struct ReportInputs {
 
 /// The report as one XHTML-compatible document: every tag closed and every
 /// text escaped, so that an XML parser reads it as well as a browser does.
-/// Plots without data are left out with a line that says why.
+/// A section exists only when the log has data for it.
 std::string render_report(const RunLog& log, const ReportInputs& inputs);
 
 }  // namespace couplet::tools

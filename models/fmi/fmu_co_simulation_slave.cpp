@@ -71,7 +71,8 @@ class CoSimulationSlave final : public Slave {
     const FmuPorts ports = fmu_ports(*package, settings);
     const Description& description = package->description();
     for (const std::size_t k : ports.inputs) {
-      description_.inputs.push_back({description.variables[k].name});
+      description_.inputs.push_back(
+          {description.variables[k].name, port_unit(description.variables[k].unit)});
       input_references_.push_back(description.variables[k].value_reference);
     }
     description_.outputs = ports.output_descriptions;

@@ -2,8 +2,16 @@
 
 #include "models/fmi/fmu_slaves.hpp"
 #include "couplet/errors.hpp"
+#include "protocol/limits.hpp"
 
 namespace couplet::models::fmi {
+
+std::string port_unit(const std::string& unit) {
+  const bool printable = std::all_of(unit.begin(), unit.end(), [](char c) {
+    return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f;
+  });
+  return printable && unit.size() <= protocol::kMaxUnitBytes ? unit : std::string();
+}
 
 FmuPorts fmu_ports(const Package& package, const FmuSettings& settings) {
   const Description& description = package.description();
@@ -21,7 +29,9 @@ FmuPorts fmu_ports(const Package& package, const FmuSettings& settings) {
       if (coupled) ports.inputs.push_back(k);
     } else if (variable.causality == Causality::output) {
       ports.outputs.push_back(k);
-      ports.output_descriptions.push_back({variable.name, description.has_direct_feedthrough(k)});
+      // The unit travels with the port (run log, report's y axes).
+      ports.output_descriptions.push_back(
+          {variable.name, description.has_direct_feedthrough(k), port_unit(variable.unit)});
     }
   }
   if (settings.coupled_inputs) {

@@ -62,4 +62,9 @@ struct FmuPorts {
 };
 FmuPorts fmu_ports(const Package& package, const FmuSettings& settings);
 
+/// A port's unit as its description carries it. Units label plots only: one
+/// the wire protocol cannot carry (too long, control characters) is left out
+/// rather than refusing the FMU.
+std::string port_unit(const std::string& unit);
+
 }  // namespace couplet::models::fmi

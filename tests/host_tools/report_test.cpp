@@ -1,18 +1,21 @@
-// `couplet report` (docs/report.md): the plots carry the logged data, absent data
-// leaves a plot out, text is escaped, the page parses as XML and renders in a
-// headless browser.
+// `couplet report` (docs/report.md): the plots carry the logged data, grouped by
+// unit, with step plots, errors against the reference and log-scale histograms;
+// absent data leaves a section out; text is escaped; the page parses as XML, is
+// self-contained and draws every plot in a headless browser without a script error.
 #include "host_tools/report.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
+#include <nlohmann/json.hpp>
 #include <numbers>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -102,97 +105,135 @@ RunLog ifosmondi_log() {
   log.algorithm = "ifosmondi";
   log.internal_quantities = {"step_s",   "iterations", "integrations",
                              "residual", "threshold",  "converged"};
-  log.plans = {plan(1, 0.25, {0.25, 3, 3, 1e-9, 1e-8, 1}),
-               plan(2, 0.5, {0.25, 5, 5, 1e-9, 1e-8, 1}),
-               plan(3, 0.75, {0.25, 2, 2, 1e-9, 1e-8, 1})};
+  // As IFOSMONDI logs them: the frontier moves (macro step count rises) at a
+  // step's first evaluation, and every evaluation logs the count so far, so
+  // only the last record of a step holds its final count.
+  log.plans = {
+      plan(1, 0.25, {0.25, 0, 1, 1e-3, 1e-8, 0}), plan(1, 0.25, {0.25, 2, 2, 1e-5, 1e-8, 0}),
+      plan(1, 0.25, {0.25, 3, 3, 1e-9, 1e-8, 1}), plan(2, 0.5, {0.25, 0, 1, 1e-3, 1e-8, 0}),
+      plan(2, 0.5, {0.25, 5, 5, 1e-9, 1e-8, 1}),  plan(3, 0.75, {0.25, 0, 1, 1e-3, 1e-8, 0}),
+      plan(3, 0.75, {0.25, 2, 2, 1e-9, 1e-8, 1})};
   return log;
 }
 
 // ------------------------------------------------------------ reading the report
 
-/// The <svg> element with id `id`, empty if there is none.
-std::string svg_with_id(const std::string& html, const std::string& id) {
-  const std::size_t at = html.find("id=\"" + id + "\"");
-  if (at == std::string::npos) return {};
-  const std::size_t begin = html.rfind("<svg", at);
-  const std::size_t end = html.find("</svg>", at);
-  if (begin == std::string::npos || end == std::string::npos) return {};
-  return html.substr(begin, end + 6 - begin);
+/// Text of an attribute value as a parser reads it.
+std::string unescape(const std::string& text) {
+  std::string out;
+  for (std::size_t k = 0; k < text.size();) {
+    if (text[k] != '&') {
+      out += text[k++];
+      continue;
+    }
+    const std::size_t end = text.find(';', k);
+    const std::string entity = text.substr(k, end + 1 - k);
+    if (entity == "&amp;")
+      out += '&';
+    else if (entity == "&lt;")
+      out += '<';
+    else if (entity == "&gt;")
+      out += '>';
+    else if (entity == "&quot;")
+      out += '"';
+    else if (entity == "&#39;")
+      out += '\'';
+    else
+      ADD_FAILURE() << "unexpected entity " << entity;
+    k = end + 1;
+  }
+  return out;
 }
 
-/// Value of attribute `name` of the first element in `element` (std::regex would
-/// recurse per character of a long points list and overflow the stack).
-std::string attribute(const std::string& element, const std::string& name) {
+/// The start tag of the element with id `id`, empty if there is none.
+std::string start_tag(const std::string& html, const std::string& id) {
+  const std::size_t at = html.find(" id=\"" + id + "\"");
+  if (at == std::string::npos) return {};
+  const std::size_t begin = html.rfind('<', at);
+  return html.substr(begin, html.find('>', at) + 1 - begin);
+}
+
+/// Value of attribute `name` in a start tag.
+std::string attribute(const std::string& tag, const std::string& name) {
   const std::string key = " " + name + "=\"";
-  const std::size_t at = element.find(key);
+  const std::size_t at = tag.find(key);
   if (at == std::string::npos) return {};
   const std::size_t begin = at + key.size();
-  return element.substr(begin, element.find('"', begin) - begin);
+  return unescape(tag.substr(begin, tag.find('"', begin) - begin));
 }
 
-double number_attribute(const std::string& element, const std::string& name) {
-  const std::string text = attribute(element, name);
-  EXPECT_FALSE(text.empty()) << "no attribute " << name;
-  return text.empty() ? NAN : std::stod(text);
+/// The data and options of plot `id` (null if the page has no such plot).
+nlohmann::json plot(const std::string& html, const std::string& id) {
+  const std::string tag = start_tag(html, id);
+  if (tag.empty()) return nullptr;
+  return nlohmann::json::parse(attribute(tag, "data-plot"));
 }
 
-/// The <polyline> of series `name` in `svg`.
-std::string polyline(const std::string& svg, const std::string& name) {
-  const std::size_t at = svg.find("<polyline class=\"series\" data-series=\"" + name + "\"");
-  if (at == std::string::npos) return {};
-  return svg.substr(at, svg.find("/>", at) + 2 - at);
-}
-
-struct Pixel {
+struct Point {
   double x;
   double y;
 };
 
-std::vector<Pixel> points_of(const std::string& line) {
-  std::vector<Pixel> pixels;
-  std::istringstream points(attribute(line, "points"));
-  std::string pair;
-  while (points >> pair) {
-    const std::size_t comma = pair.find(',');
-    pixels.push_back({std::stod(pair.substr(0, comma)), std::stod(pair.substr(comma + 1))});
+/// The points of series `name`: the non-null cells of its column.
+std::vector<Point> points_of(const nlohmann::json& plot, const std::string& name) {
+  const nlohmann::json& labels = plot.at("labels");
+  const auto column = std::find(labels.begin(), labels.end(), name);
+  if (column == labels.end()) {
+    ADD_FAILURE() << "no series " << name << " in " << labels.dump();
+    return {};
   }
-  return pixels;
-}
-
-/// Where `value` must land on the plot's y axis, from the mapping the svg declares.
-double expected_y(const std::string& svg, double value) {
-  const double low = number_attribute(svg, "data-y-min");
-  const double high = number_attribute(svg, "data-y-max");
-  const double top = number_attribute(svg, "data-plot-top");
-  const double height = number_attribute(svg, "data-plot-height");
-  const bool log = attribute(svg, "data-y-scale") == "log";
-  const double fraction =
-      log ? (std::log10(value) - std::log10(low)) / (std::log10(high) - std::log10(low))
-          : (value - low) / (high - low);
-  return top + height - fraction * height;
-}
-
-double expected_x(const std::string& svg, double value) {
-  const double low = number_attribute(svg, "data-x-min");
-  const double high = number_attribute(svg, "data-x-max");
-  return number_attribute(svg, "data-plot-left") +
-         (value - low) / (high - low) * number_attribute(svg, "data-plot-width");
-}
-
-/// Pixels are written with two decimals.
-constexpr double kPixelTolerance = 0.006;
-
-void expect_y_values(const std::string& svg, const std::string& series,
-                     const std::vector<double>& values) {
-  const std::string line = polyline(svg, series);
-  ASSERT_FALSE(line.empty()) << "no series " << series;
-  const std::vector<Pixel> pixels = points_of(line);
-  ASSERT_EQ(pixels.size(), values.size()) << series;
-  EXPECT_EQ(attribute(line, "data-points"), std::to_string(values.size()));
-  for (std::size_t k = 0; k < values.size(); ++k) {
-    EXPECT_NEAR(pixels[k].y, expected_y(svg, values[k]), kPixelTolerance)
-        << series << " point " << k;
+  const auto index = static_cast<std::size_t>(column - labels.begin());
+  std::vector<Point> points;
+  for (const nlohmann::json& row : plot.at("data")) {
+    if (!row.at(index).is_null())
+      points.push_back({row[0].get<double>(), row[index].get<double>()});
   }
+  return points;
+}
+
+void expect_points(const nlohmann::json& plot, const std::string& name,
+                   const std::vector<double>& xs, const std::vector<double>& ys) {
+  const std::vector<Point> points = points_of(plot, name);
+  ASSERT_EQ(points.size(), ys.size()) << name;
+  for (std::size_t k = 0; k < ys.size(); ++k) {
+    EXPECT_NEAR(points[k].x, xs[k], 1e-12) << name << " point " << k;
+    EXPECT_NEAR(points[k].y, ys[k], 1e-12 * std::max(1.0, std::abs(ys[k])))
+        << name << " point " << k;
+  }
+}
+
+const nlohmann::json& series_options(const nlohmann::json& plot, const std::string& name) {
+  return plot.at("options").at("series").at(name);
+}
+
+/// The ids of all plots whose id starts with `prefix`, in page order.
+std::vector<std::string> plot_ids(const std::string& html, const std::string& prefix = "plot-") {
+  std::vector<std::string> ids;
+  const std::string key = "<div class=\"plot\" id=\"" + prefix;
+  for (std::size_t at = html.find(key); at != std::string::npos; at = html.find(key, at + 1)) {
+    const std::size_t begin = at + key.size() - prefix.size();
+    ids.push_back(html.substr(begin, html.find('"', begin) - begin));
+  }
+  return ids;
+}
+
+/// The signals plot that draws series `name`.
+nlohmann::json signals_plot_with(const std::string& html, const std::string& name) {
+  for (const std::string& id : plot_ids(html, "plot-signals-")) {
+    const nlohmann::json found = plot(html, id);
+    const nlohmann::json& labels = found.at("labels");
+    if (std::find(labels.begin(), labels.end(), name) != labels.end()) return found;
+  }
+  ADD_FAILURE() << "no signals plot draws " << name;
+  return nullptr;
+}
+
+/// The section headings of the page.
+std::vector<std::string> headings(const std::string& html) {
+  std::vector<std::string> found;
+  for (std::size_t at = html.find("<h2>"); at != std::string::npos; at = html.find("<h2>", at + 1))
+    found.push_back(html.substr(at + 4, html.find("</h2>", at) - at - 4));
+  return found;
 }
 
 fs::path temporary_directory() {
@@ -225,70 +266,101 @@ int parse_as_xml(const fs::path& file) {
 TEST(Report, DefectControlPlotsDefectsAgainstToleranceAndStepSizes) {
   const std::string html = render_report(defect_control_log(), {});
 
-  const std::string defects = svg_with_id(html, "plot-defects");
-  ASSERT_FALSE(defects.empty());
-  EXPECT_EQ(attribute(defects, "data-y-scale"), "log");
-  expect_y_values(defects, "defect", {1e-5, 2e-4, 5e-3, 3e-4, 8e-4});
-  expect_y_values(defects, "tolerance", {1e-3, 1e-3, 1e-3, 1e-3, 1e-3});
-  EXPECT_NE(polyline(defects, "tolerance").find("stroke-dasharray"), std::string::npos);
-  EXPECT_NE(defects.find("<title"), std::string::npos);
+  const nlohmann::json defects = plot(html, "plot-defects");
+  ASSERT_FALSE(defects.is_null());
+  EXPECT_TRUE(defects["options"]["logscale"].get<bool>());
+  EXPECT_EQ(attribute(start_tag(html, "plot-defects"), "data-y-scale"), "log");
+  expect_points(defects, "defect", {0.1, 0.3, 0.3, 0.4, 0.8}, {1e-5, 2e-4, 5e-3, 3e-4, 8e-4});
+  expect_points(defects, "tolerance", {0.1, 0.3, 0.3, 0.4, 0.8}, {1e-3, 1e-3, 1e-3, 1e-3, 1e-3});
+  EXPECT_TRUE(series_options(defects, "tolerance").contains("strokePattern"));
+  EXPECT_TRUE(series_options(defects, "defect").value("drawPoints", false));
 
-  // One staircase tread per completed macro step; the repeated plan adds none.
-  const std::string steps = svg_with_id(html, "plot-step-size");
-  ASSERT_FALSE(steps.empty());
-  EXPECT_EQ(attribute(steps, "data-y-scale"), "linear");
-  expect_y_values(steps, "macro step", {0.1, 0.1, 0.2, 0.2, 0.1, 0.1, 0.4, 0.4});
-  const std::vector<Pixel> treads = points_of(polyline(steps, "macro step"));
-  const std::vector<double> times = {0.0, 0.1, 0.1, 0.3, 0.3, 0.4, 0.4, 0.8};
-  for (std::size_t k = 0; k < times.size(); ++k) {
-    EXPECT_NEAR(treads[k].x, expected_x(steps, times[k]), kPixelTolerance) << "point " << k;
-  }
+  // A true step plot: each size from the start of its step; the last one again
+  // at its end. The repeated plan (rejected step) adds no step.
+  const nlohmann::json steps = plot(html, "plot-step-size");
+  ASSERT_FALSE(steps.is_null());
+  EXPECT_FALSE(steps["options"]["logscale"].get<bool>());
+  EXPECT_TRUE(series_options(steps, "macro step")["stepPlot"].get<bool>());
+  expect_points(steps, "macro step", {0.0, 0.1, 0.3, 0.4, 0.8}, {0.1, 0.2, 0.1, 0.4, 0.4});
+  EXPECT_EQ(steps["options"]["dateWindow"], nlohmann::json({0.0, 1.0}));  // the run's span
 
   EXPECT_NE(html.find("connection_defect_rms:mass2.x"), std::string::npos);  // internals table
-  EXPECT_TRUE(svg_with_id(html, "plot-orders").empty());
-  EXPECT_TRUE(svg_with_id(html, "plot-iterations").empty());
-  EXPECT_NE(html.find("no F3ORNITS orders in this log"), std::string::npos);
+  EXPECT_TRUE(plot(html, "plot-orders").is_null());
+  EXPECT_TRUE(plot(html, "plot-iterations").is_null());
+  EXPECT_EQ(html.find("Polynomial orders"), std::string::npos);
 }
 
 TEST(Report, StepSizesSpanningDecadesUseALogAxis) {
   RunLog log = two_mass_log();
   log.plans = {plan(1, 1e-4, {}), plan(2, 2e-4, {}), plan(3, 0.2002, {})};
-  const std::string steps = svg_with_id(render_report(log, {}), "plot-step-size");
-  ASSERT_FALSE(steps.empty());
-  EXPECT_EQ(attribute(steps, "data-y-scale"), "log");
-  expect_y_values(steps, "macro step", {1e-4, 1e-4, 1e-4, 1e-4, 0.2, 0.2});
+  const nlohmann::json steps = plot(render_report(log, {}), "plot-step-size");
+  ASSERT_FALSE(steps.is_null());
+  EXPECT_TRUE(steps["options"]["logscale"].get<bool>());
+  expect_points(steps, "macro step", {0.0, 1e-4, 2e-4, 0.2002}, {1e-4, 1e-4, 0.2, 0.2});
 }
 
-TEST(Report, F3ornitsOrdersAreStepPlotsPerOutput) {
-  const std::string orders = svg_with_id(render_report(f3ornits_log(), {}), "plot-orders");
-  ASSERT_FALSE(orders.empty());
+TEST(Report, F3ornitsOrdersAreTrueStepPlotsPerOutput) {
+  const nlohmann::json orders = plot(render_report(f3ornits_log(), {}), "plot-orders");
+  ASSERT_FALSE(orders.is_null());
   // Each order holds from its plan's frontier to the next one (the last to the end).
-  expect_y_values(orders, "mass1.x", {0, 0, 1, 1, 2, 2});
-  expect_y_values(orders, "mass1.v", {1, 1, 2, 2, 2, 2});
-  const std::vector<Pixel> pixels = points_of(polyline(orders, "mass1.x"));
-  EXPECT_NEAR(pixels.back().x, expected_x(orders, 1.0), kPixelTolerance);
+  expect_points(orders, "mass1.x", {0.1, 0.2, 0.4, 1.0}, {0, 1, 2, 2});
+  expect_points(orders, "mass1.v", {0.1, 0.2, 0.4, 1.0}, {1, 2, 2, 2});
+  for (const char* output : {"mass1.x", "mass1.v"})
+    EXPECT_TRUE(series_options(orders, output)["stepPlot"].get<bool>()) << output;
 }
 
 TEST(Report, IfosmondiIterationsPerStep) {
   const std::string html = render_report(ifosmondi_log(), {});
-  const std::string iterations = svg_with_id(html, "plot-iterations");
-  ASSERT_FALSE(iterations.empty());
-  expect_y_values(iterations, "iterations", {3, 3, 5, 5, 2, 2});
-  EXPECT_TRUE(svg_with_id(html, "plot-defects").empty());
-  EXPECT_NE(html.find("no defect-control defects in this log"), std::string::npos);
+  const nlohmann::json iterations = plot(html, "plot-iterations");
+  ASSERT_FALSE(iterations.is_null());
+  expect_points(iterations, "iterations", {0.0, 0.25, 0.5, 0.75}, {3, 5, 2, 2});
+  EXPECT_TRUE(series_options(iterations, "iterations")["stepPlot"].get<bool>());
+  EXPECT_TRUE(plot(html, "plot-defects").is_null());
+  EXPECT_EQ(html.find("Defects"), std::string::npos);
 }
 
-TEST(Report, SignalsAgainstTheirReference) {
+TEST(Report, SignalsGroupedByUnitWithTheirErrorAgainstTheReference) {
+  RunLog log = two_mass_log();
+  log.slaves[0].description.outputs[0].unit = "m";
+  log.slaves[0].description.outputs[1].unit = "m/s";
+  log.slaves[1].description.outputs[0].unit = "N";
   const std::string csv =
-      "time,mass1.x,mass2.F,mass1.x:reference\n0,0,1,0\n0.5,1,2,1.1\n1,2,3,2.2\n";
-  const std::string signals = svg_with_id(render_report(two_mass_log(), {csv, ""}), "plot-signals");
-  ASSERT_FALSE(signals.empty());
-  expect_y_values(signals, "mass1.x", {0, 1, 2});
-  expect_y_values(signals, "mass2.F", {1, 2, 3});
-  expect_y_values(signals, "mass1.x (reference)", {0, 1.1, 2.2});
-  const std::string reference = polyline(signals, "mass1.x (reference)");
-  EXPECT_NE(reference.find("stroke-dasharray"), std::string::npos);
-  EXPECT_EQ(attribute(reference, "stroke"), attribute(polyline(signals, "mass1.x"), "stroke"));
+      "time,mass1.x,mass2.F,mass1.x:reference,mass1.v\n0,0,1000,0,5\n0.5,1,2000,1.1,6\n1,2,2400,"
+      "2.2,7\n";
+  const std::string html = render_report(log, {csv, ""});
+  EXPECT_EQ(plot_ids(html, "plot-signals-"),
+            (std::vector<std::string>{"plot-signals-1", "plot-signals-2", "plot-signals-3"}));
+
+  const nlohmann::json metres = plot(html, "plot-signals-1");
+  EXPECT_EQ(metres["options"]["ylabel"], "m");
+  EXPECT_EQ(metres["labels"], nlohmann::json({"time (s)", "mass1.x", "mass1.x (reference)"}));
+  expect_points(metres, "mass1.x", {0, 0.5, 1}, {0, 1, 2});
+  expect_points(metres, "mass1.x (reference)", {0, 0.5, 1}, {0, 1.1, 2.2});
+  EXPECT_TRUE(series_options(metres, "mass1.x (reference)").contains("strokePattern"));
+  EXPECT_FALSE(series_options(metres, "mass1.x").contains("strokePattern"));
+  EXPECT_EQ(metres["options"]["colors"][0], metres["options"]["colors"][1]);
+
+  // A 2400 N force gets its own axis instead of flattening the metres.
+  const nlohmann::json newtons = plot(html, "plot-signals-2");
+  EXPECT_EQ(newtons["options"]["ylabel"], "N");
+  EXPECT_EQ(newtons["labels"], nlohmann::json({"time (s)", "mass2.F"}));
+  EXPECT_EQ(plot(html, "plot-signals-3")["options"]["ylabel"], "m/s");
+  EXPECT_NE(html.find("<td>x [m], v [m/s]</td>"), std::string::npos);  // slaves table
+
+  const nlohmann::json error = plot(html, "plot-error-1");
+  ASSERT_FALSE(error.is_null());
+  expect_points(error, "mass1.x - reference", {0, 0.5, 1}, {0, 1 - 1.1, 2 - 2.2});
+  EXPECT_EQ(plot_ids(html, "plot-error-"), std::vector<std::string>{"plot-error-1"});
+}
+
+TEST(Report, SignalsWithoutUnitsShareAnAxisByPortName) {
+  const std::string csv = "time,mass1.x,mass2.x,mass1.v\n0,0,1,2\n1,3,4,5\n";
+  const std::string html = render_report(two_mass_log(), {csv, ""});
+  const nlohmann::json positions = plot(html, "plot-signals-1");
+  EXPECT_EQ(positions["labels"], nlohmann::json({"time (s)", "mass1.x", "mass2.x"}));
+  EXPECT_EQ(positions["options"]["ylabel"], "x");
+  EXPECT_EQ(plot(html, "plot-signals-2")["labels"], nlohmann::json({"time (s)", "mass1.v"}));
+  EXPECT_TRUE(plot_ids(html, "plot-error-").empty());
 }
 
 TEST(Report, SignalsFromTheLoggedStepsWhenThereIsNoCsv) {
@@ -297,31 +369,58 @@ TEST(Report, SignalsFromTheLoggedStepsWhenThereIsNoCsv) {
                step_call(0, 0.5, 1.0, {2.0, 20.0}),
                // A rollback: mass1 repeats [0.5, 1.0]; the repeat replaces the first try.
                step_call(0, 0.5, 1.0, {3.0, 30.0})};
-  const std::string signals = svg_with_id(render_report(log, {}), "plot-signals");
-  ASSERT_FALSE(signals.empty());
-  expect_y_values(signals, "mass1.x", {1.0, 3.0});
-  expect_y_values(signals, "mass1.v", {10.0, 30.0});
-  expect_y_values(signals, "mass2.F", {7.0});
+  const std::string html = render_report(log, {});
+  expect_points(signals_plot_with(html, "mass1.x"), "mass1.x", {0.5, 1.0}, {1.0, 3.0});
+  expect_points(signals_plot_with(html, "mass1.v"), "mass1.v", {0.5, 1.0}, {10.0, 30.0});
+  expect_points(signals_plot_with(html, "mass2.F"), "mass2.F", {0.5}, {7.0});
 }
 
-TEST(Report, PlotsWithoutDataAreLeftOutWithAReason) {
+TEST(Report, ACutLogWithoutDataHasOnlyItsSummary) {
   RunLog log = two_mass_log();
   log.end_record.reset();
   log.tail = protocol::LogReadStatus::cut;
   log.tail_problem = "frame 20 at byte 4711: cut";
   const std::string html = render_report(log, {});
-  for (const char* id : {"plot-signals", "plot-step-size", "plot-orders", "plot-defects",
-                         "plot-iterations", "plot-lateness", "plot-round-trip"}) {
-    EXPECT_TRUE(svg_with_id(html, id).empty()) << id;
-  }
-  EXPECT_EQ(html.find("<svg"), std::string::npos);
-  EXPECT_NE(html.find("no completed macro steps in this log"), std::string::npos);
-  EXPECT_NE(html.find("the run was not paced"), std::string::npos);
+  EXPECT_TRUE(plot_ids(html).empty());
+  EXPECT_EQ(headings(html), (std::vector<std::string>{"Summary", "Slaves"}));
   EXPECT_NE(html.find("frame 20 at byte 4711: cut"), std::string::npos);
   EXPECT_NE(html.find("status-cut"), std::string::npos);
 }
 
-TEST(Report, LatenessAndRoundTripHistograms) {
+/// A plain Jacobi run: fixed steps, outputs, nothing else.
+RunLog jacobi_log() {
+  RunLog log = two_mass_log();
+  log.algorithm = "jacobi";
+  for (int k = 1; k <= 4; ++k) {
+    log.plans.push_back(plan(static_cast<std::uint64_t>(k), 0.25 * k, {}));
+    log.calls.push_back(step_call(0, 0.25 * (k - 1), 0.25 * k, {0.1 * k, 0.2 * k}));
+    log.calls.push_back(step_call(1, 0.25 * (k - 1), 0.25 * k, {-1.0 * k}));
+  }
+  return log;
+}
+
+TEST(Report, AJacobiReportHasNoEmptyPlaceholderSections) {
+  const std::string html = render_report(jacobi_log(), {});
+  EXPECT_EQ(headings(html),
+            (std::vector<std::string>{"Summary", "Signals", "Communication step size", "Slaves"}));
+  for (const char* placeholder : {"in this log", "no lateness", "not paced", "no linked",
+                                  "no internal quantities", "class=\"missing\""}) {
+    EXPECT_EQ(html.find(placeholder), std::string::npos) << placeholder;
+  }
+  EXPECT_EQ(plot_ids(html), (std::vector<std::string>{"plot-signals-1", "plot-signals-2",
+                                                      "plot-signals-3", "plot-step-size"}));
+}
+
+std::size_t bar_total(const nlohmann::json& histogram) {
+  std::size_t total = 0;
+  for (const nlohmann::json& row : histogram.at("data")) {
+    for (std::size_t k = 1; k < row.size(); ++k)
+      total += row[k].is_null() ? 0 : row[k].get<std::size_t>();
+  }
+  return total;
+}
+
+TEST(Report, LatenessAndRoundTripHistogramsOnLogAxes) {
   RunLog log = defect_control_log();
   log.slaves[1].link = "udp://127.0.0.1:5000";
   for (std::size_t k = 0; k < log.plans.size(); ++k)
@@ -334,24 +433,21 @@ TEST(Report, LatenessAndRoundTripHistograms) {
     log.calls.push_back(call);
   }
   const std::string html = render_report(log, {});
-  const auto bar_total = [](const std::string& svg) {
-    std::size_t total = 0;
-    const std::regex count("data-count=\"([0-9]+)\"");
-    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), count);
-         it != std::sregex_iterator(); ++it) {
-      total += std::stoul((*it)[1]);
-    }
-    return total;
-  };
-  const std::string lateness = svg_with_id(html, "plot-lateness");
-  ASSERT_FALSE(lateness.empty());
+  const nlohmann::json lateness = plot(html, "plot-lateness");
+  ASSERT_FALSE(lateness.is_null());
+  EXPECT_EQ(lateness["kind"], "histogram");
+  EXPECT_TRUE(lateness["options"]["logscale"].get<bool>());
+  EXPECT_EQ(attribute(start_tag(html, "plot-lateness"), "data-y-scale"), "log");
+  // A single late cycle (count 1) lies inside the axis, above its bottom.
+  EXPECT_LT(lateness["options"]["valueRange"][0].get<double>(), 1.0);
   EXPECT_EQ(bar_total(lateness), log.plans.size());
-  EXPECT_NEAR(number_attribute(lateness, "data-x-min"), 1.0, 1e-12);  // microseconds
-  EXPECT_NEAR(number_attribute(lateness, "data-x-max"), 5.0, 1e-12);
-  const std::string round_trip = svg_with_id(html, "plot-round-trip");
-  ASSERT_FALSE(round_trip.empty());
+  EXPECT_NEAR(lateness["data"].front()[0].get<double>(), 1.0, 1e-12);  // microseconds
+  EXPECT_NEAR(lateness["data"].back()[0].get<double>(), 5.0, 1e-12);
+  const nlohmann::json round_trip = plot(html, "plot-round-trip");
+  ASSERT_FALSE(round_trip.is_null());
+  EXPECT_TRUE(round_trip["options"]["logscale"].get<bool>());
   EXPECT_EQ(bar_total(round_trip), 6u);
-  EXPECT_NEAR(number_attribute(round_trip, "data-x-max"), 250.0, 1e-9);
+  EXPECT_NEAR(round_trip["data"].back()[0].get<double>(), 250.0, 1e-9);
   EXPECT_NE(html.find("udp://127.0.0.1:5000"), std::string::npos);
 }
 
@@ -363,17 +459,16 @@ TEST(Report, LongSeriesAreDownSampledKeepingTheirPeaks) {
     csv += std::to_string(k * 1e-3) + "," + std::to_string(value) + "\n";
   }
   const std::string html = render_report(two_mass_log(), {csv, ""});
-  const std::string signals = svg_with_id(html, "plot-signals");
-  const std::string line = polyline(signals, "y");
-  ASSERT_FALSE(line.empty());
-  EXPECT_EQ(attribute(line, "data-source-points"), std::to_string(kRows));
-  const std::vector<Pixel> pixels = points_of(line);
-  EXPECT_LE(pixels.size(), 2000u);
-  EXPECT_GE(pixels.size(), 1000u);
-  double highest = INFINITY;  // smallest pixel y
-  for (const Pixel& p : pixels) highest = std::min(highest, p.y);
-  EXPECT_NEAR(highest, expected_y(signals, 50.0), kPixelTolerance);
-  EXPECT_LT(html.size(), 200'000u);
+  const nlohmann::json signals = plot(html, "plot-signals-1");
+  ASSERT_FALSE(signals.is_null());
+  EXPECT_EQ(signals["source_points"], nlohmann::json({kRows}));
+  const std::vector<Point> points = points_of(signals, "y");
+  EXPECT_LE(points.size(), 2000u);
+  EXPECT_GE(points.size(), 1000u);
+  double highest = -INFINITY;
+  for (const Point& p : points) highest = std::max(highest, p.y);
+  EXPECT_EQ(highest, 50.0);
+  EXPECT_LT(signals.dump().size(), 100'000u);
 }
 
 TEST(Report, SummaryComesFromSummaryJsonOrTheEndRecord) {
@@ -398,7 +493,7 @@ TEST(Report, EscapesNamesAndMessages) {
   log.calls = {step_call(0, 0.0, 0.5, {1.0, 2.0})};
   const std::string html = render_report(log, {"time,q<1>&\"2\"\n0,1\n1,2\n", ""});
   EXPECT_EQ(html.find("a<b>"), std::string::npos);
-  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<script>alert"), std::string::npos);
   EXPECT_EQ(html.find("t < 1"), std::string::npos);
   EXPECT_NE(html.find("failed: slave &#39;x&#39; failed: t &lt; 1 &amp; &quot;y&quot; &gt; 2"),
             std::string::npos);
@@ -446,40 +541,79 @@ std::string damped_oscillation_csv() {
   return csv;
 }
 
-TEST(Report, IsWellFormedXml) {
+TEST(Report, IsWellFormedXmlAndSelfContained) {
   const std::string json =
       R"({"scenario": "two_mass", "algorithm": "defect_control", "macro_steps": 4,
     "errors": {"mass1.x": {"nrmse_pct": 1.5, "rmse": 0.01}}, "realtime": {"cycles": 4, "overruns": 0,
     "lateness_us": {"min": 0.5, "median": 3.5, "p99": 6.5, "max": 6.5}}})";
   const std::string html = render_report(everything_log(), {damped_oscillation_csv(), json});
-  for (const char* id : {"plot-signals", "plot-step-size", "plot-orders", "plot-defects",
-                         "plot-iterations", "plot-lateness", "plot-round-trip"}) {
-    EXPECT_FALSE(svg_with_id(html, id).empty()) << id;
-  }
+  EXPECT_EQ(plot_ids(html), (std::vector<std::string>{
+                                "plot-signals-1", "plot-error-1", "plot-signals-2", "plot-error-2",
+                                "plot-step-size", "plot-orders", "plot-defects", "plot-iterations",
+                                "plot-lateness", "plot-round-trip"}));
+  // Nothing to load at view time: no source, no link, no source map.
+  for (const char* reference : {" src=", " href=", "sourceMappingURL", "@import", "url("})
+    EXPECT_EQ(html.find(reference), std::string::npos) << reference;
+  EXPECT_NE(html.find("new Dygraph"), std::string::npos);  // the scripts are inline
+  EXPECT_NE(html.find("Permission is hereby granted"), std::string::npos);  // dygraphs' licence
   const fs::path file = write_file(temporary_directory() / "report.html", html);
   EXPECT_EQ(parse_as_xml(file), 0) << "not well-formed XML: " << file;
   remove_temporary_directory_unless_failed();
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// Chromium with a fresh profile on `html`, with `arguments`; its exit status.
+int run_chromium(const fs::path& chromium, const fs::path& html, const std::string& arguments) {
+  const fs::path profile = temporary_directory() / "chromium-profile";
+  const std::string command = "timeout 120 " + chromium.string() +
+                              " --headless --no-sandbox --disable-gpu --disable-dev-shm-usage"
+                              " --user-data-dir='" +
+                              profile.string() + "' --window-size=1200,4000 " + arguments +
+                              " 'file://" + html.string() + "'";
+  return std::system(command.c_str());
 }
 
 TEST(Report, RendersInHeadlessChromium) {
   const fs::path chromium = "/usr/bin/chromium";
   if (!fs::exists(chromium)) GTEST_SKIP() << "no " << chromium << " (./build.sh test installs it)";
   // Kept in the build directory (ctest's working directory) for a look by eye.
-  const fs::path html = write_file(fs::absolute("report_test_sample.html"),
-                                   render_report(everything_log(), {damped_oscillation_csv(), ""}));
+  const std::string page = render_report(everything_log(), {damped_oscillation_csv(), ""});
+  const fs::path html = write_file(fs::absolute("report_test_sample.html"), page);
   const fs::path png = fs::absolute("report_test_sample.png");
   fs::remove(png);
-  const fs::path profile = temporary_directory() / "chromium-profile";
-  const std::string command = "timeout 120 " + chromium.string() +
-                              " --headless --no-sandbox --disable-gpu --disable-dev-shm-usage"
-                              " --user-data-dir='" +
-                              profile.string() + "' --window-size=1200,3000 --screenshot='" +
-                              png.string() + "' 'file://" + html.string() + "' >/dev/null 2>&1";
-  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  ASSERT_EQ(run_chromium(chromium, html, "--screenshot='" + png.string() + "' >/dev/null 2>&1"), 0);
   ASSERT_TRUE(fs::exists(png)) << png;
   EXPECT_GT(fs::file_size(png), 20'000u);
   std::cout << "report screenshot: " << png.string() << "\n";
   RecordProperty("screenshot", png.string());
+
+  // The DOM after the page script ran: it records in #report-status how many
+  // plots it drew, which drew no data pixels, and every script error.
+  const fs::path dom_file = temporary_directory() / "dom.html";
+  ASSERT_EQ(run_chromium(chromium, html, "--dump-dom >'" + dom_file.string() + "' 2>/dev/null"), 0);
+  const std::string dom = read_file(dom_file);
+  const std::string status = start_tag(dom, "report-status");
+  ASSERT_FALSE(status.empty()) << dom_file;
+  EXPECT_EQ(attribute(status, "data-done"), "yes") << "the page script did not finish: " << status;
+  EXPECT_EQ(attribute(status, "data-errors"), "") << status;
+  const std::vector<std::string> ids = plot_ids(page);
+  ASSERT_EQ(ids.size(), 10u);
+  EXPECT_EQ(attribute(status, "data-plots"), std::to_string(ids.size()));
+  EXPECT_EQ(attribute(status, "data-drawn"), std::to_string(ids.size()));
+  EXPECT_EQ(attribute(status, "data-empty"), "") << "plots without drawn data";
+  for (const std::string& id : ids) {
+    const std::string drawn = attribute(start_tag(dom, id), "data-drawn-pixels");
+    ASSERT_FALSE(drawn.empty()) << id;
+    EXPECT_GT(std::stol(drawn), 50) << id;  // more than a stray dot
+  }
+  // dygraphs itself reports the axis it drew.
+  EXPECT_EQ(attribute(start_tag(dom, "plot-lateness"), "data-drawn-y-scale"), "log");
+  EXPECT_EQ(attribute(start_tag(dom, "plot-round-trip"), "data-drawn-y-scale"), "log");
+  EXPECT_EQ(attribute(start_tag(dom, "plot-signals-1"), "data-drawn-y-scale"), "linear");
   remove_temporary_directory_unless_failed();
 }
 

@@ -319,11 +319,17 @@ TEST(RunLogReport, OfARealRunShowsItsPlots) {
                      exit_code);
   ASSERT_EQ(exit_code, 0) << output;
   const std::string html = read_file(html_path);
-  for (const char* plot : {"id=\"plot-signals\"", "id=\"plot-step-size\"", "id=\"plot-defects\""}) {
+  // One plot per quantity (omega, tau), each with its error against the reference.
+  for (const char* plot : {"id=\"plot-signals-1\"", "id=\"plot-error-1\"", "id=\"plot-signals-2\"",
+                           "id=\"plot-error-2\"", "id=\"plot-step-size\"", "id=\"plot-defects\""}) {
     EXPECT_NE(html.find(plot), std::string::npos) << plot;
   }
+  for (const char* absent :
+       {"id=\"plot-orders\"", "id=\"plot-iterations\"", "id=\"plot-lateness\""})
+    EXPECT_EQ(html.find(absent), std::string::npos) << absent;
   EXPECT_NE(html.find("tau2omega.omega (reference)"), std::string::npos)
       << "signals against the reference";
+  EXPECT_NE(html.find("tau2omega.omega - reference"), std::string::npos) << "their error";
   const std::string parse = command_output(
       "python3 -c \"import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])\" " + html_path,
       exit_code);
