@@ -7,7 +7,6 @@
 #include <map>
 #include <optional>
 #include <pugixml.hpp>
-#include <sstream>
 #include <string_view>
 #include <vector>
 
@@ -15,6 +14,7 @@
 #include "host_tools/scenario.hpp"
 #include "host_tools/scenario_limits.hpp"
 #include "models/fmi/fmu_description.hpp"
+#include "runtime/exact_text.hpp"
 
 namespace couplet::tools {
 namespace {
@@ -136,6 +136,13 @@ struct Component {
   std::string fmu;       ///< absolute path inside the unpacked package
   std::string fmu_kind;  ///< "me", "cs", or empty for couplet's default
   ParameterValues parameters;
+  std::string model;  ///< instead of an FMU: a built-in model (a connection's transformation)
+};
+
+/// A connection's LinearTransformation, as the text of its numbers.
+struct LinearMap {
+  std::string factor;
+  std::string offset;
 };
 
 struct Connection {
@@ -185,7 +192,11 @@ class SystemStructureReader {
     YAML::Node slaves;
     for (const Component& component : components_) {
       YAML::Node slave;
-      slave["fmu"] = component.fmu;
+      if (component.model.empty()) {
+        slave["fmu"] = component.fmu;
+      } else {
+        slave["model"] = component.model;
+      }
       if (!component.fmu_kind.empty()) slave["fmu_kind"] = component.fmu_kind;
       if (!component.parameters.empty()) {
         YAML::Node parameters;
@@ -331,30 +342,52 @@ class SystemStructureReader {
         if (find(component) == nullptr)
           fail_connection(connection, label, "no component " + in_quotes(component));
       }
-      check_transformation(connection, label);
-      check_types(connection, label, qualified(start_element, start), qualified(end_element, end));
-      connections_.push_back({qualified(start_element, start), qualified(end_element, end)});
+      const std::optional<LinearMap> map = linear_transformation(connection, label);
+      const std::string from = qualified(start_element, start);
+      const std::string to = qualified(end_element, end);
+      check_types(connection, label, from, to);
+      if (!map) {
+        connections_.push_back({from, to});
+        continue;
+      }
+      // y = factor u + offset on the way: a stateless slave between the ends.
+      const std::string transform = unused_name("transform_" + end_element + "_" + end);
+      components_.push_back({transform,
+                             "",
+                             "",
+                             {{"factor", map->factor}, {"offset", map->offset}},
+                             "coupling.linear"});
+      connections_.push_back({from, transform + ".u"});
+      connections_.push_back({transform + ".y", to});
     }
   }
 
-  void check_transformation(const pugi::xml_node& connection, const std::string& label) const {
+  /// `base`, or base_2, base_3, ...: a slave name no component has.
+  std::string unused_name(const std::string& base) {
+    std::string name = base;
+    for (int suffix = 2; find(name) != nullptr; ++suffix)
+      name = base + "_" + std::to_string(suffix);
+    return name;
+  }
+
+  /// The connection's LinearTransformation (SSP 1.0: y = factor u + offset),
+  /// or nothing when it has none or the identity.
+  std::optional<LinearMap> linear_transformation(const pugi::xml_node& connection,
+                                                 const std::string& label) const {
+    std::optional<LinearMap> map;
     for (const pugi::xml_node child : connection.children()) {
       if (child.type() != pugi::node_element) continue;
       const std::string_view kind = local_name(child);
       if (kind == "LinearTransformation") {
         const double factor = ssd_.optional_number(child, "factor").value_or(1.0);
         const double offset = ssd_.optional_number(child, "offset").value_or(0.0);
-        if (factor != 1.0 || offset != 0.0) {
-          fail_connection(
-              connection, label,
-              "a linear transformation (factor " + exact(factor) + ", offset " + exact(offset) +
-                  ") is not supported yet: couplet couples outputs to inputs unchanged");
-        }
+        if (factor != 1.0 || offset != 0.0) map = LinearMap{exact_text(factor), exact_text(offset)};
       } else if (kind.size() > 14 && kind.substr(kind.size() - 14) == "Transformation") {
         fail_connection(connection, label,
                         std::string(kind) + " is not supported (couplet couples Real values)");
       }
     }
+    return map;
   }
 
   void check_types(const pugi::xml_node& connection, const std::string& label,
@@ -482,13 +515,6 @@ class SystemStructureReader {
 
   static std::string qualified(const std::string& element, const std::string& connector) {
     return element.empty() ? connector : element + "." + connector;
-  }
-
-  static std::string exact(double value) {
-    std::ostringstream text;
-    text.precision(17);
-    text << value;
-    return text.str();
   }
 
   struct ConnectorType {

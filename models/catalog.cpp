@@ -43,6 +43,7 @@ ModelCatalog ModelCatalog::builtin() {
   add_car_models(entries);
   add_damper_models(entries);
   add_lotka_volterra_models(entries);
+  add_coupling_models(entries);
   return ModelCatalog(std::move(entries));
 }
 

@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 #include <zip.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <string>
 
 #include "couplet/errors.hpp"
+#include "host_tools/log_export.hpp"
+#include "host_tools/run_log.hpp"
 #include "host_tools/ssp_import.hpp"
 #include "host_tools/test_support.hpp"
 #include "test_fmus.hpp"
@@ -202,6 +205,51 @@ TEST(SspPackage, TheShippedExampleRunsAsItsYamlTwin) {
             read_file(run_directory("ssp-example-yaml") / "signals.csv"));
 }
 
+// A LinearTransformation becomes a coupling.linear slave between the ends: at
+// every communication time its output is factor * the source's + offset, the
+// value the target's input was refreshed with.
+TEST(SspPackage, ALinearTransformationScalesTheConnection) {
+  Structure structure;
+  structure.x_connection =
+      "<ssd:Connection startElement=\"left\" startConnector=\"x\" endElement=\"right\" "
+      "endConnector=\"x\"><ssc:LinearTransformation factor=\"2\" offset=\"0.5\"/></ssd:Connection>";
+  const fs::path package =
+      make_package("scaled", structure,
+                   "algorithm: {type: jacobi, step: 0.01, input_order: 1}\ntime: {end: 20}\n");
+  const tools::Scenario scenario = tools::load_scenario(package.string());
+  ASSERT_EQ(scenario.slaves.size(), 3u);
+  const tools::SlaveSpec& transform = scenario.slaves[2];
+  EXPECT_EQ(transform.name, "transform_right_x");
+  EXPECT_EQ(transform.model, "coupling.linear");
+  const std::map<std::string, double, std::less<>> parameters = {{"factor", 2.0}, {"offset", 0.5}};
+  EXPECT_EQ(transform.parameters, parameters);
+  const auto connected = [&](const std::string& from, const std::string& to) {
+    return std::any_of(
+        scenario.connections.begin(), scenario.connections.end(),
+        [&](const tools::ConnectionSpec& c) { return c.from == from && c.to == to; });
+  };
+  EXPECT_TRUE(connected("left.x", "transform_right_x.u"));
+  EXPECT_TRUE(connected("transform_right_x.y", "right.x"));
+  EXPECT_FALSE(connected("left.x", "right.x"));
+
+  const fs::path output = fresh_directory("ssp-scaled-run");
+  tools::run_scenario(scenario, {output.string(), false});
+  const tools::ExportTable table =
+      tools::communication_table(tools::read_run_log((output / "run.log").string()));
+  const auto column = [&](const std::string& name) {
+    const auto found = std::find(table.columns.begin(), table.columns.end(), name);
+    EXPECT_NE(found, table.columns.end()) << name;
+    return static_cast<std::size_t>(found - table.columns.begin());
+  };
+  const std::size_t x = column("left.x");
+  const std::size_t y = column("transform_right_x.y");
+  ASSERT_EQ(table.rows.size(), 2001u);
+  for (const auto& row : table.rows) {
+    ASSERT_TRUE(row[x] && row[y]);
+    EXPECT_NEAR(*row[y], 2.0 * *row[x] + 0.5, 1e-12);
+  }
+}
+
 TEST(SspPackage, SettingsCannotChangeTheStructure) {
   EXPECT_NE(refusal(make_package("settings-connections", Structure{},
                                  kSettings + "connections: [{from: left.x, to: right.x}]\n"))
@@ -252,15 +300,13 @@ INSTANTIATE_TEST_SUITE_P(
                     },
                     "SystemStructure.ssd:7: System 'inner': sub-systems are not supported"},
         Unsupported{
-            "scaled_connection",
+            "mapped_connection",
             [](Structure& s) {
               s.x_connection =
                   "<ssd:Connection startElement=\"left\" startConnector=\"x\" endElement=\"right\" "
-                  "endConnector=\"x\"><ssc:LinearTransformation factor=\"2\" "
-                  "offset=\"0\"/></ssd:Connection>";
+                  "endConnector=\"x\"><ssc:IntegerMappingTransformation/></ssd:Connection>";
             },
-            "Connection 'left.x' -> 'right.x': a linear transformation (factor 2, offset 0) is not "
-            "supported"},
+            "Connection 'left.x' -> 'right.x': IntegerMappingTransformation is not supported"},
         Unsupported{
             "system_input",
             [](Structure& s) {
