@@ -61,15 +61,6 @@ Csv parse_csv(const std::string& text) {
   return csv;
 }
 
-std::string command_output(const std::string& command, int& exit_code) {
-  std::string output;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  char buffer[512];
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
-  exit_code = WEXITSTATUS(::pclose(pipe));
-  return output;
-}
-
 std::string log_path(const std::string& directory_name) {
   return (run_directory(directory_name) / "run.log").string();
 }

@@ -225,15 +225,6 @@ void alter_step_result(const std::string& path, std::size_t slave, Time end, dou
   FAIL() << "no step of slave " << slave << " to " << end << " ns in " << path;
 }
 
-std::string command_output(const std::string& command, int& exit_code) {
-  std::string output;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  char buffer[512];
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
-  exit_code = WEXITSTATUS(::pclose(pipe));
-  return output;
-}
-
 /// The start and every time a step ended (these runs roll nothing back).
 std::size_t communication_times(const tools::RunLog& log) {
   std::set<Time> times{log.start};

@@ -1,8 +1,10 @@
 #pragma once
 // Helpers for the integration tests: run a scenario file with overrides into a
 // fresh temporary directory and read back summary.json.
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,6 +15,16 @@
 #include "host_tools/commands.hpp"
 
 namespace couplet::testing {
+
+/// What a shell command printed (standard output and error), and its exit code.
+inline std::string command_output(const std::string& command, int& exit_code) {
+  std::string output;
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
+  exit_code = WEXITSTATUS(::pclose(pipe));
+  return output;
+}
 
 inline std::string scenario_path(const std::string& name) {
   return std::string(COUPLET_SOURCE_DIR) + "/scenarios/" + name;
