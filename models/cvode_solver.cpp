@@ -173,7 +173,8 @@ class CvodeSolver final : public Solver {
   /// the measurement).
   void choose_band() {
     const std::optional<Model::JacobianBand> band = model_.jacobian_band();
-    banded_ = band && 4 * (band->lower + band->upper + 1) <= state_count_;
+    banded_ = settings_.band_when_declared && band &&
+              4 * (band->lower + band->upper + 1) <= state_count_;
     lower_ = banded_ ? band->lower : 0;
     upper_ = banded_ ? band->upper : 0;
   }

@@ -25,6 +25,9 @@ struct SolverSettings {
   double absolute_tolerance = 1e-10;
   double max_internal_step = 0.0;  ///< seconds, 0 = no limit (cvode)
   int euler_substeps = 1;          ///< k internal forward-Euler steps per macro step
+  /// CVODE: take the band linear solver when the model declares a banded ∂f/∂x
+  /// (Model::jacobian_band) and it pays; false keeps the dense one (for comparisons).
+  bool band_when_declared = true;
 };
 
 /// Restrictions a scenario declares so that a model slave behaves like a device

@@ -20,6 +20,9 @@
 #include "models/monolithic_reference.hpp"
 #include "models/ode_slave.hpp"
 
+// Heap-allocation counter (support/malloc_counter.hpp).
+#include "support/malloc_counter.hpp"
+
 namespace couplet::models {
 namespace {
 
@@ -357,6 +360,50 @@ TEST(ChainSegment, WholeChainEqualsSegmentedReferenceDenseSolver) {
 
 TEST(ChainSegment, WholeChainEqualsSegmentedReferenceBandSolver) {
   expect_whole_chain_equals_reference(40, 4, 1e-8);  // 80 states: the band CVODE path
+}
+
+TEST(ChainSegment, BandSolverStepsWithoutAllocating) {
+  // 40 bodies, both sides coupled: the band CVODE path (grouped difference
+  // quotients, band copy into CVODE's matrix), with rollback, after start-up.
+  auto slave = make_ode_slave(
+      "segment",
+      ModelCatalog::builtin().create("chain.segment", {{"bodies", 40},
+                                                       {"first_body", 2},
+                                                       {"chain_bodies", 42},
+                                                       {"wall_left", 0},
+                                                       {"wall_right", 0}}),
+      SolverSettings{});
+  slave->setup(0);
+  const auto& capabilities = slave->description().capabilities;
+  std::vector<double> end_outputs(
+      static_cast<std::size_t>(capabilities.output_derivative_order + 1) * 4);
+  std::vector<Polynomial> inputs(2);
+  // Long macro steps (many internal steps each): CVODE evaluates J afresh
+  // inside them, so the counted steps include the band difference quotients.
+  const Time step = to_ticks(2e-4);
+  const auto advance = [&](int k) {
+    inputs[0] = Polynomial::constant(to_seconds(step * k), 1.0e4 * std::sin(0.1 * k));
+    inputs[1] = Polynomial::constant(to_seconds(step * k), -2.0e4);
+    StepRequest request;
+    request.start = step * k;
+    request.end = step * (k + 1);
+    request.inputs = inputs;
+    slave->step(request, {end_outputs, {}});
+  };
+  advance(0);
+  advance(1);
+  couplet::testing::malloc_count = 0;
+  couplet::testing::counting_mallocs = true;
+  for (int k = 2; k < 30; ++k) {
+    if (k % 5 == 0) {
+      slave->save_state();
+      advance(k);
+      slave->restore_state();
+    }
+    advance(k);
+  }
+  couplet::testing::counting_mallocs = false;
+  EXPECT_EQ(couplet::testing::malloc_count.load(), 0);
 }
 
 TEST(ChainReference, BandEqualsDense) {
