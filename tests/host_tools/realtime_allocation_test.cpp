@@ -35,6 +35,22 @@ TEST(RealtimeAllocation, RecordingTheRunLogAllocatesNothingAfterTheFirstStep) {
   EXPECT_EQ(allocations_after_first_step({"time.end=20", "algorithm.step=0.05", "algorithm.input_order=1"}, true), 0);
 }
 
+// Extrapolated inputs (Kraft & Schweizer's explicit scheme): the past
+// communication values live in fixed-capacity rings, the Lagrange polynomials
+// on the stack.
+TEST(RealtimeAllocation, JacobiWithExtrapolatedInputsAllocatesNothingAfterTheFirstStep) {
+  EXPECT_EQ(allocations_after_first_step({"time.end=20", "algorithm.step=0.05", "algorithm.input_order=2",
+                                          "algorithm.inputs=extrapolated"},
+                                         true),
+            0);
+}
+
+TEST(RealtimeAllocation, GaussSeidelWithExtrapolatedInputsAllocatesNothingAfterTheFirstStep) {
+  EXPECT_EQ(allocations_after_first_step({"time.end=20", "algorithm.type=gauss_seidel", "algorithm.step=0.05",
+                                          "algorithm.input_order=3", "algorithm.inputs=extrapolated"}),
+            0);
+}
+
 TEST(RealtimeAllocation, GaussSeidelAllocatesNothingAfterTheFirstStep) {
   EXPECT_EQ(allocations_after_first_step({"time.end=20", "algorithm.type=gauss_seidel", "algorithm.step=0.05"}), 0);
 }
