@@ -69,10 +69,12 @@ Polynomial CommunicationHistory::extrapolation(PortReference output, int order) 
 
 Polynomial CommunicationHistory::interpolation(PortReference output, int order, Time time, double value) const {
   const OutputHistory& history = of(output);
-  // order + 1 points in all; while the history is short, one point fewer than it
-  // holds, so that with value = the extrapolation's value at `time` the result is
-  // the extrapolation itself (the corrector family contains the predictor).
-  const std::size_t past = std::min(static_cast<std::size_t>(order), history.size() - 1);
+  // At most order + 1 points in all. The extrapolation of the same order through
+  // the points kept passes through (time, its own value at time) as well, so with
+  // that value this is the extrapolation itself: the corrector's family contains
+  // the predictor. While the history is short the new point raises the degree by
+  // one (a line through λ(T_0) and λ^c on the first step, not a constant).
+  const std::size_t past = std::min(static_cast<std::size_t>(order), history.size());
   std::array<double, kMaxOrder + 1> times{};
   std::array<double, kMaxOrder + 1> values{};
   history.points(0, past, times, values);

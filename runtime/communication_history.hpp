@@ -48,9 +48,9 @@ class CommunicationHistory {
   /// points of `output` (the extrapolation of §2.3).
   Polynomial extrapolation(PortReference output, int order) const;
 
-  /// The Lagrange polynomial through (time, value) and the newest
-  /// min(order, points) ... points of `output` before it, order at most `order`:
-  /// the corrector's interpolation of §2.4 (time after the newest point).
+  /// The Lagrange polynomial through the newest min(order, points) points of
+  /// `output` and (time, value), time after the newest point: order at most
+  /// `order`, the corrector's interpolation of §2.4.
   Polynomial interpolation(PortReference output, int order, Time time, double value) const;
 
  private:

@@ -9,12 +9,16 @@ namespace couplet {
 
 namespace {
 
+// Stateless with direct feedthrough on every output. A slave that cannot
+// linearize does not tell its state count: it counts as a coupling element
+// when its outputs say so (and is then refused for not linearizing).
 bool is_coupling(const SlaveDescription& description) {
   const bool all_feedthrough =
       !description.outputs.empty() &&
       std::all_of(description.outputs.begin(), description.outputs.end(),
                   [](const OutputDescription& output) { return output.direct_feedthrough; });
-  return all_feedthrough && !description.inputs.empty();
+  const bool stateless = !description.capabilities.can_linearize || description.capabilities.state_count == 0;
+  return all_feedthrough && stateless && !description.inputs.empty();
 }
 
 }  // namespace
@@ -40,20 +44,11 @@ SemiImplicitCoupling::SemiImplicitCoupling(const System& system, std::string_vie
                                " (all its outputs have direct feedthrough), but cannot linearize: the "
                                "linearized coupling condition (eq. 5) needs its derivatives d output / d input");
     }
-    if (description.capabilities.state_count != 0) {
-      throw ConfigurationError("slave '" + system.slave_name(s) + "' has only direct-feedthrough outputs but " +
-                               std::to_string(description.capabilities.state_count) + " states; " + who +
-                               " needs stateless coupling elements (eq. 3)");
-    }
     lambda_begin_.push_back(lambdas_.size());
     couplings_.push_back(s);
     layouts_.push_back(LinearizationLayout::of(description));
     for (std::size_t o = 0; o < description.outputs.size(); ++o) lambdas_.push_back({s, o});
     coupling_input_begin_.push_back(coupling_input_begin_.back() + description.inputs.size());
-  }
-  if (couplings_.empty()) {
-    throw ConfigurationError(who + " found no coupling element (a stateless slave whose outputs all have direct "
-                             "feedthrough, such as chain.coupling)");
   }
   std::vector<std::size_t> lambda_index_begin(system.slave_count(), 0);
   for (std::size_t k = 0; k < couplings_.size(); ++k) lambda_index_begin[couplings_[k]] = lambda_begin_[k];
@@ -77,6 +72,10 @@ SemiImplicitCoupling::SemiImplicitCoupling(const System& system, std::string_vie
       }
       input_lambda_[s][i] = lambda_index_begin[source.slave] + source.port;
     }
+  }
+  if (couplings_.empty()) {
+    throw ConfigurationError(who + " found no coupling element (a stateless slave whose outputs all have direct "
+                             "feedthrough, such as chain.coupling)");
   }
 }
 

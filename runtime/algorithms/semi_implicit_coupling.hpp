@@ -7,7 +7,9 @@
 //
 //   coupling slaves  no state (state_count 0), inputs, every output with direct
 //                    feedthrough: λ = f(u), the coupling condition g = λ − f(u) = 0
-//                    of eq. 3; they must linearize (the D row ∂f/∂u of eq. 5);
+//                    of eq. 3; they must linearize (the D row ∂f/∂u of eq. 5; a
+//                    slave that cannot, with feedthrough on every output, is
+//                    taken for one and refused);
 //   subsystems       every other slave; they must save and restore their state,
 //                    and each of their inputs must be fed by a coupling output.
 // Every input of a coupling slave must be fed by a subsystem output.

@@ -51,6 +51,13 @@ TEST(RealtimeAllocation, GaussSeidelWithExtrapolatedInputsAllocatesNothingAfterT
             0);
 }
 
+// The semi-implicit scheme on the chain: save, two predictors, evaluation and
+// linearization of the coupling elements, eq. 4/5, corrector, update; with the
+// run log recording every call.
+TEST(RealtimeAllocation, SemiImplicitAllocatesNothingAfterTheFirstStep) {
+  EXPECT_EQ(allocations_after_warm_up("chain_semi_implicit.yaml", {"time.end=0.004"}, true).allocations, 0);
+}
+
 TEST(RealtimeAllocation, GaussSeidelAllocatesNothingAfterTheFirstStep) {
   EXPECT_EQ(allocations_after_first_step({"time.end=20", "algorithm.type=gauss_seidel", "algorithm.step=0.05"}), 0);
 }
