@@ -9,7 +9,8 @@
 // steps.
 //   build/bench/kraft_schweizer_harness [n_K n [tolerance ...]]
 //   build/bench/kraft_schweizer_harness 144 48 1e-12 1e-6     (figs. 5–6, the default)
-//   build/bench/kraft_schweizer_harness global [n_K n horizon]  (global errors, explicit vs semi-implicit)
+//   build/bench/kraft_schweizer_harness global [n_K n horizon]  (global errors, explicit vs
+//   semi-implicit)
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -30,8 +31,11 @@ const std::vector<double> kSteps = {1e-4, 5e-5, 2.5e-5, 1.25e-5, 6.25e-6, 3.125e
 
 void table(int bodies, int subsystems, double tolerance, ChainScheme scheme) {
   std::printf("\n### %s scheme, n_K = %d, n = %d, subsystem tolerance %g\n\n",
-              scheme == ChainScheme::semi_implicit ? "Semi-implicit" : "Explicit", bodies, subsystems, tolerance);
-  std::printf("| h_mac s | k = 0: x | order | v | order | k = 1: x | order | v | order | k = 2: x | order | v | order |\n");
+              scheme == ChainScheme::semi_implicit ? "Semi-implicit" : "Explicit", bodies,
+              subsystems, tolerance);
+  std::printf(
+      "| h_mac s | k = 0: x | order | v | order | k = 1: x | order | v | order | k = 2: x | order "
+      "| v | order |\n");
   std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   std::vector<ChainErrors> previous(3);
   for (std::size_t s = 0; s < kSteps.size(); ++s) {
@@ -50,9 +54,11 @@ void table(int bodies, int subsystems, double tolerance, ChainScheme scheme) {
           std::printf(" %.3e | | %.3e | |", errors.position, errors.velocity);
         } else {
           const double ratio = std::log(kSteps[s - 1] / kSteps[s]);
-          std::printf(" %.3e | %.2f | %.3e | %.2f |", errors.position,
-                      std::log(previous[static_cast<std::size_t>(k)].position / errors.position) / ratio,
-                      errors.velocity, std::log(previous[static_cast<std::size_t>(k)].velocity / errors.velocity) / ratio);
+          std::printf(
+              " %.3e | %.2f | %.3e | %.2f |", errors.position,
+              std::log(previous[static_cast<std::size_t>(k)].position / errors.position) / ratio,
+              errors.velocity,
+              std::log(previous[static_cast<std::size_t>(k)].velocity / errors.velocity) / ratio);
         }
         previous[static_cast<std::size_t>(k)] = errors;
       } catch (const std::exception& error) {
@@ -68,9 +74,12 @@ void table(int bodies, int subsystems, double tolerance, ChainScheme scheme) {
 // of the coupling bodies: where the explicit scheme loses stability the
 // semi-implicit one still converges.
 void global_table(int bodies, int subsystems, double tolerance, double horizon) {
-  std::printf("\n### Global error at t = %g s, n_K = %d, n = %d, subsystem tolerance %g (max |x - x_ref| of the coupling bodies, m)\n\n",
-              horizon, bodies, subsystems, tolerance);
-  std::printf("| h_mac s | explicit k = 0 | k = 1 | k = 2 | semi-implicit k = 0 | k = 1 | k = 2 |\n");
+  std::printf(
+      "\n### Global error at t = %g s, n_K = %d, n = %d, subsystem tolerance %g (max |x - x_ref| "
+      "of the coupling bodies, m)\n\n",
+      horizon, bodies, subsystems, tolerance);
+  std::printf(
+      "| h_mac s | explicit k = 0 | k = 1 | k = 2 | semi-implicit k = 0 | k = 1 | k = 2 |\n");
   std::printf("|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const double step : {1e-4, 5e-5, 2.5e-5, 1e-5, 5e-6}) {
     std::printf("| %g |", step);

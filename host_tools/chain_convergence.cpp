@@ -30,7 +30,8 @@ class ObservedModel final : public Model {
   ObservedModel(std::unique_ptr<Model> inner, double direction)
       : inner_(std::move(inner)), direction_(direction), description_(inner_->description()) {
     description_.outputs.clear();
-    for (const std::string& state : description_.states) description_.outputs.push_back({.name = state});
+    for (const std::string& state : description_.states)
+      description_.outputs.push_back({.name = state});
   }
   const models::ModelDescription& description() const override { return description_; }
   void initial_state(std::span<double> x) const override { inner_->initial_state(x); }
@@ -39,7 +40,8 @@ class ObservedModel final : public Model {
     inner_->derivatives(direction_ * t, x, u, dxdt);
     for (double& value : dxdt) value *= direction_;
   }
-  void outputs(double, std::span<const double> x, std::span<const double>, std::span<double> y) const override {
+  void outputs(double, std::span<const double> x, std::span<const double>,
+               std::span<double> y) const override {
     std::copy(x.begin(), x.end(), y.begin());
   }
 
@@ -59,8 +61,11 @@ int segment_bodies(const ChainStudy& study) {
 }
 
 ParameterValues monolithic_parameters(const ChainStudy& study) {
-  return {{"bodies", study.chain_bodies}, {"first_body", 1.0}, {"chain_bodies", study.chain_bodies},
-          {"wall_left", 1.0}, {"wall_right", 1.0}};
+  return {{"bodies", study.chain_bodies},
+          {"first_body", 1.0},
+          {"chain_bodies", study.chain_bodies},
+          {"wall_left", 1.0},
+          {"wall_right", 1.0}};
 }
 
 /// The chain's state (x, v per body, by the model's state names) at `times`
@@ -74,7 +79,8 @@ class ReferenceChain {
     for (int body = 1; body <= study.chain_bodies; ++body) {
       const auto index = [&](const std::string& name) {
         const auto it = std::find(description.states.begin(), description.states.end(), name);
-        if (it == description.states.end()) throw std::logic_error("chain.segment has no state " + name);
+        if (it == description.states.end())
+          throw std::logic_error("chain.segment has no state " + name);
         return static_cast<std::size_t>(it - description.states.begin());
       };
       const std::string number = std::to_string(body);
@@ -84,11 +90,12 @@ class ReferenceChain {
     models::SolverSettings settings;
     settings.relative_tolerance = study.reference_tolerance;
     settings.absolute_tolerance = study.reference_tolerance * 1e-2;
-    slave_ = models::make_ode_slave("reference", std::make_unique<ObservedModel>(std::move(model), direction),
-                                    settings);
+    slave_ = models::make_ode_slave(
+        "reference", std::make_unique<ObservedModel>(std::move(model), direction), settings);
     slave_->setup(0);
     state_.assign(slave_->description().outputs.size() *
-                      static_cast<std::size_t>(slave_->description().capabilities.output_derivative_order + 1),
+                      static_cast<std::size_t>(
+                          slave_->description().capabilities.output_derivative_order + 1),
                   0.0);
     slave_->evaluate_outputs({}, state_);
   }
@@ -109,8 +116,12 @@ class ReferenceChain {
   Time now_ = 0;
 };
 
-std::string segment_name(int p) { return "seg" + std::to_string(p + 1); }
-std::string coupling_name(int p) { return "cpl" + std::to_string(p + 1); }
+std::string segment_name(int p) {
+  return "seg" + std::to_string(p + 1);
+}
+std::string coupling_name(int p) {
+  return "cpl" + std::to_string(p + 1);
+}
 
 /// The co-simulated chain: segments seg1..n, couplings cpl1..n−1
 /// (cpl p between seg p and p + 1), named as `couplet generate chain` names them.
@@ -127,7 +138,8 @@ System chain_system(const ChainStudy& study, const ModelCatalog& catalog) {
                                         {"wall_left", p == 0 ? 1.0 : 0.0},
                                         {"wall_right", p == study.subsystems - 1 ? 1.0 : 0.0}};
     system.add_slave(segment_name(p),
-                     models::make_ode_slave(segment_name(p), catalog.create("chain.segment", parameters), settings));
+                     models::make_ode_slave(segment_name(p),
+                                            catalog.create("chain.segment", parameters), settings));
   }
   for (int p = 0; p + 1 < study.subsystems; ++p) {
     const std::string c = coupling_name(p);
@@ -159,10 +171,12 @@ std::vector<double> coupling_forces(const ChainStudy& study, const ModelCatalog&
   return forces;
 }
 
-std::unique_ptr<Algorithm> make_scheme(const ChainStudy& study, std::vector<OutputHistorySeed> history) {
+std::unique_ptr<Algorithm> make_scheme(const ChainStudy& study,
+                                       std::vector<OutputHistorySeed> history) {
   const Time step = step_to_ticks(study.step);
   if (study.scheme == ChainScheme::semi_implicit) {
-    return std::make_unique<SemiImplicit>(SemiImplicitSettings{step, study.order, study.perturbation, std::move(history)});
+    return std::make_unique<SemiImplicit>(
+        SemiImplicitSettings{step, study.order, study.perturbation, std::move(history)});
   }
   FixedStepSettings settings{step, study.order, InputMode::extrapolated, std::move(history)};
   return std::make_unique<Jacobi>(settings);
@@ -178,8 +192,8 @@ std::size_t output_index(const System& system, std::size_t slave, const std::str
 
 /// Runs `algorithm` on the co-simulated chain over [0, end] and compares the
 /// coupling bodies with `reference` (already at `end`).
-ChainErrors run_and_compare(const ChainStudy& study, const ModelCatalog& catalog, Algorithm& algorithm, Time end,
-                            const ReferenceChain& reference) {
+ChainErrors run_and_compare(const ChainStudy& study, const ModelCatalog& catalog,
+                            Algorithm& algorithm, Time end, const ReferenceChain& reference) {
   System system = chain_system(study, catalog);
   SequentialExecutor executor(system, algorithm, 0, end, {});
   executor.initialize();
@@ -191,9 +205,11 @@ ChainErrors run_and_compare(const ChainStudy& study, const ModelCatalog& catalog
     const auto slave = static_cast<std::size_t>(p);
     const StepSlot& slot = executor.slots()[slave];
     errors.position =
-        std::max(errors.position, std::abs(slot.output(output_index(system, slave, x_name)) - reference.x(body)));
+        std::max(errors.position,
+                 std::abs(slot.output(output_index(system, slave, x_name)) - reference.x(body)));
     errors.velocity =
-        std::max(errors.velocity, std::abs(slot.output(output_index(system, slave, v_name)) - reference.v(body)));
+        std::max(errors.velocity,
+                 std::abs(slot.output(output_index(system, slave, v_name)) - reference.v(body)));
   };
   for (int p = 0; p < study.subsystems; ++p) {
     if (p > 0) compare(p, "x_first", "v_first", p * bodies + 1);
@@ -217,7 +233,8 @@ ChainErrors chain_local_error(const ChainStudy& study) {
   std::vector<OutputHistorySeed> history;
   for (int p = 0; p + 1 < study.subsystems; ++p) {
     OutputHistorySeed seed{coupling_name(p) + ".force", {}};
-    for (const std::vector<double>& forces : past) seed.values.push_back(forces[static_cast<std::size_t>(p)]);
+    for (const std::vector<double>& forces : past)
+      seed.values.push_back(forces[static_cast<std::size_t>(p)]);
     if (!seed.values.empty()) history.push_back(std::move(seed));
   }
   ReferenceChain forwards(study, catalog, 1.0);

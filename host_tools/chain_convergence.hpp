@@ -23,10 +23,10 @@ namespace couplet::tools {
 enum class ChainScheme { explicit_jacobi, semi_implicit };
 
 struct ChainStudy {
-  int chain_bodies = 12;   ///< n_K
-  int subsystems = 4;      ///< n (n_K a multiple of it)
-  double step = 1e-5;      ///< H, seconds (a whole number of nanoseconds)
-  int order = 0;           ///< k
+  int chain_bodies = 12;  ///< n_K
+  int subsystems = 4;     ///< n (n_K a multiple of it)
+  double step = 1e-5;     ///< H, seconds (a whole number of nanoseconds)
+  int order = 0;          ///< k
   ChainScheme scheme = ChainScheme::explicit_jacobi;
   double tolerance = 1e-12;            ///< relative and absolute tolerance of the segments' CVODE
   double reference_tolerance = 1e-14;  ///< relative tolerance of the monolithic reference

@@ -14,7 +14,8 @@ namespace couplet::tools {
 /// first, at most CommunicationHistory::kMaxOrder values each. Absent or null:
 /// none. Throws ConfigurationError naming file, line and key. The outputs are
 /// resolved (and unknown ones refused) when the run starts.
-std::vector<OutputHistorySeed> parse_history_seeds(const YAML::Node& node, const std::string& source,
+std::vector<OutputHistorySeed> parse_history_seeds(const YAML::Node& node,
+                                                   const std::string& source,
                                                    const std::string& path);
 
 }  // namespace couplet::tools

@@ -42,7 +42,9 @@ class CommunicationHistory {
   /// output re-evaluated at the same communication time).
   void refresh(std::size_t slave, std::span<const StepSlot> slots);
 
-  const OutputHistory& of(PortReference output) const { return histories_[output.slave][output.port]; }
+  const OutputHistory& of(PortReference output) const {
+    return histories_[output.slave][output.port];
+  }
 
   /// The Lagrange polynomial of order min(order, points − 1) through the newest
   /// points of `output` (the extrapolation of §2.3).

@@ -121,7 +121,9 @@ void FixedStepAlgorithm::start(const RunSetup& setup, std::span<StepSlot> slots)
   end_ = setup.end;
   check_imposed_steps(setup.system);
   compute_refresh_levels(setup.system);
-  if (extrapolated()) history_.start(setup.system, slots, setup.start, settings_.step, settings_.history);
+  if (extrapolated()) {
+    history_.start(setup.system, slots, setup.start, settings_.step, settings_.history);
+  }
 }
 
 void FixedStepAlgorithm::record_history(std::span<const StepSlot> slots, const Plan& plan) {

@@ -31,9 +31,11 @@ void SemiImplicit::start(const RunSetup& setup, std::span<StepSlot> slots) {
   coupling_ = SemiImplicitCoupling(setup.system, name());
   for (std::size_t s = 0; s < setup.system.slave_count(); ++s) {
     const Time imposed = setup.system.description(s).capabilities.imposed_step;
-    if (imposed > 0 && (settings_.step % imposed != 0 || (setup.end - setup.start) % imposed != 0)) {
+    if (imposed > 0 &&
+        (settings_.step % imposed != 0 || (setup.end - setup.start) % imposed != 0)) {
       throw ConfigurationError("slave '" + setup.system.slave_name(s) + "' imposes a step of " +
-                               seconds_text(imposed) + " s; algorithm.step and the time span must be multiples of it");
+                               seconds_text(imposed) +
+                               " s; algorithm.step and the time span must be multiples of it");
     }
   }
   for (const OutputHistorySeed& seed : settings_.history) {
@@ -44,8 +46,9 @@ void SemiImplicit::start(const RunSetup& setup, std::span<StepSlot> slots) {
       return false;
     }();
     if (!is_lambda) {
-      throw ConfigurationError("algorithm.history: '" + seed.output +
-                               "' is not an output of a coupling element (only coupling forces λ are extrapolated)");
+      throw ConfigurationError(
+          "algorithm.history: '" + seed.output +
+          "' is not an output of a coupling element (only coupling forces λ are extrapolated)");
     }
   }
   history_.start(setup.system, slots, setup.start, settings_.step, settings_.history);
@@ -92,7 +95,8 @@ void SemiImplicit::plan_phase(std::span<StepSlot> slots, Plan& plan) {
       break;
     case Phase::predict:
       for (std::size_t l = 0; l < coupling_.lambda_count(); ++l) {
-        predicted_[l] = history_.extrapolation(coupling_.lambda(l), settings_.input_order).value(to_seconds(step_end_));
+        predicted_[l] = history_.extrapolation(coupling_.lambda(l), settings_.input_order)
+                            .value(to_seconds(step_end_));
       }
       prepare_subsystems(slots, Phase::predict);
       add_subsystems(SlaveAction::step);
@@ -143,19 +147,22 @@ void SemiImplicit::prepare_subsystems(std::span<StepSlot> slots, Phase phase) {
       if (phase == Phase::predict) {
         slot.inputs[i] = history_.extrapolation(lambda, order);
       } else {
-        const double at_end = phase == Phase::perturbed ? predicted_[l] + settings_.perturbation : corrected_[l];
+        const double at_end =
+            phase == Phase::perturbed ? predicted_[l] + settings_.perturbation : corrected_[l];
         slot.inputs[i] = history_.interpolation(lambda, order, step_end_, at_end);
       }
     }
   }
 }
 
-void SemiImplicit::set_constant_inputs(std::span<StepSlot> slots, std::span<const double> values) const {
+void SemiImplicit::set_constant_inputs(std::span<StepSlot> slots,
+                                       std::span<const double> values) const {
   const std::span<const std::size_t> couplings = coupling_.couplings();
   for (std::size_t k = 0; k < couplings.size(); ++k) {
     StepSlot& slot = slots[couplings[k]];
     for (std::size_t i = 0; i < slot.inputs.size(); ++i) {
-      slot.inputs[i] = Polynomial::constant(to_seconds(time_), values[coupling_.input_begin(k) + i]);
+      slot.inputs[i] =
+          Polynomial::constant(to_seconds(time_), values[coupling_.input_begin(k) + i]);
     }
   }
 }
@@ -229,8 +236,9 @@ void SemiImplicit::correct(std::span<const StepSlot> slots) {
   for (std::size_t l = 0; l < coupling_.lambda_count(); ++l) {
     if (!solve_linearized_coupling(predicted_[l], evaluated_[l], slope_[l], corrected_[l])) {
       throw SlaveError("semi_implicit: the linearized coupling condition (eq. 5) of '" +
-                       coupling_.lambda_name(*system_, l) + "' has no finite solution on the step [" +
-                       seconds_text(time_) + ", " + seconds_text(step_end_) +
+                       coupling_.lambda_name(*system_, l) +
+                       "' has no finite solution on the step [" + seconds_text(time_) + ", " +
+                       seconds_text(step_end_) +
                        "] s (1 - dlambda/dlambda = " + std::to_string(1.0 - slope_[l]) +
                        "); a smaller step or another perturbation may help");
     }
@@ -244,7 +252,8 @@ void SemiImplicit::finish_step(std::span<const StepSlot> slots) {
   for (const std::size_t c : coupling_.couplings()) history_.record(c, slots);
   for (std::size_t l = 0; l < coupling_.lambda_count(); ++l) {
     const PortReference lambda = coupling_.lambda(l);
-    max_update_ = std::max(max_update_, std::abs(slots[lambda.slave].output(lambda.port) - corrected_[l]));
+    max_update_ =
+        std::max(max_update_, std::abs(slots[lambda.slave].output(lambda.port) - corrected_[l]));
   }
   std::copy(inputs_corrected_.begin(), inputs_corrected_.end(), inputs_now_.begin());
   time_ = step_end_;

@@ -67,7 +67,15 @@ class SemiImplicit final : public Algorithm {
 
  private:
   enum class Phase : std::uint8_t {
-    idle, save, predict, evaluate_predicted, linearize, perturbed, restore, correct, update
+    idle,
+    save,
+    predict,
+    evaluate_predicted,
+    linearize,
+    perturbed,
+    restore,
+    correct,
+    update
   };
 
   void plan_phase(std::span<StepSlot> slots, Plan& plan);
@@ -83,7 +91,7 @@ class SemiImplicit final : public Algorithm {
   CommunicationHistory history_;  ///< of the coupling outputs λ
   Time time_ = 0;                 ///< T_N: every slave stands here between steps
   Time end_ = 0;
-  Time step_end_ = 0;             ///< T_N+1
+  Time step_end_ = 0;  ///< T_N+1
   Time saved_time_ = std::numeric_limits<Time>::min();
   Phase phase_ = Phase::idle;
 

@@ -17,7 +17,8 @@ bool is_coupling(const SlaveDescription& description) {
       !description.outputs.empty() &&
       std::all_of(description.outputs.begin(), description.outputs.end(),
                   [](const OutputDescription& output) { return output.direct_feedthrough; });
-  const bool stateless = !description.capabilities.can_linearize || description.capabilities.state_count == 0;
+  const bool stateless =
+      !description.capabilities.can_linearize || description.capabilities.state_count == 0;
   return all_feedthrough && stateless && !description.inputs.empty();
 }
 
@@ -32,17 +33,19 @@ SemiImplicitCoupling::SemiImplicitCoupling(const System& system, std::string_vie
     coupling[s] = is_coupling(description);
     if (!coupling[s]) {
       if (!description.capabilities.can_rollback) {
-        throw ConfigurationError("slave '" + system.slave_name(s) + "' is a subsystem for " + who +
-                                 " (it has state or outputs without direct feedthrough), but cannot save and "
-                                 "restore its state (the predictor steps are repeated from the saved state)");
+        throw ConfigurationError(
+            "slave '" + system.slave_name(s) + "' is a subsystem for " + who +
+            " (it has state or outputs without direct feedthrough), but cannot save and "
+            "restore its state (the predictor steps are repeated from the saved state)");
       }
       subsystems_.push_back(s);
       continue;
     }
     if (!description.capabilities.can_linearize) {
-      throw ConfigurationError("slave '" + system.slave_name(s) + "' is a coupling element for " + who +
-                               " (all its outputs have direct feedthrough), but cannot linearize: the "
-                               "linearized coupling condition (eq. 5) needs its derivatives d output / d input");
+      throw ConfigurationError(
+          "slave '" + system.slave_name(s) + "' is a coupling element for " + who +
+          " (all its outputs have direct feedthrough), but cannot linearize: the "
+          "linearized coupling condition (eq. 5) needs its derivatives d output / d input");
     }
     lambda_begin_.push_back(lambdas_.size());
     couplings_.push_back(s);
@@ -51,13 +54,14 @@ SemiImplicitCoupling::SemiImplicitCoupling(const System& system, std::string_vie
     coupling_input_begin_.push_back(coupling_input_begin_.back() + description.inputs.size());
   }
   std::vector<std::size_t> lambda_index_begin(system.slave_count(), 0);
-  for (std::size_t k = 0; k < couplings_.size(); ++k) lambda_index_begin[couplings_[k]] = lambda_begin_[k];
+  for (std::size_t k = 0; k < couplings_.size(); ++k)
+    lambda_index_begin[couplings_[k]] = lambda_begin_[k];
   for (const std::size_t s : couplings_) {
     for (std::size_t i = 0; i < sources_.input_count(s); ++i) {
       if (coupling[sources_.source(s, i).slave]) {
         throw ConfigurationError("input '" + system.input_name({s, i}) + "' of coupling element '" +
-                                 system.slave_name(s) + "' is fed by another coupling element; " + who +
-                                 " needs coupling inputs from subsystems");
+                                 system.slave_name(s) + "' is fed by another coupling element; " +
+                                 who + " needs coupling inputs from subsystems");
       }
     }
   }
@@ -66,20 +70,24 @@ SemiImplicitCoupling::SemiImplicitCoupling(const System& system, std::string_vie
     for (std::size_t i = 0; i < sources_.input_count(s); ++i) {
       const PortReference source = sources_.source(s, i);
       if (!coupling[source.slave]) {
-        throw ConfigurationError("input '" + system.input_name({s, i}) + "' of subsystem '" + system.slave_name(s) +
-                                 "' is fed by '" + system.output_name(source) + "', not by a coupling element; " +
+        throw ConfigurationError("input '" + system.input_name({s, i}) + "' of subsystem '" +
+                                 system.slave_name(s) + "' is fed by '" +
+                                 system.output_name(source) + "', not by a coupling element; " +
                                  who + " couples subsystems through coupling elements only");
       }
       input_lambda_[s][i] = lambda_index_begin[source.slave] + source.port;
     }
   }
   if (couplings_.empty()) {
-    throw ConfigurationError(who + " found no coupling element (a stateless slave whose outputs all have direct "
-                             "feedthrough, such as chain.coupling)");
+    throw ConfigurationError(
+        who +
+        " found no coupling element (a stateless slave whose outputs all have direct "
+        "feedthrough, such as chain.coupling)");
   }
 }
 
-void SemiImplicitCoupling::gather_inputs(std::span<const StepSlot> slots, std::span<double> values) const {
+void SemiImplicitCoupling::gather_inputs(std::span<const StepSlot> slots,
+                                         std::span<double> values) const {
   for (std::size_t k = 0; k < couplings_.size(); ++k) {
     const std::size_t c = couplings_[k];
     for (std::size_t i = 0; i < sources_.input_count(c); ++i) {
@@ -89,7 +97,8 @@ void SemiImplicitCoupling::gather_inputs(std::span<const StepSlot> slots, std::s
   }
 }
 
-void SemiImplicitCoupling::slopes(std::span<const StepSlot> slots, std::span<const double> predicted_inputs,
+void SemiImplicitCoupling::slopes(std::span<const StepSlot> slots,
+                                  std::span<const double> predicted_inputs,
                                   std::span<const double> perturbed_inputs, double perturbation,
                                   std::span<double> slope) const {
   for (std::size_t k = 0; k < couplings_.size(); ++k) {
@@ -99,15 +108,18 @@ void SemiImplicitCoupling::slopes(std::span<const StepSlot> slots, std::span<con
       double sum = 0.0;
       for (std::size_t i = 0; i < layout.inputs; ++i) {
         const std::size_t flat = coupling_input_begin_[k] + i;
-        const double sensitivity = (perturbed_inputs[flat] - predicted_inputs[flat]) / perturbation;  // eq. 4
-        sum += linearization[layout.d_offset() + i * layout.outputs + o] * sensitivity;  // D column-major
+        const double sensitivity =
+            (perturbed_inputs[flat] - predicted_inputs[flat]) / perturbation;  // eq. 4
+        sum += linearization[layout.d_offset() + i * layout.outputs + o] *
+               sensitivity;  // D column-major
       }
       slope[lambda_begin_[k] + o] = sum;
     }
   }
 }
 
-bool solve_linearized_coupling(double predicted, double evaluated, double slope, double& corrected) {
+bool solve_linearized_coupling(double predicted, double evaluated, double slope,
+                               double& corrected) {
   const double denominator = 1.0 - slope;
   if (denominator == 0.0) return false;
   corrected = predicted + (evaluated - predicted) / denominator;

@@ -52,7 +52,9 @@ class SemiImplicitCoupling {
   std::size_t lambda_count() const { return lambdas_.size(); }
   PortReference lambda(std::size_t l) const { return lambdas_[l]; }
   /// The λ feeding input `input` of subsystem slave `slave`.
-  std::size_t lambda_of_input(std::size_t slave, std::size_t input) const { return input_lambda_[slave][input]; }
+  std::size_t lambda_of_input(std::size_t slave, std::size_t input) const {
+    return input_lambda_[slave][input];
+  }
 
   /// Coupling inputs, flattened: coupling slave couplings()[k] owns
   /// [input_begin(k), input_begin(k) + its input count).
@@ -65,19 +67,22 @@ class SemiImplicitCoupling {
   /// J_l of eq. 5 for every λ from the D rows of the couplings' linearizations and
   /// the finite differences of eq. 4.
   void slopes(std::span<const StepSlot> slots, std::span<const double> predicted_inputs,
-              std::span<const double> perturbed_inputs, double perturbation, std::span<double> slope) const;
+              std::span<const double> perturbed_inputs, double perturbation,
+              std::span<double> slope) const;
 
-  std::string lambda_name(const System& system, std::size_t l) const { return system.output_name(lambdas_[l]); }
+  std::string lambda_name(const System& system, std::size_t l) const {
+    return system.output_name(lambdas_[l]);
+  }
 
  private:
   InputSources sources_;
   std::vector<std::size_t> subsystems_;
   std::vector<std::size_t> couplings_;
   std::vector<PortReference> lambdas_;
-  std::vector<std::size_t> lambda_begin_;                   ///< per coupling: its first λ
-  std::vector<std::vector<std::size_t>> input_lambda_;      ///< [slave][input]: λ index (subsystems)
+  std::vector<std::size_t> lambda_begin_;               ///< per coupling: its first λ
+  std::vector<std::vector<std::size_t>> input_lambda_;  ///< [slave][input]: λ index (subsystems)
   std::vector<std::size_t> coupling_input_begin_{0};
-  std::vector<LinearizationLayout> layouts_;                ///< per coupling
+  std::vector<LinearizationLayout> layouts_;  ///< per coupling
 };
 
 /// λ^c = λ^p + (f − λ^p)/(1 − J) (eq. 5); false when 1 − J is zero or the result

@@ -40,7 +40,8 @@ Orders measured_orders(ChainScheme scheme, int order) {
   }
   const auto slope = [&](const std::vector<double>& y) {
     double mean_h = 0, mean_y = 0;
-    for (std::size_t i = 0; i < y.size(); ++i) mean_h += log_h[i] / double(y.size()), mean_y += y[i] / double(y.size());
+    for (std::size_t i = 0; i < y.size(); ++i)
+      mean_h += log_h[i] / double(y.size()), mean_y += y[i] / double(y.size());
     double covariance = 0, variance = 0;
     for (std::size_t i = 0; i < y.size(); ++i) {
       covariance += (log_h[i] - mean_h) * (y[i] - mean_y);
@@ -61,11 +62,13 @@ TEST_P(LocalErrorOrder, PositionsConvergeWithKPlusThreeAndVelocitiesWithKPlusTwo
 }
 
 INSTANTIATE_TEST_SUITE_P(KraftSchweizer, LocalErrorOrder,
-                         ::testing::Combine(::testing::Values(ChainScheme::explicit_jacobi, ChainScheme::semi_implicit),
+                         ::testing::Combine(::testing::Values(ChainScheme::explicit_jacobi,
+                                                              ChainScheme::semi_implicit),
                                             ::testing::Values(0, 1, 2)),
                          [](const auto& test) {
-                           return std::string(std::get<0>(test.param) == ChainScheme::semi_implicit ? "semi_implicit"
-                                                                                                    : "explicit") +
+                           return std::string(std::get<0>(test.param) == ChainScheme::semi_implicit
+                                                  ? "semi_implicit"
+                                                  : "explicit") +
                                   "_k" + std::to_string(std::get<1>(test.param));
                          });
 

@@ -14,11 +14,13 @@
 namespace couplet::testing {
 namespace {
 
-constexpr const char* kChain = "chain_semi_implicit.yaml";  // 12 bodies, 4 segments, H = 20 µs, k = 2
+constexpr const char* kChain =
+    "chain_semi_implicit.yaml";  // 12 bodies, 4 segments, H = 20 µs, k = 2
 
 double worst_nrmse(const nlohmann::json& summary) {
   double worst = 0.0;
-  for (const auto& [signal, errors] : summary["errors"].items()) worst = std::max(worst, errors["nrmse_pct"].get<double>());
+  for (const auto& [signal, errors] : summary["errors"].items())
+    worst = std::max(worst, errors["nrmse_pct"].get<double>());
   return worst;
 }
 
@@ -38,10 +40,12 @@ TEST(SemiImplicit, ChainFollowsTheMonolithicReference) {
   const double bound[] = {10.0, 0.2, 0.015};
   double previous = 1e300;
   for (const int k : {0, 1, 2}) {
-    const auto summary = run(kChain, {"algorithm.input_order=" + std::to_string(k)}, "semi-implicit-chain");
+    const auto summary =
+        run(kChain, {"algorithm.input_order=" + std::to_string(k)}, "semi-implicit-chain");
     EXPECT_EQ(summary["algorithm"], "semi_implicit");
     EXPECT_EQ(summary["counters"]["macro_steps"].get<double>(), 100.0);
-    EXPECT_EQ(summary["counters"]["integrations"].get<double>(), 3 * 4 * 100.0) << "two predictors, one corrector";
+    EXPECT_EQ(summary["counters"]["integrations"].get<double>(), 3 * 4 * 100.0)
+        << "two predictors, one corrector";
     const double nrmse = worst_nrmse(summary);
     EXPECT_LT(nrmse, previous) << "k = " << k;
     EXPECT_LT(nrmse, bound[k]) << "k = " << k;
@@ -52,7 +56,23 @@ TEST(SemiImplicit, ChainFollowsTheMonolithicReference) {
 TEST(SemiImplicit, ReplayReproducesTheRunBitForBit) {
   const std::string directory = fresh_directory("semi-implicit-replay").string();
   tools::run_scenario(load(kChain, {}), {directory, true});
-  const tools::ReplayOutcome outcome = tools::replay_run_log(tools::read_run_log(directory + "/run.log"));
+  const tools::ReplayOutcome outcome =
+      tools::replay_run_log(tools::read_run_log(directory + "/run.log"));
+  EXPECT_TRUE(outcome.identical) << outcome.divergence;
+  EXPECT_TRUE(outcome.hash_compared);
+  EXPECT_EQ(outcome.macro_steps, 100U);
+}
+
+// The explicit scheme (Jacobi, extrapolated inputs) on the same chain: its
+// decisions depend on the recorded communication values only.
+TEST(ExplicitChain, ReplayReproducesTheRunBitForBit) {
+  const std::string directory = fresh_directory("explicit-replay").string();
+  tools::run_scenario(
+      load(kChain,
+           {"algorithm={type: jacobi, step: 2.0e-5, input_order: 2, inputs: extrapolated}"}),
+      {directory, true});
+  const tools::ReplayOutcome outcome =
+      tools::replay_run_log(tools::read_run_log(directory + "/run.log"));
   EXPECT_TRUE(outcome.identical) << outcome.divergence;
   EXPECT_TRUE(outcome.hash_compared);
   EXPECT_EQ(outcome.macro_steps, 100U);
@@ -63,7 +83,9 @@ TEST(SemiImplicit, SubsystemFedByAnotherSubsystemIsRefusedByName) {
   // force output feeds the left mass directly.
   const std::string message =
       error_of({"algorithm={type: semi_implicit, step: 0.01}"}, "two_mass_switch.yaml");
-  EXPECT_NE(message.find("input 'left.f' of subsystem 'left' is fed by 'right.f'"), std::string::npos) << message;
+  EXPECT_NE(message.find("input 'left.f' of subsystem 'left' is fed by 'right.f'"),
+            std::string::npos)
+      << message;
 }
 
 TEST(SemiImplicit, SubsystemWithoutRollbackIsRefusedByName) {
@@ -73,10 +95,12 @@ TEST(SemiImplicit, SubsystemWithoutRollbackIsRefusedByName) {
 }
 
 TEST(SemiImplicit, BadSettingsAreRefusedByKey) {
-  EXPECT_NE(error_of({"algorithm.perturbation=0"}).find("algorithm.perturbation"), std::string::npos);
+  EXPECT_NE(error_of({"algorithm.perturbation=0"}).find("algorithm.perturbation"),
+            std::string::npos);
   EXPECT_NE(error_of({"algorithm.eps=1"}).find("algorithm"), std::string::npos);
   const std::string history = error_of({"algorithm.history={seg1.x_last: [0.1]}"});
-  EXPECT_NE(history.find("'seg1.x_last' is not an output of a coupling element"), std::string::npos) << history;
+  EXPECT_NE(history.find("'seg1.x_last' is not an output of a coupling element"), std::string::npos)
+      << history;
   const std::string unknown = error_of({"algorithm.history={cpl9.force: [0.1]}"});
   EXPECT_NE(unknown.find("cpl9.force"), std::string::npos) << unknown;
 }

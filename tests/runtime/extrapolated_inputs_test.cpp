@@ -25,7 +25,9 @@ class QuadraticSource final : public Slave {
   QuadraticSource() { description_.outputs = {{"y", false}}; }
   const SlaveDescription& description() const override { return description_; }
   void setup(Time start) override { time_ = start; }
-  void evaluate_outputs(std::span<const Polynomial>, std::span<double> out) override { out[0] = value(); }
+  void evaluate_outputs(std::span<const Polynomial>, std::span<double> out) override {
+    out[0] = value();
+  }
   void step(const StepRequest& request, const OutputBuffers& result) override {
     time_ = request.end;
     result.end_outputs[0] = value();
@@ -48,7 +50,9 @@ class InputRecorder final : public Slave {
   }
   const SlaveDescription& description() const override { return description_; }
   void setup(Time) override {}
-  void evaluate_outputs(std::span<const Polynomial>, std::span<double> out) override { out[0] = 0.0; }
+  void evaluate_outputs(std::span<const Polynomial>, std::span<double> out) override {
+    out[0] = 0.0;
+  }
   void step(const StepRequest& request, const OutputBuffers& result) override {
     seen_.push_back(request.inputs[0]);
     result.end_outputs[0] = 0.0;
@@ -112,7 +116,8 @@ TEST(ExtrapolatedInputs, GaussSeidelInterpolatesASourceThatAlreadyStepped) {
 }
 
 TEST(ExtrapolatedInputs, SeededHistoryGivesTheFullOrderFromTheFirstStep) {
-  Jacobi jacobi(extrapolated(2, {{"source.y", {QuadraticSource::at(-0.1), QuadraticSource::at(-0.2)}}}));
+  Jacobi jacobi(
+      extrapolated(2, {{"source.y", {QuadraticSource::at(-0.1), QuadraticSource::at(-0.2)}}}));
   const std::vector<Polynomial> seen = run(jacobi, 0.1);
   ASSERT_EQ(seen.size(), 1U);
   EXPECT_EQ(seen[0].degree(), 2);

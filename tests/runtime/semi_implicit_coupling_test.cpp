@@ -2,6 +2,8 @@
 // (runtime/algorithms/semi_implicit_coupling.hpp): which slaves are coupling
 // elements, eq. 4/5 with the D rows of their linearizations, and the refusals
 // that name the slave.
+#include "runtime/algorithms/semi_implicit_coupling.hpp"
+
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "couplet/errors.hpp"
-#include "runtime/algorithms/semi_implicit_coupling.hpp"
 #include "runtime/system.hpp"
 
 namespace couplet {
@@ -94,7 +95,8 @@ TEST(SemiImplicitCoupling, SlopeAndCorrectionFollowEquationsFourAndFive) {
   std::vector<StepSlot> slots(3);
   slots[1].linearization = {-c, c};  // no states: D = (∂λ/∂x_L, ∂λ/∂x_R)
   const std::vector<double> predicted = {0.10, 0.30};
-  const std::vector<double> perturbed = {0.10 - 2e-6, 0.30 + 3e-6};  // Δλ = 0.5: the left body recedes
+  const std::vector<double> perturbed = {0.10 - 2e-6,
+                                         0.30 + 3e-6};  // Δλ = 0.5: the left body recedes
   std::vector<double> slope(1);
   coupling.slopes(slots, predicted, perturbed, 0.5, slope);
   EXPECT_NEAR(slope[0], c * (6e-6 - (-4e-6)), 1e-12);
