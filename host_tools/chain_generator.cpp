@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "couplet/errors.hpp"
+#include "models/chain_assembly.hpp"
 
 namespace couplet::tools {
 namespace {
@@ -65,9 +66,7 @@ std::vector<int> split_chain(int bodies, int subsystems) {
     bad_option("--subsystems", std::to_string(subsystems) + " exceeds --bodies " +
                                    std::to_string(bodies) + ": every segment needs a body");
   }
-  std::vector<int> sizes(static_cast<std::size_t>(subsystems), bodies / subsystems);
-  for (int i = 0; i < bodies % subsystems; ++i) ++sizes[static_cast<std::size_t>(i)];
-  return sizes;
+  return models::split_chain(bodies, subsystems);
 }
 
 std::string chain_scenario_yaml(const ChainScenarioOptions& options) {
