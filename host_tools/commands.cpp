@@ -23,7 +23,7 @@
 #include "runtime/exact_text.hpp"
 #include "runtime/metrics.hpp"
 #include "runtime/recorder.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 
 namespace couplet::tools {
 
@@ -99,7 +99,7 @@ struct RunEnd {
 
 /// The time every slave has reached: signals.csv of a stopped run ends there
 /// (asynchronous algorithms leave slaves at different times).
-Time time_all_slaves_reached(const SequentialExecutor& executor, Time start) {
+Time time_all_slaves_reached(const Executor& executor, Time start) {
   const std::span<const StepSlot> slots = executor.slots();
   if (slots.empty()) return executor.frontier();
   Time reached = slots.front().end;
@@ -117,7 +117,7 @@ std::string interruption_text(int signal, Time frontier) {
 class RunResults {
  public:
   RunResults(const Scenario& scenario, System& system, Algorithm& algorithm,
-             const SequentialExecutor& executor, const std::vector<PortReference>& signals,
+             const Executor& executor, const std::vector<PortReference>& signals,
              const std::vector<Time>& grid, const models::MonolithicSolution* reference)
       : scenario_(scenario),
         system_(system),
@@ -216,7 +216,7 @@ class RunResults {
   const Scenario& scenario_;
   System& system_;
   Algorithm& algorithm_;
-  const SequentialExecutor& executor_;
+  const Executor& executor_;
   const std::vector<PortReference>& signals_;
   const std::vector<Time>& grid_;
   const models::MonolithicSolution* reference_;
@@ -236,7 +236,7 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
   models::MonolithicSolution reference;
   if (scenario.monolithic_reference) reference = solve_reference(scenario, catalog, system, grid);
 
-  SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
+  Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
                               grid);
   RunPacer pacer(parse_clock(scenario.clock, scenario.source), system, to_ticks(scenario.start),
                  to_ticks(scenario.end));
@@ -359,7 +359,7 @@ void validate_scenario(const Scenario& scenario) {
   System system = build_system(scenario, catalog);
   const std::unique_ptr<Algorithm> algorithm = make_algorithm(scenario);
   resolve_signals(scenario, system);
-  SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
+  Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
                               evaluation_grid(scenario));
   const RunPacer pacer(parse_clock(scenario.clock, scenario.source), system,
                        to_ticks(scenario.start), to_ticks(scenario.end));
