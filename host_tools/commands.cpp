@@ -24,6 +24,7 @@
 #include "runtime/metrics.hpp"
 #include "runtime/recorder.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/thread_pool_dispatcher.hpp"
 
 namespace couplet::tools {
 
@@ -68,6 +69,16 @@ std::vector<double> column_of(std::span<const double> values, std::size_t stride
 }
 
 }  // namespace
+
+std::unique_ptr<ActionDispatcher> make_dispatcher(const ExecutorSettings& settings) {
+  switch (settings.type) {
+    case ExecutorSettings::Type::sequential:
+      return nullptr;
+    case ExecutorSettings::Type::threads:
+      return std::make_unique<ThreadPoolDispatcher>(settings.threads);
+  }
+  return nullptr;
+}
 
 RunLogHeader log_header(const Scenario& scenario, const System& system,
                         const Algorithm& algorithm) {
@@ -147,6 +158,8 @@ class RunResults {
     if (end.signal != 0) summary["interrupted_by"] = signal_name(end.signal);
     if (!end.error.empty()) summary["error"] = end.error;
     summary["algorithm"] = std::string(algorithm_.name());
+    summary["executor"] = {{"type", scenario_.executor.type == ExecutorSettings::Type::threads ? "threads" : "sequential"},
+                           {"threads", scenario_.executor.threads}};
     summary["macro_steps"] = executor_.counters().macro_steps;
     summary["slave_steps"] = executor_.counters().slave_steps;
     summary["rollbacks"] = executor_.counters().rollbacks;
@@ -236,8 +249,10 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
   models::MonolithicSolution reference;
   if (scenario.monolithic_reference) reference = solve_reference(scenario, catalog, system, grid);
 
-  Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
-                              grid);
+  // Declared before the executor, which calls it until its last advance().
+  const std::unique_ptr<ActionDispatcher> dispatcher = make_dispatcher(scenario.executor);
+  Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end), grid);
+  executor.set_dispatcher(dispatcher.get());
   RunPacer pacer(parse_clock(scenario.clock, scenario.source), system, to_ticks(scenario.start),
                  to_ticks(scenario.end));
   if (options.record_log) check_run_log_projection(scenario);
