@@ -92,7 +92,7 @@ asan_excluded='^(Install\.|Embedded\.cortex_m4)'
 # same links in processes, where TSan sees no shared memory).
 tsan_targets=(in_process_transport_test udp_transport_test serial_transport_test wall_clock_test
               remote_slave_test target_server_test udp_session_peer_test working_reply_test
-              late_result_policy_test)
+              late_result_policy_test thread_pool_dispatcher_test)
 
 sanitizer_build() {  # DIRECTORY SANITIZERS [TARGETS...]
   local directory=$1 sanitizers=$2
