@@ -5,6 +5,7 @@
 #include <Eigen/Dense>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -81,6 +82,23 @@ class Model {
   /// The affine form valid at t if the model is linear on the event segment
   /// containing t; nullptr for nonlinear models. Enables the exact solver.
   virtual const LinearForm* linear_form(double t) const;
+
+  /// Bandwidths of ∂f/∂x when the model knows it is banded: f_i reads x_j only
+  /// for i − lower <= j <= i + upper (e.g. a chain with interleaved positions and
+  /// velocities). CVODE then uses a band linear solver when that pays. Default:
+  /// none (dense).
+  struct JacobianBand {
+    std::size_t lower = 0, upper = 0;
+  };
+  virtual std::optional<JacobianBand> jacobian_band() const { return std::nullopt; }
+
+  /// Exact Jacobians of a nonlinear model at (t, x, u), each column-major (as
+  /// LinearizationLayout): a = ∂f/∂x (n × n), b = ∂f/∂u (n × m), c = ∂g/∂x
+  /// (q × n), d = ∂g/∂u (q × m). Returns false when the model has none; the
+  /// OdeSlave then linearizes by central differences. Must not allocate.
+  virtual bool jacobians(double t, std::span<const double> x, std::span<const double> u,
+                         std::span<double> a, std::span<double> b, std::span<double> c,
+                         std::span<double> d) const;
 
   // Discrete behaviour beyond fixed time events, as FMI model exchange has it
   // (FMI 2.0 §3.1): state events, time events announced while running, and a
