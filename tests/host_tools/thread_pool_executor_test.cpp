@@ -1,12 +1,15 @@
 // `executor: {type: threads, threads: N}` (docs/executors.md): every scenario run
 // on the thread pool gives the sequential run's decision hash and signals.csv,
-// byte for byte, and its run log replays. Add a scenario to kCases to cover it.
+// byte for byte, and its run log replays. Add a scenario (a file, or a generated
+// one) to kCases to cover it.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "couplet/errors.hpp"
+#include "host_tools/chain_generator.hpp"
 #include "test_support.hpp"
 
 namespace couplet::testing {
@@ -14,21 +17,45 @@ namespace {
 
 struct Case {
   const char* name;                      ///< test directory name
-  const char* scenario;                  ///< in scenarios/
+  std::string (*scenario_file)();        ///< the scenario's path
   std::vector<std::string> assignments;  ///< shortened so that the table runs in seconds
 };
 
+template <const char* kFile>
+std::string in_scenarios() {
+  return scenario_path(kFile);
+}
+constexpr char kTwoMassSwitch[] = "two_mass_switch.yaml";
+constexpr char kIfosmondiDamper[] = "ifosmondi_damper.yaml";
+constexpr char kDefectControl[] = "rotational_two_mass_defect_control.yaml";
+constexpr char kCarTrailer[] = "car_trailer.yaml";
+
+/// The oscillator chain of Kraft and Schweizer (`couplet generate chain`): 60
+/// bodies in 6 segments, Jacobi (a wave of 11 steps, one of 5 evaluations).
+std::string chain_jacobi() {
+  tools::ChainScenarioOptions options;
+  options.bodies = 60;
+  options.subsystems = 6;
+  options.end = 2e-3;
+  options.step = 2e-5;
+  options.reference = false;
+  const auto path = run_directory("threads-chain.yaml");
+  std::ofstream(path) << tools::chain_scenario_yaml(options);
+  return path.string();
+}
+
 // One per kind of master: Jacobi, Gauss–Seidel (one slave per wave), IFOSMONDI
 // (save/restore and steps of the same slave in one batch), defect control
-// (step-size control, repeated steps).
+// (step-size control, repeated steps), and a chain of many slaves.
 const std::vector<Case> kCases = {
-    {"jacobi", "two_mass_switch.yaml", {"time.end=20", "algorithm.input_order=1"}},
-    {"gauss_seidel", "two_mass_switch.yaml", {"time.end=20", "algorithm.type=gauss_seidel"}},
-    {"ifosmondi", "ifosmondi_damper.yaml", {"time.end=2"}},
-    {"defect_control", "rotational_two_mass_defect_control.yaml", {}},
+    {"jacobi", in_scenarios<kTwoMassSwitch>, {"time.end=20", "algorithm.input_order=1"}},
+    {"gauss_seidel", in_scenarios<kTwoMassSwitch>, {"time.end=20", "algorithm.type=gauss_seidel"}},
+    {"ifosmondi", in_scenarios<kIfosmondiDamper>, {"time.end=2"}},
+    {"defect_control", in_scenarios<kDefectControl>, {}},
     {"car_trailer_jacobi",
-     "car_trailer.yaml",
+     in_scenarios<kCarTrailer>,
      {"time.end=5", "algorithm={type: jacobi, step: 0.01, input_order: 1}"}},
+    {"chain_jacobi", chain_jacobi, {}},
 };
 
 std::vector<std::string> with(std::vector<std::string> assignments, const std::string& executor) {
@@ -36,12 +63,21 @@ std::vector<std::string> with(std::vector<std::string> assignments, const std::s
   return assignments;
 }
 
+nlohmann::json run_case(const Case& test, const std::vector<std::string>& assignments,
+                        const std::string& directory) {
+  std::vector<std::pair<std::string, std::string>> overrides;
+  for (const std::string& assignment : assignments)
+    overrides.push_back(tools::parse_override(assignment));
+  return tools::run_scenario(tools::load_scenario(test.scenario_file(), overrides),
+                             {fresh_directory(directory).string(), false});
+}
+
 class ThreadPoolExecutor : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ThreadPoolExecutor, GivesTheSequentialDecisionHashAndSignalsByteForByte) {
   const Case& test = GetParam();
   const std::string base = std::string("threads-") + test.name;
-  const nlohmann::json sequential = run(test.scenario, test.assignments, base + "-sequential");
+  const nlohmann::json sequential = run_case(test, test.assignments, base + "-sequential");
   ASSERT_EQ(sequential.at("status"), "completed");
   EXPECT_EQ(sequential.at("executor").at("type"), "sequential");
   const std::string signals = read_file(run_directory(base + "-sequential") / "signals.csv");
@@ -49,10 +85,9 @@ TEST_P(ThreadPoolExecutor, GivesTheSequentialDecisionHashAndSignalsByteForByte) 
   for (const int threads : {2, 4}) {
     SCOPED_TRACE(std::to_string(threads) + " threads");
     const std::string directory = base + "-" + std::to_string(threads);
-    const nlohmann::json threaded =
-        run(test.scenario,
-            with(test.assignments, "{type: threads, threads: " + std::to_string(threads) + "}"),
-            directory);
+    const nlohmann::json threaded = run_case(
+        test, with(test.assignments, "{type: threads, threads: " + std::to_string(threads) + "}"),
+        directory);
     ASSERT_EQ(threaded.at("status"), "completed");
     EXPECT_EQ(threaded.at("executor").at("type"), "threads");
     EXPECT_EQ(threaded.at("executor").at("threads"), threads);
