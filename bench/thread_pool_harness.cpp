@@ -50,7 +50,8 @@ Timing run_once(const tools::Scenario& scenario, std::size_t threads) {
   const auto began = std::chrono::steady_clock::now();
   while (executor.advance()) {
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   return {seconds, executor.decision_hash(), executor.counters().slave_steps};
 }
 
@@ -76,15 +77,18 @@ int main(int argc, char** argv) {
   const tools::Scenario scenario =
       tools::parse_scenario(tools::chain_scenario_yaml(options), "generated chain");
 
-  std::printf("chain: %d bodies in %d segments (+ %d couplings), Jacobi H = %g s over %g s, CVODE rtol = atol = %g\n",
-              options.bodies, options.subsystems, options.subsystems - 1, options.step, options.end,
-              options.tolerance);
+  std::printf(
+      "chain: %d bodies in %d segments (+ %d couplings), Jacobi H = %g s over %g s, CVODE rtol = "
+      "atol = %g\n",
+      options.bodies, options.subsystems, options.subsystems - 1, options.step, options.end,
+      options.tolerance);
   std::printf("%u hardware threads; load average before: %s; fastest of %d interleaved repeats\n\n",
               std::thread::hardware_concurrency(), load_average().c_str(), repeats);
 
   // configurations[0]: sequential; then 1..max_threads pool threads.
   std::vector<std::size_t> configurations{0};
-  for (std::size_t threads = 1; threads <= max_threads; ++threads) configurations.push_back(threads);
+  for (std::size_t threads = 1; threads <= max_threads; ++threads)
+    configurations.push_back(threads);
   std::vector<double> fastest(configurations.size(), 1e300);
   std::uint64_t expected_hash = 0;
   for (int repeat = 0; repeat < repeats; ++repeat) {
@@ -92,7 +96,8 @@ int main(int argc, char** argv) {
       const Timing timing = run_once(scenario, configurations[c]);
       if (repeat == 0 && c == 0) expected_hash = timing.decision_hash;
       if (timing.decision_hash != expected_hash) {
-        std::fprintf(stderr, "decision hash %016llx with %zu threads differs from the sequential %016llx\n",
+        std::fprintf(stderr,
+                     "decision hash %016llx with %zu threads differs from the sequential %016llx\n",
                      static_cast<unsigned long long>(timing.decision_hash), configurations[c],
                      static_cast<unsigned long long>(expected_hash));
         return 1;
@@ -105,10 +110,10 @@ int main(int argc, char** argv) {
   std::printf("| sequential | %.3f | — | — |\n", fastest[0]);
   for (std::size_t c = 1; c < configurations.size(); ++c) {
     const double n = static_cast<double>(configurations[c]);
-    std::printf("| threads: %zu | %.3f | %.2f | %.1f %% |\n", configurations[c], fastest[c], fastest[1] / fastest[c],
-                100.0 * fastest[1] / (n * fastest[c]));
+    std::printf("| threads: %zu | %.3f | %.2f | %.1f %% |\n", configurations[c], fastest[c],
+                fastest[1] / fastest[c], 100.0 * fastest[1] / (n * fastest[c]));
   }
-  std::printf("\nload average after: %s; decision hash %016llx in every run\n", load_average().c_str(),
-              static_cast<unsigned long long>(expected_hash));
+  std::printf("\nload average after: %s; decision hash %016llx in every run\n",
+              load_average().c_str(), static_cast<unsigned long long>(expected_hash));
   return 0;
 }
