@@ -23,7 +23,8 @@
 #include "runtime/exact_text.hpp"
 #include "runtime/metrics.hpp"
 #include "runtime/recorder.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
+#include "runtime/thread_pool_dispatcher.hpp"
 
 namespace couplet::tools {
 
@@ -69,6 +70,16 @@ std::vector<double> column_of(std::span<const double> values, std::size_t stride
 
 }  // namespace
 
+std::unique_ptr<ActionDispatcher> make_dispatcher(const ExecutorSettings& settings) {
+  switch (settings.type) {
+    case ExecutorSettings::Type::sequential:
+      return nullptr;
+    case ExecutorSettings::Type::threads:
+      return std::make_unique<ThreadPoolDispatcher>(settings.threads);
+  }
+  return nullptr;
+}
+
 RunLogHeader log_header(const Scenario& scenario, const System& system,
                         const Algorithm& algorithm) {
   RunLogHeader header{scenario.source,
@@ -99,7 +110,7 @@ struct RunEnd {
 
 /// The time every slave has reached: signals.csv of a stopped run ends there
 /// (asynchronous algorithms leave slaves at different times).
-Time time_all_slaves_reached(const SequentialExecutor& executor, Time start) {
+Time time_all_slaves_reached(const Executor& executor, Time start) {
   const std::span<const StepSlot> slots = executor.slots();
   if (slots.empty()) return executor.frontier();
   Time reached = slots.front().end;
@@ -117,7 +128,7 @@ std::string interruption_text(int signal, Time frontier) {
 class RunResults {
  public:
   RunResults(const Scenario& scenario, System& system, Algorithm& algorithm,
-             const SequentialExecutor& executor, const std::vector<PortReference>& signals,
+             const Executor& executor, const std::vector<PortReference>& signals,
              const std::vector<Time>& grid, const models::MonolithicSolution* reference)
       : scenario_(scenario),
         system_(system),
@@ -147,6 +158,8 @@ class RunResults {
     if (end.signal != 0) summary["interrupted_by"] = signal_name(end.signal);
     if (!end.error.empty()) summary["error"] = end.error;
     summary["algorithm"] = std::string(algorithm_.name());
+    summary["executor"] = {{"type", scenario_.executor.type == ExecutorSettings::Type::threads ? "threads" : "sequential"},
+                           {"threads", scenario_.executor.threads}};
     summary["macro_steps"] = executor_.counters().macro_steps;
     summary["slave_steps"] = executor_.counters().slave_steps;
     summary["rollbacks"] = executor_.counters().rollbacks;
@@ -216,7 +229,7 @@ class RunResults {
   const Scenario& scenario_;
   System& system_;
   Algorithm& algorithm_;
-  const SequentialExecutor& executor_;
+  const Executor& executor_;
   const std::vector<PortReference>& signals_;
   const std::vector<Time>& grid_;
   const models::MonolithicSolution* reference_;
@@ -236,8 +249,10 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
   models::MonolithicSolution reference;
   if (scenario.monolithic_reference) reference = solve_reference(scenario, catalog, system, grid);
 
-  SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
-                              grid);
+  // Declared before the executor, which calls it until its last advance().
+  const std::unique_ptr<ActionDispatcher> dispatcher = make_dispatcher(scenario.executor);
+  Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end), grid);
+  executor.set_dispatcher(dispatcher.get());
   RunPacer pacer(parse_clock(scenario.clock, scenario.source), system, to_ticks(scenario.start),
                  to_ticks(scenario.end));
   if (options.record_log) check_run_log_projection(scenario);
@@ -359,7 +374,7 @@ void validate_scenario(const Scenario& scenario) {
   System system = build_system(scenario, catalog);
   const std::unique_ptr<Algorithm> algorithm = make_algorithm(scenario);
   resolve_signals(scenario, system);
-  SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
+  Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
                               evaluation_grid(scenario));
   const RunPacer pacer(parse_clock(scenario.clock, scenario.source), system,
                        to_ticks(scenario.start), to_ticks(scenario.end));
