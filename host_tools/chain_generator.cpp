@@ -39,6 +39,12 @@ void check_options(const ChainScenarioOptions& options) {
                "must be jacobi, explicit or semi-implicit, got '" + options.scheme + "'");
   }
   if (options.order < 0 || options.order > 3) bad_option("--order", "must be 0, 1, 2 or 3");
+  // Taylor inputs of order k need k output derivatives; chain.segment gives 2.
+  if (options.scheme == "jacobi" && options.order > 2) {
+    bad_option("--order",
+               "must be at most 2 under --scheme jacobi (Taylor inputs need output "
+               "derivatives of that order; chain.segment gives 2)");
+  }
   if (options.threads < 0) bad_option("--threads", "must be >= 1");
 }
 

@@ -110,6 +110,8 @@ TEST(ChainGenerator, BadArgumentsAreRefusedByName) {
   refused("--bodies 12 --subsystems 4 --step 0", "--step must be a positive number");
   refused("--bodies 12 --subsystems 4 --step 1 --end 0.1", "--step must not exceed --end");
   refused("--bodies 12 --subsystems 4 --order 4", "--order must be 0, 1, 2 or 3");
+  refused("--bodies 12 --subsystems 4 --order 3",
+          "--order must be at most 2 under --scheme jacobi");
   refused("--bodies 12 --subsystems 4 --reference dense", "--reference must be monolithic or none");
   refused("--bodies 12 --subsystems 4 --tolerance -1", "--tolerance must be a positive number");
 }
