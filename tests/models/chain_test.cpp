@@ -413,6 +413,39 @@ TEST(ChainSegment, BandSolverStepsWithoutAllocating) {
   EXPECT_EQ(couplet::testing::malloc_count.load(), 0);
 }
 
+TEST(ChainSegment, RollbackRepeatsTheBandedStepBitForBit) {
+  auto slave = make_ode_slave("segment",
+                              ModelCatalog::builtin().create("chain.segment", {{"bodies", 30},
+                                                                               {"first_body", 1},
+                                                                               {"chain_bodies", 31},
+                                                                               {"wall_left", 1},
+                                                                               {"wall_right", 0}}),
+                              SolverSettings{});
+  EXPECT_TRUE(slave->description().capabilities.can_rollback);
+  slave->setup(0);
+  std::vector<double> first(3 * 2), again(3 * 2);
+  std::vector<Polynomial> inputs(1);
+  const Time step = to_ticks(1e-4);
+  const auto advance = [&](int k, std::vector<double>& outputs) {
+    const double coefficients[] = {2.0e4, -3.0e8};  // a ramp in the force over the step
+    inputs[0] = Polynomial::from_coefficients(to_seconds(step * k), 1.0, coefficients);
+    StepRequest request;
+    request.start = step * k;
+    request.end = step * (k + 1);
+    request.inputs = inputs;
+    slave->step(request, {outputs, {}});
+  };
+  advance(0, first);
+  advance(1, first);
+  slave->save_state();
+  advance(2, first);
+  advance(3, first);
+  slave->restore_state();
+  advance(2, again);
+  advance(3, again);
+  EXPECT_EQ(first, again);
+}
+
 TEST(ChainReference, BandEqualsDense) {
   const ModelCatalog catalog = ModelCatalog::builtin();
   const std::vector<int> sizes = split_chain(60, 5);
