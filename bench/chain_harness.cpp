@@ -19,15 +19,15 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
+#include "couplet/polynomial.hpp"
+#include "couplet/time.hpp"
 #include "models/catalog.hpp"
 #include "models/chain_assembly.hpp"
 #include "models/monolithic_reference.hpp"
 #include "models/ode_slave.hpp"
-#include "couplet/polynomial.hpp"
-#include "couplet/time.hpp"
-#include <cstring>
 
 namespace {
 
@@ -100,8 +100,10 @@ SegmentRun run_segment(int bodies, bool band, int steps) {
 }
 
 int segment_table(int steps) {
-  std::printf("one chain.segment slave, %d macro steps of 5 us, CVODE rtol = atol = 1e-8\n\n", steps);
-  std::printf("| n_S | states | band [ms/step] | dense [ms/step] | dense / band | max |band - dense| |\n");
+  std::printf("one chain.segment slave, %d macro steps of 5 us, CVODE rtol = atol = 1e-8\n\n",
+              steps);
+  std::printf(
+      "| n_S | states | band [ms/step] | dense [ms/step] | dense / band | max |band - dense| |\n");
   std::printf("|---|---|---|---|---|---|\n");
   for (const int bodies : {3, 6, 12, 25, 50, 125, 250}) {
     const SegmentRun band = run_segment(bodies, true, steps);
@@ -122,7 +124,9 @@ int reference_table(int argc, char** argv) {
   const double rtol = argc > 3 ? std::atof(argv[3]) : 1e-10;
   const int max_dense = argc > 4 ? std::atoi(argv[4]) : 1000;
   std::printf("horizon %g s, rtol %g, atol %g, 8 segments\n\n", end, rtol, rtol / 100.0);
-  std::printf("| n_K | states | band (ml, mu) | band [s] | dense [s] | dense / band | max |band - dense| |\n");
+  std::printf(
+      "| n_K | states | band (ml, mu) | band [s] | dense [s] | dense / band | max |band - dense| "
+      "|\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   for (const int bodies : {64, 128, 256, 512, 1000, 2000, 4000, 8000}) {
     const Timed band = solve(bodies, MonolithicLinearSolver::automatic, end, rtol);
@@ -149,7 +153,8 @@ int main(int argc, char** argv) {
     return segment_table(argc > 2 ? std::atoi(argv[2]) : 400);
   }
   if (argc > 1 && std::strcmp(argv[1], "reference") == 0) return reference_table(argc, argv);
-  std::fprintf(stderr, "usage: chain_harness reference [END [RTOL [MAX_DENSE_BODIES]]]\n"
-                       "       chain_harness segment [STEPS]\n");
+  std::fprintf(stderr,
+               "usage: chain_harness reference [END [RTOL [MAX_DENSE_BODIES]]]\n"
+               "       chain_harness segment [STEPS]\n");
   return 2;
 }

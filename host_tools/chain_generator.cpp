@@ -35,10 +35,16 @@ void check_options(const ChainScenarioOptions& options) {
   if (options.step > options.end) bad_option("--step", "must not exceed --end");
   if (options.scheme != "jacobi" && options.scheme != "explicit" &&
       options.scheme != "semi-implicit") {
-    bad_option("--scheme", "must be jacobi, explicit or semi-implicit, got '" + options.scheme +
-                               "'");
+    bad_option("--scheme",
+               "must be jacobi, explicit or semi-implicit, got '" + options.scheme + "'");
   }
   if (options.order < 0 || options.order > 3) bad_option("--order", "must be 0, 1, 2 or 3");
+  // Taylor inputs of order k need k output derivatives; chain.segment gives 2.
+  if (options.scheme == "jacobi" && options.order > 2) {
+    bad_option("--order",
+               "must be at most 2 under --scheme jacobi (Taylor inputs need output "
+               "derivatives of that order; chain.segment gives 2)");
+  }
   if (options.threads < 0) bad_option("--threads", "must be >= 1");
 }
 
@@ -83,8 +89,7 @@ std::string chain_scenario_yaml(const ChainScenarioOptions& options) {
        << " --scheme " << options.scheme << " --order " << options.order << " --tolerance "
        << number(options.tolerance);
   if (options.threads > 0) yaml << " --threads " << options.threads;
-  if (options.scheme == "semi-implicit")
-    yaml << " --perturbation " << number(options.perturbation);
+  if (options.scheme == "semi-implicit") yaml << " --perturbation " << number(options.perturbation);
   if (options.grid) yaml << " --grid " << number(*options.grid);
   if (!options.reference) yaml << " --reference none";
   yaml << "\nname: chain_" << options.bodies << "_" << n << "\n"
@@ -115,7 +120,8 @@ std::string chain_scenario_yaml(const ChainScenarioOptions& options) {
          << "  - {from: " << coupling << ".force, to: " << right << ".force_left}\n";
   }
   yaml << "algorithm: " << algorithm(options) << "\n";
-  if (options.threads > 0) yaml << "executor: {type: threads, threads: " << options.threads << "}\n";
+  if (options.threads > 0)
+    yaml << "executor: {type: threads, threads: " << options.threads << "}\n";
   yaml << "reference: " << (options.reference ? "monolithic" : "none") << "\n"
        << "evaluation:\n"
        << "  grid: " << number(options.grid.value_or(options.end / 100.0)) << "\n";

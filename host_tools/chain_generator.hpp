@@ -14,10 +14,10 @@
 namespace couplet::tools {
 
 struct ChainScenarioOptions {
-  int bodies = 0;       ///< n_K, the chain's bodies
-  int subsystems = 0;   ///< n, the segments
-  double end = 0.01;    ///< horizon, seconds (start 0)
-  double step = 1e-5;   ///< macro step H, seconds
+  int bodies = 0;                 ///< n_K, the chain's bodies
+  int subsystems = 0;             ///< n, the segments
+  double end = 0.01;              ///< horizon, seconds (start 0)
+  double step = 1e-5;             ///< macro step H, seconds
   std::string scheme = "jacobi";  ///< jacobi | explicit | semi-implicit
   int order = 0;                  ///< k: Taylor order (jacobi) or extrapolation order
   double tolerance = 1e-8;        ///< CVODE rtol = atol of every segment

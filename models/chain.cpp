@@ -85,21 +85,25 @@ std::vector<ParameterDescription> element_parameters(const char* what) {
 ModelDescription segment_parameters_description() {
   ModelDescription description{
       .name = segment_name,
-      .summary = "n_S bodies of the Kraft-Schweizer oscillator chain (eq. 2): walls at the chain "
-                 "ends, coupling-force inputs and end-body outputs on sides with a neighbour",
+      .summary =
+          "n_S bodies of the Kraft-Schweizer oscillator chain (eq. 2): walls at the chain "
+          "ends, coupling-force inputs and end-body outputs on sides with a neighbour",
       .inputs = {},
       .outputs = {},
       .states = {},
       .parameters = {
           {"bodies", 3.0, "number n_S of bodies in this segment [-]"},
-          {"first_body", 4.0, "chain index (1-based) of this segment's body 1 (initial conditions) [-]"},
+          {"first_body", 4.0,
+           "chain index (1-based) of this segment's body 1 (initial conditions) [-]"},
           {"chain_bodies", 9.0, "number n_K of bodies in the whole chain [-]"},
-          {"wall_left", 0.0, "1: body 1 is the chain's first body, tied to the left wall; 0: "
-                             "coupled to a left neighbour (input force_left, outputs x_first, "
-                             "v_first) [-]"},
-          {"wall_right", 0.0, "1: body n_S is the chain's last body, tied to the right wall; 0: "
-                              "coupled to a right neighbour (input force_right, outputs x_last, "
-                              "v_last) [-]"},
+          {"wall_left", 0.0,
+           "1: body 1 is the chain's first body, tied to the left wall; 0: "
+           "coupled to a left neighbour (input force_left, outputs x_first, "
+           "v_first) [-]"},
+          {"wall_right", 0.0,
+           "1: body n_S is the chain's last body, tied to the right wall; 0: "
+           "coupled to a right neighbour (input force_right, outputs x_last, "
+           "v_last) [-]"},
       }};
   for (ParameterDescription& parameter : element_parameters("each spring/damper element"))
     description.parameters.push_back(std::move(parameter));
@@ -303,8 +307,7 @@ class ChainSegment final : public Model {
   /// Δ of element j (right of body j, j = 0..n_S) in the state component
   /// `component` (position or velocity): right body minus left body, a wall
   /// being at rest at 0. Only for the wall elements and the inner ones.
-  double difference(int j, std::span<const double> x,
-                    std::size_t (*component)(int)) const {
+  double difference(int j, std::span<const double> x, std::size_t (*component)(int)) const {
     const double left = j >= 1 ? x[component(j)] : 0.0;
     const double right = j + 1 <= bodies_ ? x[component(j + 1)] : 0.0;
     return right - left;
@@ -354,9 +357,10 @@ class ChainSegment final : public Model {
 ModelDescription coupling_description() {
   return ModelDescription{
       .name = coupling_name,
-      .summary = "the cut spring/damper between two chain segments (eq. 3): inputs the end "
-                 "bodies' positions and velocities, output the coupling force (no state, direct "
-                 "feedthrough)",
+      .summary =
+          "the cut spring/damper between two chain segments (eq. 3): inputs the end "
+          "bodies' positions and velocities, output the coupling force (no state, direct "
+          "feedthrough)",
       .inputs = {"x_left", "v_left", "x_right", "v_right"},
       .outputs = {{.name = "force", .direct_feedthrough = true, .unit = "N"}},
       .states = {},

@@ -24,8 +24,7 @@ ParameterValues applicable(const ModelEntry& entry, const ParameterValues& overr
 std::vector<int> split_chain(int bodies, int segments) {
   if (bodies < 1 || segments < 1 || segments > bodies) {
     throw ConfigurationError("chain of " + std::to_string(bodies) + " bodies cannot be cut into " +
-                             std::to_string(segments) +
-                             " segments: need 1 <= segments <= bodies");
+                             std::to_string(segments) + " segments: need 1 <= segments <= bodies");
   }
   std::vector<int> sizes(static_cast<std::size_t>(segments), bodies / segments);
   for (int i = 0; i < bodies % segments; ++i) ++sizes[static_cast<std::size_t>(i)];
@@ -61,8 +60,8 @@ ChainAssembly assemble_chain(const ModelCatalog& catalog, std::span<const int> s
     const std::size_t left = chain.segment_index[i];
     const std::size_t coupling = left + 1;
     const std::size_t right = chain.segment_index[i + 1];
-    const std::size_t left_last = i == 0 ? 0 : 2;      // x_last after x_first, v_first
-    const std::size_t left_force = i == 0 ? 0 : 1;     // force_right after force_left
+    const std::size_t left_last = i == 0 ? 0 : 2;   // x_last after x_first, v_first
+    const std::size_t left_force = i == 0 ? 0 : 1;  // force_right after force_left
     chain.connections.push_back({left, left_last, coupling, 0});
     chain.connections.push_back({left, left_last + 1, coupling, 1});
     chain.connections.push_back({right, 0, coupling, 2});

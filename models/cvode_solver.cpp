@@ -173,8 +173,8 @@ class CvodeSolver final : public Solver {
   /// the measurement).
   void choose_band() {
     const std::optional<Model::JacobianBand> band = model_.jacobian_band();
-    banded_ = settings_.band_when_declared && band &&
-              4 * (band->lower + band->upper + 1) <= state_count_;
+    banded_ =
+        settings_.band_when_declared && band && 4 * (band->lower + band->upper + 1) <= state_count_;
     lower_ = banded_ ? band->lower : 0;
     upper_ = banded_ ? band->upper : 0;
   }
@@ -397,9 +397,7 @@ class CvodeSolver final : public Solver {
 
   /// Rows of column j inside the band and the matrix: [first, last].
   std::size_t band_first_row(std::size_t j) const { return j > upper_ ? j - upper_ : 0; }
-  std::size_t band_last_row(std::size_t j) const {
-    return std::min(state_count_ - 1, j + lower_);
-  }
+  std::size_t band_last_row(std::size_t j) const { return std::min(state_count_ - 1, j + lower_); }
   /// Index of J(i, j) in the carried band Jacobian (column-major, band_width() per column).
   std::size_t band_index(std::size_t i, std::size_t j) const {
     return j * band_width() + (i + upper_ - j);
@@ -480,10 +478,9 @@ class CvodeSolver final : public Solver {
     if (step == 0.0 && CVodeGetActualInitStep(memory, &step) < 0) return -1;
     const double roundoff = std::numeric_limits<double>::epsilon();
     const double slope_norm = N_VWrmsNorm(slope, weights);
-    minimum_increment =
-        slope_norm != 0.0
-            ? 1000.0 * std::abs(step) * roundoff * static_cast<double>(state_count_) * slope_norm
-            : 1.0;
+    minimum_increment = slope_norm != 0.0 ? 1000.0 * std::abs(step) * roundoff *
+                                                static_cast<double>(state_count_) * slope_norm
+                                          : 1.0;
     return 0;
   }
 

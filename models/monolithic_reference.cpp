@@ -676,8 +676,8 @@ MonolithicLinearAlgebra choose_linear_algebra(AssembledSystem& system, double t,
     point[j] += 1e-3 * std::max(1.0, std::abs(point[j])) * static_cast<double>(j % 7 + 1) / 7.0;
   }
   probe_dependencies(system, t, point, algebra, automatic);
-  algebra.banded = !automatic || band_pays(algebra.lower_bandwidth, algebra.upper_bandwidth,
-                                           x0.size());
+  algebra.banded =
+      !automatic || band_pays(algebra.lower_bandwidth, algebra.upper_bandwidth, x0.size());
   return algebra;
 }
 
@@ -694,13 +694,13 @@ class CvodeIntegrator {
     if (!state_) throw SlaveError("monolithic reference: SUNDIALS allocation failed");
     std::fill(state().begin(), state().end(), 0.0);
     system_.initial_state(model_state());
-    linear_algebra_ =
-        choose_linear_algebra(system_, start, model_state(), settings.linear_solver);
+    linear_algebra_ = choose_linear_algebra(system_, start, model_state(), settings.linear_solver);
     if (linear_algebra_.banded) {
       matrix_.reset(SUNBandMatrix(size_, static_cast<sunindextype>(linear_algebra_.upper_bandwidth),
                                   static_cast<sunindextype>(linear_algebra_.lower_bandwidth),
                                   context_.get()));
-      if (matrix_) linear_solver_.reset(SUNLinSol_Band(state_.get(), matrix_.get(), context_.get()));
+      if (matrix_)
+        linear_solver_.reset(SUNLinSol_Band(state_.get(), matrix_.get(), context_.get()));
     } else {
       matrix_.reset(SUNDenseMatrix(size_, size_, context_.get()));
       if (matrix_) {

@@ -36,9 +36,8 @@ nlohmann::json generate_and_run(const std::string& arguments, const std::string&
   int exit_code = -1;
   std::string output = generate(arguments + " -o " + scenario, exit_code);
   EXPECT_EQ(exit_code, 0) << output;
-  output = command_output(kCouplet + " run " + scenario + " -q --no-log -o " +
-                              (directory / "out").string(),
-                          exit_code);
+  output = command_output(
+      kCouplet + " run " + scenario + " -q --no-log -o " + (directory / "out").string(), exit_code);
   EXPECT_EQ(exit_code, 0) << output;
   return nlohmann::json::parse(read_file(directory / "out" / "summary.json"));
 }
@@ -81,12 +80,15 @@ TEST(ChainGenerator, SchemesAndExecutorBecomeScenarioKeys) {
   EXPECT_NE(generate("--bodies 6 --subsystems 3 --step 2e-6 --order 2")
                 .find("algorithm: {type: jacobi, step: 2e-06, input_order: 2}\n"),
             std::string::npos);
-  EXPECT_NE(generate("--bodies 6 --subsystems 3 --scheme explicit --step 5e-6 --order 2")
-                .find("algorithm: {type: jacobi, step: 5e-06, input_order: 2, inputs: extrapolated}\n"),
-            std::string::npos);
-  EXPECT_NE(generate("--bodies 6 --subsystems 3 --scheme semi-implicit --order 1 --perturbation 10")
-                .find("algorithm: {type: semi_implicit, step: 1e-05, input_order: 1, perturbation: 10}\n"),
-            std::string::npos);
+  EXPECT_NE(
+      generate("--bodies 6 --subsystems 3 --scheme explicit --step 5e-6 --order 2")
+          .find("algorithm: {type: jacobi, step: 5e-06, input_order: 2, inputs: extrapolated}\n"),
+      std::string::npos);
+  EXPECT_NE(
+      generate("--bodies 6 --subsystems 3 --scheme semi-implicit --order 1 --perturbation 10")
+          .find(
+              "algorithm: {type: semi_implicit, step: 1e-05, input_order: 1, perturbation: 10}\n"),
+      std::string::npos);
   const std::string threaded = generate("--bodies 6 --subsystems 3 --threads 2 --reference none");
   EXPECT_NE(threaded.find("executor: {type: threads, threads: 2}\n"), std::string::npos);
   EXPECT_NE(threaded.find("reference: none\n"), std::string::npos);
@@ -108,6 +110,8 @@ TEST(ChainGenerator, BadArgumentsAreRefusedByName) {
   refused("--bodies 12 --subsystems 4 --step 0", "--step must be a positive number");
   refused("--bodies 12 --subsystems 4 --step 1 --end 0.1", "--step must not exceed --end");
   refused("--bodies 12 --subsystems 4 --order 4", "--order must be 0, 1, 2 or 3");
+  refused("--bodies 12 --subsystems 4 --order 3",
+          "--order must be at most 2 under --scheme jacobi");
   refused("--bodies 12 --subsystems 4 --reference dense", "--reference must be monolithic or none");
   refused("--bodies 12 --subsystems 4 --tolerance -1", "--tolerance must be a positive number");
 }

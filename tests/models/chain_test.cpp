@@ -57,7 +57,9 @@ std::unique_ptr<Model> segment(int bodies, int first, int chain_bodies) {
                         {"wall_right", first + bodies - 1 == chain_bodies ? 1.0 : 0.0}});
 }
 
-std::unique_ptr<Model> coupling() { return ModelCatalog::builtin().create("chain.coupling", {}); }
+std::unique_ptr<Model> coupling() {
+  return ModelCatalog::builtin().create("chain.coupling", {});
+}
 
 /// A state of the whole chain away from the initial one (interleaved x, v).
 std::vector<double> some_chain_state(int bodies) {
@@ -90,10 +92,14 @@ TEST(ChainCoupling, OutputDerivativesFollowTheInputs) {
   const auto input = [&](int i, double t, int d) {
     const double* c = coefficients[i];
     switch (d) {
-      case 0: return c[0] + c[1] * t + c[2] * t * t + c[3] * t * t * t;
-      case 1: return c[1] + 2 * c[2] * t + 3 * c[3] * t * t;
-      case 2: return 2 * c[2] + 6 * c[3] * t;
-      default: return 6 * c[3];
+      case 0:
+        return c[0] + c[1] * t + c[2] * t * t + c[3] * t * t * t;
+      case 1:
+        return c[1] + 2 * c[2] * t + 3 * c[3] * t * t;
+      case 2:
+        return 2 * c[2] + 6 * c[3] * t;
+      default:
+        return 6 * c[3];
     }
   };
   const auto force = [&](double t) {
@@ -107,9 +113,12 @@ TEST(ChainCoupling, OutputDerivativesFollowTheInputs) {
   model->output_derivatives(0.0, {}, jet, 3, derivatives);
   const auto difference = [&](int order, double h) {
     switch (order) {
-      case 1: return (force(h) - force(-h)) / (2 * h);
-      case 2: return (force(h) - 2 * force(0) + force(-h)) / (h * h);
-      default: return (force(2 * h) - 2 * force(h) + 2 * force(-h) - force(-2 * h)) / (2 * h * h * h);
+      case 1:
+        return (force(h) - force(-h)) / (2 * h);
+      case 2:
+        return (force(h) - 2 * force(0) + force(-h)) / (h * h);
+      default:
+        return (force(2 * h) - 2 * force(h) + 2 * force(-h) - force(-2 * h)) / (2 * h * h * h);
     }
   };
   for (int order = 1; order <= 3; ++order) {
@@ -175,8 +184,7 @@ TEST(ChainSegment, InitialStateIsTheDeclaredPatternAndStronglyNonlinear) {
   const auto part = segment(5, 40, 144);
   std::vector<double> part_state(part->state_count());
   part->initial_state(part_state);
-  for (std::size_t k = 0; k < part_state.size(); ++k)
-    EXPECT_EQ(part_state[k], state[2 * 39 + k]);
+  for (std::size_t k = 0; k < part_state.size(); ++k) EXPECT_EQ(part_state[k], state[2 * 39 + k]);
 }
 
 TEST(ChainSegment, SegmentsWithCouplingsGiveEquation1) {
@@ -365,14 +373,13 @@ TEST(ChainSegment, WholeChainEqualsSegmentedReferenceBandSolver) {
 TEST(ChainSegment, BandSolverStepsWithoutAllocating) {
   // 40 bodies, both sides coupled: the band CVODE path (grouped difference
   // quotients, band copy into CVODE's matrix), with rollback, after start-up.
-  auto slave = make_ode_slave(
-      "segment",
-      ModelCatalog::builtin().create("chain.segment", {{"bodies", 40},
-                                                       {"first_body", 2},
-                                                       {"chain_bodies", 42},
-                                                       {"wall_left", 0},
-                                                       {"wall_right", 0}}),
-      SolverSettings{});
+  auto slave = make_ode_slave("segment",
+                              ModelCatalog::builtin().create("chain.segment", {{"bodies", 40},
+                                                                               {"first_body", 2},
+                                                                               {"chain_bodies", 42},
+                                                                               {"wall_left", 0},
+                                                                               {"wall_right", 0}}),
+                              SolverSettings{});
   slave->setup(0);
   const auto& capabilities = slave->description().capabilities;
   std::vector<double> end_outputs(
@@ -406,6 +413,39 @@ TEST(ChainSegment, BandSolverStepsWithoutAllocating) {
   EXPECT_EQ(couplet::testing::malloc_count.load(), 0);
 }
 
+TEST(ChainSegment, RollbackRepeatsTheBandedStepBitForBit) {
+  auto slave = make_ode_slave("segment",
+                              ModelCatalog::builtin().create("chain.segment", {{"bodies", 30},
+                                                                               {"first_body", 1},
+                                                                               {"chain_bodies", 31},
+                                                                               {"wall_left", 1},
+                                                                               {"wall_right", 0}}),
+                              SolverSettings{});
+  EXPECT_TRUE(slave->description().capabilities.can_rollback);
+  slave->setup(0);
+  std::vector<double> first(3 * 2), again(3 * 2);
+  std::vector<Polynomial> inputs(1);
+  const Time step = to_ticks(1e-4);
+  const auto advance = [&](int k, std::vector<double>& outputs) {
+    const double coefficients[] = {2.0e4, -3.0e8};  // a ramp in the force over the step
+    inputs[0] = Polynomial::from_coefficients(to_seconds(step * k), 1.0, coefficients);
+    StepRequest request;
+    request.start = step * k;
+    request.end = step * (k + 1);
+    request.inputs = inputs;
+    slave->step(request, {outputs, {}});
+  };
+  advance(0, first);
+  advance(1, first);
+  slave->save_state();
+  advance(2, first);
+  advance(3, first);
+  slave->restore_state();
+  advance(2, again);
+  advance(3, again);
+  EXPECT_EQ(first, again);
+}
+
 TEST(ChainReference, BandEqualsDense) {
   const ModelCatalog catalog = ModelCatalog::builtin();
   const std::vector<int> sizes = split_chain(60, 5);
@@ -413,10 +453,9 @@ TEST(ChainReference, BandEqualsDense) {
   std::vector<double> grid;
   for (int k = 0; k <= 10; ++k) grid.push_back(1e-3 * k);
   const auto solve = [&](MonolithicLinearSolver solver) {
-    return solve_monolithic(chain.subsystems, chain.connections, 0.0, 1e-2, grid,
-                            {.relative_tolerance = 1e-10,
-                             .absolute_tolerance = 1e-12,
-                             .linear_solver = solver});
+    return solve_monolithic(
+        chain.subsystems, chain.connections, 0.0, 1e-2, grid,
+        {.relative_tolerance = 1e-10, .absolute_tolerance = 1e-12, .linear_solver = solver});
   };
   const MonolithicSolution automatic = solve(MonolithicLinearSolver::automatic);
   const MonolithicSolution dense = solve(MonolithicLinearSolver::dense);
@@ -444,10 +483,11 @@ TEST(ChainReference, SmallOrDenseSystemsKeepTheDenseSolver) {
       solve_monolithic(chain.subsystems, chain.connections, 0.0, 1e-3, grid);
   EXPECT_FALSE(solution.linear_algebra.banded);
   // Forced band on the same system: the probed band, and the same answer.
-  const MonolithicSolution band = solve_monolithic(
-      chain.subsystems, chain.connections, 0.0, 1e-3, grid,
-      {.relative_tolerance = 1e-10, .absolute_tolerance = 1e-12,
-       .linear_solver = MonolithicLinearSolver::band});
+  const MonolithicSolution band =
+      solve_monolithic(chain.subsystems, chain.connections, 0.0, 1e-3, grid,
+                       {.relative_tolerance = 1e-10,
+                        .absolute_tolerance = 1e-12,
+                        .linear_solver = MonolithicLinearSolver::band});
   EXPECT_TRUE(band.linear_algebra.banded);
   EXPECT_EQ(band.linear_algebra.lower_bandwidth, 3u);
   EXPECT_EQ(band.linear_algebra.upper_bandwidth, 2u);
