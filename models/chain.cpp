@@ -91,15 +91,15 @@ ModelDescription segment_parameters_description() {
       .outputs = {},
       .states = {},
       .parameters = {
-          {"bodies", 3.0, "number n_S of bodies in this segment"},
-          {"first_body", 4.0, "chain index (1-based) of this segment's body 1 (initial conditions)"},
-          {"chain_bodies", 9.0, "number n_K of bodies in the whole chain"},
+          {"bodies", 3.0, "number n_S of bodies in this segment [-]"},
+          {"first_body", 4.0, "chain index (1-based) of this segment's body 1 (initial conditions) [-]"},
+          {"chain_bodies", 9.0, "number n_K of bodies in the whole chain [-]"},
           {"wall_left", 0.0, "1: body 1 is the chain's first body, tied to the left wall; 0: "
                              "coupled to a left neighbour (input force_left, outputs x_first, "
-                             "v_first)"},
+                             "v_first) [-]"},
           {"wall_right", 0.0, "1: body n_S is the chain's last body, tied to the right wall; 0: "
                               "coupled to a right neighbour (input force_right, outputs x_last, "
-                              "v_last)"},
+                              "v_last) [-]"},
       }};
   for (ParameterDescription& parameter : element_parameters("each spring/damper element"))
     description.parameters.push_back(std::move(parameter));
@@ -108,7 +108,7 @@ ModelDescription segment_parameters_description() {
       {"amplitude", 0.05, "initial displacement amplitude A: x_i(0) = A sin(i phase_step) [m]"});
   description.parameters.push_back(
       {"phase_step", 2.0,
-       "phase between neighbours [rad]; v_i(0) = A sqrt(c_l/mass) cos(i phase_step)"});
+       "phase between neighbours; v_i(0) = A sqrt(c_l/mass) cos(i phase_step) [rad]"});
   return description;
 }
 

@@ -1,0 +1,131 @@
+// `couplet generate chain` (docs/chain.md): the generated scenario runs, and its
+// Jacobi co-simulation converges to the monolithic reference as the macro step
+// shrinks; the chain is split evenly; the schemes and the executor come out as
+// the scenario keys they stand for; bad arguments are refused with a message
+// naming the option; the committed example scenarios are the generator's output.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "test_support.hpp"
+
+namespace couplet::testing {
+namespace {
+
+const std::string kCouplet = COUPLET_BINARY;
+
+std::string generate(const std::string& arguments, int& exit_code) {
+  return command_output(kCouplet + " generate chain " + arguments, exit_code);
+}
+
+std::string generate(const std::string& arguments) {
+  int exit_code = -1;
+  const std::string yaml = generate(arguments, exit_code);
+  EXPECT_EQ(exit_code, 0) << yaml;
+  return yaml;
+}
+
+/// Generates into a file, runs `couplet run` on it, returns summary.json.
+nlohmann::json generate_and_run(const std::string& arguments, const std::string& name) {
+  const std::filesystem::path directory = fresh_directory(name);
+  std::filesystem::create_directories(directory);
+  const std::string scenario = (directory / "chain.yaml").string();
+  int exit_code = -1;
+  std::string output = generate(arguments + " -o " + scenario, exit_code);
+  EXPECT_EQ(exit_code, 0) << output;
+  output = command_output(kCouplet + " run " + scenario + " -q --no-log -o " +
+                              (directory / "out").string(),
+                          exit_code);
+  EXPECT_EQ(exit_code, 0) << output;
+  return nlohmann::json::parse(read_file(directory / "out" / "summary.json"));
+}
+
+TEST(ChainGenerator, JacobiConvergesToTheMonolithicReference) {
+  // Taylor inputs of order 1: global error O(H²). Coupling bodies of the middle
+  // interfaces, against the reference solved from the same generated file.
+  const std::string common =
+      "--bodies 12 --subsystems 4 --end 0.002 --order 1 --tolerance 1e-11 --step ";
+  const nlohmann::json coarse = generate_and_run(common + "4e-6", "chain-coarse");
+  const nlohmann::json fine = generate_and_run(common + "2e-6", "chain-fine");
+  for (const std::string signal : {"seg2.x_last", "seg3.x_first", "seg2.v_last", "seg3.v_first"}) {
+    const double coarse_error = rmse(coarse, signal);
+    const double fine_error = rmse(fine, signal);
+    EXPECT_LT(nrmse(fine, signal), 0.01) << signal;  // percent
+    EXPECT_GT(coarse_error / fine_error, 3.0) << signal;
+    EXPECT_LT(coarse_error / fine_error, 5.5) << signal;
+  }
+  EXPECT_EQ(coarse.at("algorithm"), "jacobi");
+}
+
+TEST(ChainGenerator, SplitsTheChainEvenly) {
+  const std::string yaml = generate("--bodies 10 --subsystems 4");
+  EXPECT_NE(yaml.find("{bodies: 3, first_body: 1, chain_bodies: 10, wall_left: 1, wall_right: 0}"),
+            std::string::npos)
+      << yaml;
+  EXPECT_NE(yaml.find("{bodies: 3, first_body: 4, chain_bodies: 10, wall_left: 0, wall_right: 0}"),
+            std::string::npos);
+  EXPECT_NE(yaml.find("{bodies: 2, first_body: 7, chain_bodies: 10, wall_left: 0, wall_right: 0}"),
+            std::string::npos);
+  EXPECT_NE(yaml.find("{bodies: 2, first_body: 9, chain_bodies: 10, wall_left: 0, wall_right: 1}"),
+            std::string::npos);
+  EXPECT_NE(yaml.find("cpl3: {model: chain.coupling}"), std::string::npos);
+  EXPECT_EQ(yaml.find("cpl4"), std::string::npos);
+  EXPECT_NE(yaml.find("- {from: cpl2.force, to: seg3.force_left}"), std::string::npos);
+  EXPECT_NE(yaml.find("- {from: seg3.x_first, to: cpl2.x_right}"), std::string::npos);
+}
+
+TEST(ChainGenerator, SchemesAndExecutorBecomeScenarioKeys) {
+  EXPECT_NE(generate("--bodies 6 --subsystems 3 --step 2e-6 --order 2")
+                .find("algorithm: {type: jacobi, step: 2e-06, input_order: 2}\n"),
+            std::string::npos);
+  EXPECT_NE(generate("--bodies 6 --subsystems 3 --scheme explicit --step 5e-6 --order 2")
+                .find("algorithm: {type: jacobi, step: 5e-06, input_order: 2, inputs: extrapolated}\n"),
+            std::string::npos);
+  EXPECT_NE(generate("--bodies 6 --subsystems 3 --scheme semi-implicit --order 1 --perturbation 10")
+                .find("algorithm: {type: semi_implicit, step: 1e-05, input_order: 1, perturbation: 10}\n"),
+            std::string::npos);
+  const std::string threaded = generate("--bodies 6 --subsystems 3 --threads 2 --reference none");
+  EXPECT_NE(threaded.find("executor: {type: threads, threads: 2}\n"), std::string::npos);
+  EXPECT_NE(threaded.find("reference: none\n"), std::string::npos);
+  EXPECT_EQ(generate("--bodies 6 --subsystems 3").find("executor"), std::string::npos);
+}
+
+TEST(ChainGenerator, BadArgumentsAreRefusedByName) {
+  const auto refused = [](const std::string& arguments, const std::string& expected) {
+    int exit_code = -1;
+    const std::string output = generate(arguments, exit_code);
+    EXPECT_EQ(exit_code, 2) << arguments << ": " << output;
+    EXPECT_NE(output.find(expected), std::string::npos) << arguments << ": " << output;
+  };
+  refused("--bodies 12 --subsystems 13", "--subsystems 13 exceeds --bodies 12");
+  refused("--bodies 12 --subsystems 0", "--subsystems must be >= 1");
+  refused("--bodies 0 --subsystems 1", "--bodies must be >= 1");
+  refused("--bodies 12", "--subsystems is required");
+  refused("--bodies 12 --subsystems 4 --scheme implicit", "--scheme must be jacobi, explicit or");
+  refused("--bodies 12 --subsystems 4 --step 0", "--step must be a positive number");
+  refused("--bodies 12 --subsystems 4 --step 1 --end 0.1", "--step must not exceed --end");
+  refused("--bodies 12 --subsystems 4 --order 4", "--order must be 0, 1, 2 or 3");
+  refused("--bodies 12 --subsystems 4 --reference dense", "--reference must be monolithic or none");
+  refused("--bodies 12 --subsystems 4 --tolerance -1", "--tolerance must be a positive number");
+}
+
+TEST(ChainGenerator, ExampleScenariosAreTheGeneratorsOutput) {
+  EXPECT_EQ(read_file(scenario_path("chain_small.yaml")),
+            generate("--bodies 12 --subsystems 4 --step 5e-6 --order 2 --tolerance 1e-10"));
+  EXPECT_EQ(read_file(scenario_path("chain_144.yaml")),
+            generate("--bodies 144 --subsystems 48 --step 5e-6 --order 2 --tolerance 1e-10"));
+}
+
+TEST(ChainGenerator, ExampleScenarioRunsCloseToTheReference) {
+  const nlohmann::json summary = run("chain_small.yaml", {"time.end=0.002"}, "chain-small");
+  for (const auto& [signal, error] : summary.at("errors").items()) {
+    EXPECT_LT(error.at("nrmse_pct").get<double>(), 0.01) << signal;
+  }
+  EXPECT_EQ(summary.at("errors").size(), 12u);
+}
+
+}  // namespace
+}  // namespace couplet::testing
