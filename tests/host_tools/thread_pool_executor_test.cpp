@@ -31,22 +31,30 @@ constexpr char kDefectControl[] = "rotational_two_mass_defect_control.yaml";
 constexpr char kCarTrailer[] = "car_trailer.yaml";
 
 /// The oscillator chain of Kraft and Schweizer (`couplet generate chain`): 60
-/// bodies in 6 segments, Jacobi (a wave of 11 steps, one of 5 evaluations).
-std::string chain_jacobi() {
+/// bodies in 6 segments (a wave of 11 steps, one of 5 evaluations), with one of
+/// its schemes.
+std::string chain_scenario(const char* scheme, int order) {
   tools::ChainScenarioOptions options;
   options.bodies = 60;
   options.subsystems = 6;
   options.end = 2e-3;
   options.step = 2e-5;
+  options.scheme = scheme;
+  options.order = order;
   options.reference = false;
-  const auto path = run_directory("threads-chain.yaml");
+  const auto path = run_directory(std::string("threads-chain-") + scheme + ".yaml");
   std::ofstream(path) << tools::chain_scenario_yaml(options);
   return path.string();
 }
+std::string chain_jacobi() { return chain_scenario("jacobi", 0); }
+/// §2.3: forces extrapolated through past communication values.
+std::string chain_explicit() { return chain_scenario("explicit", 2); }
+/// §2.4: predictor, perturbed predictor, linearize, corrector (save/restore).
+std::string chain_semi_implicit() { return chain_scenario("semi-implicit", 2); }
 
 // One per kind of master: Jacobi, Gauss–Seidel (one slave per wave), IFOSMONDI
 // (save/restore and steps of the same slave in one batch), defect control
-// (step-size control, repeated steps), and a chain of many slaves.
+// (step-size control, repeated steps), and a chain of many slaves under each of its schemes.
 const std::vector<Case> kCases = {
     {"jacobi", in_scenarios<kTwoMassSwitch>, {"time.end=20", "algorithm.input_order=1"}},
     {"gauss_seidel", in_scenarios<kTwoMassSwitch>, {"time.end=20", "algorithm.type=gauss_seidel"}},
@@ -56,6 +64,8 @@ const std::vector<Case> kCases = {
      in_scenarios<kCarTrailer>,
      {"time.end=5", "algorithm={type: jacobi, step: 0.01, input_order: 1}"}},
     {"chain_jacobi", chain_jacobi, {}},
+    {"chain_explicit", chain_explicit, {}},
+    {"chain_semi_implicit", chain_semi_implicit, {}},
 };
 
 std::vector<std::string> with(std::vector<std::string> assignments, const std::string& executor) {
