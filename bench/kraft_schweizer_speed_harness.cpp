@@ -41,7 +41,7 @@
 #include "models/ode_slave.hpp"
 #include "runtime/algorithms/jacobi.hpp"
 #include "runtime/algorithms/semi_implicit.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 
 namespace {
 
@@ -251,7 +251,7 @@ CosimRun cosimulate(const Setup& setup, const models::ModelCatalog& catalog, int
   const Time spacing = step_to_ticks(setup.grid_step);
   const Time end = to_ticks(setup.horizon);
   for (Time t = spacing; t <= end; t += spacing) grid.push_back(t);
-  SequentialExecutor executor(system, *algorithm, 0, end, grid);
+  Executor executor(system, *algorithm, 0, end, grid);
   const auto began = Clock::now();
   const std::clock_t cpu_began = std::clock();
   executor.initialize();
