@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct Case {
   std::string (*scenario_file)();        ///< the scenario's path
   std::vector<std::string> assignments;  ///< shortened so that the table runs in seconds
 };
+void PrintTo(const Case& test, std::ostream* out) { *out << test.name; }
 
 template <const char* kFile>
 std::string in_scenarios() {
