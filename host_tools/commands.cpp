@@ -140,8 +140,13 @@ class RunResults {
 
   nlohmann::json write(const std::filesystem::path& directory, const RunEnd& end,
                        const RunPacer& pacer, const Recorder* recorder, double wall_time) const {
-    const auto rows = static_cast<std::size_t>(
-        std::upper_bound(grid_.begin(), grid_.end(), end.reached) - grid_.begin());
+    // A run refused before its slaves were set up (by the run log's header, say)
+    // has no rows at all, not even the start time's.
+    const bool set_up = !executor_.slots().empty();
+    const auto rows = set_up ? static_cast<std::size_t>(std::upper_bound(grid_.begin(), grid_.end(),
+                                                                         end.reached) -
+                                                        grid_.begin())
+                             : std::size_t{0};
     nlohmann::json summary = summarize(end, pacer, recorder, wall_time);
     add_reference_errors(summary, rows);
     write_signals_csv(directory / "signals.csv", grid_, columns(), rows);

@@ -19,14 +19,15 @@ Executor::Executor(System& system, Algorithm& algorithm, Time start, Time end,
           "evaluation grid must be increasing and inside [time.start, time.end]");
     }
   }
+  // Sized here, before anything can fail (the run log's header, validation,
+  // set-up), so that a refused run still has a (row-less) trace to write its
+  // summary from.
+  trace_.values.assign(system_.slave_count(), {});
+  trace_.interpolated_slaves.assign(system_.slave_count(), false);
 }
 
 void Executor::initialize() {
   const std::size_t count = system_.slave_count();
-  // Sized before anything can fail, so that a refused run still has a (row-less)
-  // trace to write its summary from.
-  trace_.values.assign(count, {});
-  trace_.interpolated_slaves.assign(count, false);
   system_.validate(algorithm_.requirements());
   slots_.assign(count, StepSlot{});
   scratch_.assign(count, Scratch{});

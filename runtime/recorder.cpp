@@ -94,13 +94,6 @@ void Recorder::begin(const RunLogHeader& header, const System& system) {
     wire::to_wire(system.description(s), system.slave_name(s), slave.description);
     if (s < header.slave_links.size())
       wire::copy_name(slave.link, header.slave_links[s], "run log: link of slave");
-    const std::size_t linearization_values = LinearizationLayout::of(system.description(s)).size();
-    if (system.description(s).capabilities.can_linearize &&
-        linearization_values > protocol::kMaxLinearizationValues) {
-      throw ConfigurationError("run log: slave '" + system.slave_name(s) + "' linearizes into " +
-                               std::to_string(linearization_values) + " values, a log record holds " +
-                               std::to_string(protocol::kMaxLinearizationValues));
-    }
     publish();
     output_counts_.push_back(system.description(s).outputs.size());
   }
@@ -261,6 +254,14 @@ void Recorder::outputs_evaluated(std::size_t slave, std::span<const Polynomial> 
 
 void Recorder::slave_linearized(std::size_t slave, std::span<const Polynomial> inputs,
                                 std::span<const double> linearization) {
+  // Checked here, not at begin(): a slave that can linearize but is never asked
+  // to (a large chain segment under the explicit scheme) is logged like any other.
+  if (linearization.size() > protocol::kMaxLinearizationValues) {
+    throw ConfigurationError("run log: slave " + std::to_string(slave) + " linearizes into " +
+                             std::to_string(linearization.size()) + " values, a log record holds " +
+                             std::to_string(protocol::kMaxLinearizationValues) +
+                             " (run with --no-log)");
+  }
   couplet_wire_SlaveCall& call = begin_call(slave, couplet_wire_SlaveCallKind_CALL_LINEARIZE);
   copy_inputs(inputs, call);
   copy_values(call.linearization, call.linearization_count, linearization);
