@@ -32,7 +32,7 @@
 #include "host_tools/system_builder.hpp"
 #include "runtime/algorithms/f3ornits.hpp"
 #include "runtime/metrics.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 
 namespace {
 
@@ -62,7 +62,7 @@ Outcome run(const tools::Scenario& scenario, const models::MonolithicSolution* r
   const auto algorithm = tools::make_algorithm(scenario);
   const auto* f3ornits = dynamic_cast<const F3ornits*>(algorithm.get());
   const std::vector<PortReference> signals = tools::resolve_signals(scenario, system);
-  SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
+  Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
                               tools::evaluation_grid(scenario));
   executor.initialize();
   const auto began = std::chrono::steady_clock::now();

@@ -9,7 +9,7 @@
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/scenario.hpp"
 #include "host_tools/system_builder.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 #include "test_fmus.hpp"
 
 namespace couplet {
@@ -43,7 +43,7 @@ void BM_TwoMassSwitch(benchmark::State& state) {
     state.PauseTiming();
     System system = tools::build_system(scenario, models::ModelCatalog::builtin());
     const auto algorithm = tools::make_algorithm(scenario);
-    SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start),
+    Executor executor(system, *algorithm, to_ticks(scenario.start),
                                 to_ticks(scenario.end), tools::evaluation_grid(scenario));
     executor.initialize();
     state.ResumeTiming();

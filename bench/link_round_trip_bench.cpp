@@ -25,7 +25,7 @@
 
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/system_builder.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 
 namespace couplet {
 namespace {
@@ -111,7 +111,7 @@ void run_macro_steps(benchmark::State& state, const std::vector<std::string>& as
       tools::load_scenario(std::string(COUPLET_SOURCE_DIR) + "/scenarios/two_mass_switch.yaml", overrides);
   System system = tools::build_system(scenario, models::ModelCatalog::builtin());
   TimedAlgorithm algorithm(tools::make_algorithm(scenario));
-  SequentialExecutor executor(system, algorithm, to_ticks(scenario.start), to_ticks(scenario.end), {});
+  Executor executor(system, algorithm, to_ticks(scenario.start), to_ticks(scenario.end), {});
   executor.initialize();
   for (int warm_up = 0; warm_up < 200; ++warm_up) executor.advance();
   algorithm.reset();

@@ -6,7 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include "runtime/algorithms/jacobi.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 #include "support/allocation_counter.hpp"
 
 namespace couplet {
@@ -59,7 +59,7 @@ void BM_JacobiMacroStep(benchmark::State& state) {
     state.PauseTiming();
     System system = ring_of_trivial_slaves(slave_count);
     Jacobi jacobi({kStep, order});
-    SequentialExecutor executor(system, jacobi, 0, 10'000 * kStep, {});
+    Executor executor(system, jacobi, 0, 10'000 * kStep, {});
     executor.initialize();
     executor.advance();  // the first step may size buffers
     const long before = testing::allocations();

@@ -25,7 +25,7 @@
 #include "runtime/exact_text.hpp"
 #include "runtime/metrics.hpp"
 #include "runtime/recorder.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 
 namespace couplet::tools {
 
@@ -101,7 +101,7 @@ struct RunEnd {
 
 /// The time every slave has reached: signals.csv of a stopped run ends there
 /// (asynchronous algorithms leave slaves at different times).
-Time time_all_slaves_reached(const SequentialExecutor& executor, Time start) {
+Time time_all_slaves_reached(const Executor& executor, Time start) {
   const std::span<const StepSlot> slots = executor.slots();
   if (slots.empty()) return executor.frontier();
   Time reached = slots.front().end;
@@ -111,7 +111,7 @@ Time time_all_slaves_reached(const SequentialExecutor& executor, Time start) {
 
 /// summary.json `executor` of an MPI run: who owned which slaves, and what
 /// rank 0's exchanges cost (docs/mpi.md).
-nlohmann::json mpi_report(const MpiExchange& exchange, const System& system) {
+nlohmann::json mpi_report(const MpiDispatcher& exchange, const System& system) {
   nlohmann::json owners = nlohmann::json::array();
   for (int rank = 0; rank < exchange.ranks(); ++rank) {
     nlohmann::json slaves = nlohmann::json::array();
@@ -120,13 +120,12 @@ nlohmann::json mpi_report(const MpiExchange& exchange, const System& system) {
     }
     owners.push_back(slaves);
   }
-  const MpiExchange::Counters& counters = exchange.counters();
+  const MpiDispatcher::Counters& counters = exchange.counters();
   return {{"type", "mpi"},
           {"ranks", exchange.ranks()},
           {"slaves_by_rank", owners},
           {"exchanges", counters.exchanges},
-          {"wave_calls", counters.wave_calls},
-          {"single_calls", counters.single_calls},
+          {"actions", counters.actions},
           {"bytes_received", counters.bytes_received},
           {"exchange_wall_s", counters.exchange_seconds}};
 }
@@ -163,9 +162,9 @@ std::string interruption_text(int signal, Time frontier) {
 class RunResults {
  public:
   RunResults(const Scenario& scenario, System& system, Algorithm& algorithm,
-             const SequentialExecutor& executor, const std::vector<PortReference>& signals,
+             const Executor& executor, const std::vector<PortReference>& signals,
              const std::vector<Time>& grid, const models::MonolithicSolution* reference,
-             const MpiExchange* exchange = nullptr)
+             const MpiDispatcher* dispatcher = nullptr)
       : scenario_(scenario),
         system_(system),
         algorithm_(algorithm),
@@ -173,7 +172,7 @@ class RunResults {
         signals_(signals),
         grid_(grid),
         reference_(reference),
-        exchange_(exchange) {}
+        dispatcher_(dispatcher) {}
 
   nlohmann::json write(const std::filesystem::path& directory, const RunEnd& end,
                        const RunPacer& pacer, const Recorder* recorder, double wall_time) const {
@@ -208,7 +207,7 @@ class RunResults {
     summary["end_time"] = to_seconds(end.completed() ? executor_.frontier() : end.reached);
     summary["wall_time_s"] = wall_time;
     summary["decision_hash"] = hash_text(executor_.decision_hash());
-    if (exchange_ != nullptr) summary["executor"] = mpi_report(*exchange_, system_);
+    if (dispatcher_ != nullptr) summary["executor"] = mpi_report(*dispatcher_, system_);
     if (recorder != nullptr) {
       summary["run_log"] = {{"path", recorder->path()},
                             {"bytes", recorder->bytes_written()},
@@ -270,11 +269,11 @@ class RunResults {
   const Scenario& scenario_;
   System& system_;
   Algorithm& algorithm_;
-  const SequentialExecutor& executor_;
+  const Executor& executor_;
   const std::vector<PortReference>& signals_;
   const std::vector<Time>& grid_;
   const models::MonolithicSolution* reference_;
-  const MpiExchange* exchange_;
+  const MpiDispatcher* dispatcher_;
 };
 
 }  // namespace
@@ -290,18 +289,12 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
   const std::unique_ptr<Algorithm> algorithm = make_algorithm(scenario);
   const std::vector<PortReference> signals = resolve_signals(scenario, system);
   const std::vector<Time> grid = evaluation_grid(scenario);
-  std::optional<MpiExchange> exchange;
-  std::optional<MpiPlanTap> tap;
-  if (mpi != nullptr) {
-    exchange.emplace(*mpi, system.slave_count());
-    distribute(system, *exchange);
-    tap.emplace(*algorithm, *exchange);
-  }
-  Algorithm& master = tap ? static_cast<Algorithm&>(*tap) : *algorithm;
+  std::optional<MpiDispatcher> dispatcher;
+  if (mpi != nullptr) dispatcher.emplace(*mpi, system);
 
   // Under MPI a failure of rank 0's own preparation (the reference, the output
   // directory, the log) is kept until every rank has prepared and then thrown
-  // on every rank (MpiExchange::settle), so that none waits for it.
+  // on every rank (MpiDispatcher::settle), so that none waits for it.
   std::string rank_error;
   const auto prepare_here = [&](auto&& prepare) {
     if (!writes || !rank_error.empty()) return;
@@ -319,7 +312,8 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
   if (scenario.monolithic_reference)
     prepare_here([&] { reference = solve_reference(scenario, catalog, system, grid); });
 
-  SequentialExecutor executor(system, master, to_ticks(scenario.start), to_ticks(scenario.end), grid);
+  Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end), grid);
+  if (dispatcher) executor.set_dispatcher(&*dispatcher);
   RunPacer pacer(parse_clock(scenario.clock, scenario.source), system, to_ticks(scenario.start),
                  to_ticks(scenario.end));
   if (options.record_log) check_run_log_projection(scenario);
@@ -338,7 +332,7 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
   const bool has_directory = !directory.empty();
   const RunResults results(scenario, system, *algorithm, executor, signals, grid,
                            scenario.monolithic_reference && writes ? &reference : nullptr,
-                           exchange ? &*exchange : nullptr);
+                           dispatcher ? &*dispatcher : nullptr);
   const auto began = Clock::now();
   const auto wall_time = [&] { return std::chrono::duration<double>(Clock::now() - began).count(); };
   RunEnd end;
@@ -347,7 +341,7 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
   bool failed_here_alone = false;  // under MPI: rank 0's log failed while the others step on
   try {
     if (recorder) prepare_here([&] { recorder->begin(log_header(scenario, system, *algorithm), system); });
-    if (exchange) exchange->settle(rank_error);
+    if (dispatcher) dispatcher->settle(rank_error);
     if (!rank_error.empty()) throw ConfigurationError(rank_error);  // not reached: settle threw
     executor.initialize();
     if (recorder) recorder->algorithm_started(*algorithm);
@@ -369,8 +363,6 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
       progress.reached(executor.frontier());
       end.reached = time_all_slaves_reached(executor, to_ticks(scenario.start));
     }
-    // A setup, save or restore that failed on some rank after the last exchange.
-    if (exchange) exchange->settle();
     if (end.signal != 0) end.status = "interrupted";
     log_ended = true;
     if (recorder) {
@@ -464,7 +456,7 @@ void validate_scenario(const Scenario& scenario) {
   System system = build_system(scenario, catalog);
   const std::unique_ptr<Algorithm> algorithm = make_algorithm(scenario);
   resolve_signals(scenario, system);
-  SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
+  Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
                               evaluation_grid(scenario));
   const RunPacer pacer(parse_clock(scenario.clock, scenario.source), system,
                        to_ticks(scenario.start), to_ticks(scenario.end));

@@ -14,7 +14,7 @@ namespace {
 constexpr std::size_t kNoCall = std::numeric_limits<std::size_t>::max();
 
 /// How many calls `couplet run` makes before the algorithm's first plan: a
-/// setup per slave, then the passes of SequentialExecutor::compute_initial_outputs,
+/// setup per slave, then the passes of Executor::compute_initial_outputs,
 /// an output evaluation of every slave each. Plan indices cannot tell them
 /// apart from the first plan's calls (both carry 0); counting stops early where
 /// the log holds something else there.
@@ -311,7 +311,7 @@ class GridValues {
       set(index, step.slave, j, step.samples[row * outputs + j]);
   }
 
-  // The same expression as SequentialExecutor::interpolate_grid: the same bits.
+  // The same expression as Executor::interpolate_grid: the same bits.
   void interpolate(const LoggedCall& step, std::size_t before, Time time, std::size_t index) {
     const double weight =
         static_cast<double>(time - step.start) / static_cast<double>(step.end - step.start);

@@ -14,15 +14,11 @@ namespace couplet::tools {
 
 namespace {
 
-// What a rank reports at the head of its part of every exchange.
-struct Header {
-  std::int32_t kind = 0;  ///< 0: fine; else a FailureKind
-  std::int32_t unused = 0;
-  std::uint64_t slave = 0;  ///< the slave that failed
-};
+using Header = MpiDispatcher::Header;
+constexpr std::uint32_t kNotInWave = MpiDispatcher::kNotInWave;
 static_assert(sizeof(Header) == 16);
 
-// The error type travels with the message, so that every rank throws what the
+// The error's type travels with its message, so that every rank throws what the
 // failing rank caught (and `couplet` exits with the same status everywhere).
 enum FailureKind : std::int32_t { kSlave = 1, kProtocol = 2, kConfiguration = 3, kOther = 4 };
 
@@ -31,6 +27,19 @@ FailureKind kind_of(const std::exception& error) {
   if (dynamic_cast<const ProtocolViolation*>(&error) != nullptr) return kProtocol;
   if (dynamic_cast<const ConfigurationError*>(&error) != nullptr) return kConfiguration;
   return kOther;
+}
+
+std::exception_ptr make_error(int kind, const std::string& text) {
+  switch (kind) {
+    case kSlave:
+      return std::make_exception_ptr(SlaveError(text));
+    case kProtocol:
+      return std::make_exception_ptr(ProtocolViolation(text));
+    case kConfiguration:
+      return std::make_exception_ptr(ConfigurationError(text));
+    default:
+      return std::make_exception_ptr(std::runtime_error(text));
+  }
 }
 
 void check(int status, const char* call) {
@@ -50,352 +59,261 @@ int as_count(std::size_t bytes) {
   return static_cast<int>(bytes);
 }
 
-bool same_bits(const Polynomial& a, const Polynomial& b) {
-  return std::memcmp(&a, &b, sizeof(Polynomial)) == 0;
+std::size_t result_bytes(const ActionResults& results) {
+  return (results.outputs.size() + results.samples.size() + results.linearization.size()) *
+         sizeof(double);
 }
 
-/// Stands for one slave on every rank; the real slave lives only in the
-/// exchange of the rank that owns it.
-class MpiSlave final : public Slave {
+/// Copies `results`' buffers to `to` (pack) or fills them from `from` (unpack).
+void pack(const ActionResults& results, std::uint8_t* to) {
+  for (const std::span<double> part : {results.outputs, results.samples, results.linearization}) {
+    if (part.empty()) continue;
+    std::memcpy(to, part.data(), part.size_bytes());
+    to += part.size_bytes();
+  }
+}
+void unpack(const std::uint8_t* from, const ActionResults& results) {
+  for (const std::span<double> part : {results.outputs, results.samples, results.linearization}) {
+    if (part.empty()) continue;
+    std::memcpy(part.data(), from, part.size_bytes());
+    from += part.size_bytes();
+  }
+}
+
+/// In the place of another rank's slave: its description, for the replicated
+/// master. The executor never calls it (MpiDispatcher::calls_slave); a call
+/// that reached it anyway would be a wrong result, so it is refused.
+class ElsewhereSlave final : public Slave {
  public:
-  MpiSlave(MpiExchange& exchange, std::size_t index, SlaveDescription description)
-      : exchange_(exchange), index_(index), description_(std::move(description)) {}
+  ElsewhereSlave(std::string name, int rank, SlaveDescription description)
+      : name_(std::move(name)), rank_(rank), description_(std::move(description)) {}
   const SlaveDescription& description() const override { return description_; }
-  void setup(Time start) override { exchange_.setup(index_, start); }
-  void evaluate_outputs(std::span<const Polynomial> inputs,
-                        std::span<double> end_outputs) override {
-    exchange_.evaluate_outputs(index_, inputs, end_outputs);
+  void setup(Time) override { refuse("setup"); }
+  void evaluate_outputs(std::span<const Polynomial>, std::span<double>) override {
+    refuse("evaluate_outputs");
+  }
+  void step(const StepRequest&, const OutputBuffers&) override { refuse("step"); }
+  void save_state() override { refuse("save_state"); }
+  void restore_state() override { refuse("restore_state"); }
+  void linearize(std::span<const Polynomial>, std::span<double>) override { refuse("linearize"); }
+
+ private:
+  [[noreturn]] void refuse(const char* call) const {
+    throw ProtocolViolation("slave '" + name_ + "' runs on MPI rank " + std::to_string(rank_) +
+                            ": " + call + " cannot be called here");
+  }
+  std::string name_;
+  int rank_;
+  SlaveDescription description_;
+};
+
+/// This rank's slave: a failed setup is kept for the next exchange instead of
+/// stopping this rank alone before the others.
+class OwnedSlave final : public Slave {
+ public:
+  OwnedSlave(MpiDispatcher& dispatcher, std::size_t index, std::unique_ptr<Slave> slave)
+      : dispatcher_(dispatcher), index_(index), slave_(std::move(slave)) {}
+  const SlaveDescription& description() const override { return slave_->description(); }
+  void setup(Time start) override {
+    try {
+      slave_->setup(start);
+    } catch (const std::exception& error) {
+      dispatcher_.keep_failure(index_, error);
+    }
+  }
+  void evaluate_outputs(std::span<const Polynomial> inputs, std::span<double> outputs) override {
+    noting([&] { slave_->evaluate_outputs(inputs, outputs); });
   }
   void step(const StepRequest& request, const OutputBuffers& result) override {
-    exchange_.step(index_, request, result);
+    noting([&] { slave_->step(request, result); });
   }
-  void announce_step(const StepRequest& request) override {
-    exchange_.announce_step(index_, request);
-  }
+  void announce_step(const StepRequest& request) override { slave_->announce_step(request); }
   void announce_outputs(std::span<const Polynomial> inputs) override {
-    exchange_.announce_outputs(index_, inputs);
+    slave_->announce_outputs(inputs);
   }
-  void save_state() override { exchange_.save_state(index_); }
-  void restore_state() override { exchange_.restore_state(index_); }
+  LinkStepReport last_link_report() const override { return slave_->last_link_report(); }
+  void save_state() override {
+    noting([&] { slave_->save_state(); });
+  }
+  void restore_state() override {
+    noting([&] { slave_->restore_state(); });
+  }
   void linearize(std::span<const Polynomial> inputs, std::span<double> linearization) override {
-    exchange_.linearize(index_, inputs, linearization);
+    noting([&] { slave_->linearize(inputs, linearization); });
   }
 
  private:
-  MpiExchange& exchange_;
+  // The dispatcher learns what a call threw (ActionCalls keeps the exception
+  // but does not show it), to send it to the other ranks.
+  template <typename Call>
+  void noting(Call&& call) {
+    try {
+      call();
+    } catch (const std::exception& error) {
+      dispatcher_.note_call_failure(index_, error);
+      throw;
+    }
+  }
+
+  MpiDispatcher& dispatcher_;
   std::size_t index_;
-  SlaveDescription description_;
+  std::unique_ptr<Slave> slave_;
 };
 
 }  // namespace
 
-struct MpiExchange::Member {
-  std::string name;
-  SlaveDescription description;
-  std::unique_ptr<Slave> local;       ///< on the owning rank only
-  std::size_t end_output_values = 0;  ///< (derivative order + 1) × outputs
-  std::size_t linearization_values = 0;
-
-  // The call being shared: announced (in a wave) or made now.
-  Call call = Call::none;
-  bool announced = false;  ///< waits in the wave for the executor to make it
-  bool ready = false;      ///< `result` holds its result
-  Time start = 0;
-  Time end = 0;
-  std::vector<Polynomial> inputs;
-  std::vector<Time> sample_times;
-  std::vector<double> result;  ///< step: end outputs, then the samples; evaluate: end outputs
-
-  void take(Call kind, std::span<const Polynomial> call_inputs) {
-    call = kind;
-    inputs.assign(call_inputs.begin(), call_inputs.end());
-  }
-  void take(const StepRequest& request) {
-    take(Call::step, request.inputs);
-    start = request.start;
-    end = request.end;
-    sample_times.assign(request.sample_times.begin(), request.sample_times.end());
-  }
-  bool same_request(const StepRequest& request) const {
-    return call == Call::step && request.start == start && request.end == end &&
-           std::equal(request.inputs.begin(), request.inputs.end(), inputs.begin(), inputs.end(),
-                      same_bits) &&
-           std::equal(request.sample_times.begin(), request.sample_times.end(),
-                      sample_times.begin(), sample_times.end());
-  }
-  bool same_inputs(std::span<const Polynomial> call_inputs) const {
-    return std::equal(call_inputs.begin(), call_inputs.end(), inputs.begin(), inputs.end(),
-                      same_bits);
-  }
-};
-
-struct MpiExchange::Failure {
-  FailureKind kind = kOther;
+struct MpiDispatcher::Failure {
+  std::int32_t kind = kOther;
   std::size_t slave = 0;
   std::string message;
 };
 
 int owner_rank(std::size_t slave, std::size_t count, int ranks) {
-  // Block b holds slaves [b·count/ranks, (b+1)·count/ranks).
+  // Rank r owns slaves [⌈r·count/ranks⌉, ⌈(r+1)·count/ranks⌉).
   const auto r = static_cast<std::size_t>(ranks);
   return static_cast<int>(((slave + 1) * r - 1) / count);
 }
 
-MpiExchange::MpiExchange(const MpiSession& session, std::size_t slave_count)
+MpiDispatcher::MpiDispatcher(const MpiSession& session, System& system)
     : rank_(session.rank()), ranks_(session.size()) {
-  owners_.resize(slave_count);
-  members_.resize(slave_count);
-  for (std::size_t s = 0; s < slave_count; ++s) {
-    owners_[s] = owner_rank(s, slave_count, ranks_);
-    members_[s] = std::make_unique<Member>();
+  const std::size_t count = system.slave_count();
+  owners_.resize(count);
+  names_.resize(count);
+  for (std::size_t s = 0; s < count; ++s) {
+    owners_[s] = owner_rank(s, count, ranks_);
+    names_[s] = system.slave_name(s);
+    const SlaveDescription description = system.description(s);
+    // Another rank's slave is freed here, before its setup allocates its solver.
+    std::unique_ptr<Slave> real = system.replace_slave(
+        s, std::make_unique<ElsewhereSlave>(names_[s], owners_[s], description));
+    if (owns(s)) system.replace_slave(s, std::make_unique<OwnedSlave>(*this, s, std::move(real)));
   }
-  first_action_.assign(slave_count, SlaveAction::step);
-  has_action_.assign(slave_count, false);
-  wave_.reserve(slave_count);
-  single_.reserve(1);
+  noted_kind_.assign(count, 0);
+  noted_message_.assign(count, {});
   counts_.resize(static_cast<std::size_t>(ranks_));
   displacements_.resize(static_cast<std::size_t>(ranks_));
+  cursor_.resize(static_cast<std::size_t>(ranks_));
 }
 
-MpiExchange::~MpiExchange() = default;
+MpiDispatcher::~MpiDispatcher() = default;
 
-void MpiExchange::adopt(std::size_t slave, std::string name, const SlaveDescription& description,
-                        std::unique_ptr<Slave> local) {
-  Member& member = *members_[slave];
-  member.name = std::move(name);
-  member.description = description;
-  member.local = owns(slave) ? std::move(local) : nullptr;
-  member.end_output_values =
-      static_cast<std::size_t>(description.capabilities.output_derivative_order + 1) *
-      description.outputs.size();
-  member.linearization_values =
-      description.capabilities.can_linearize ? LinearizationLayout::of(description).size() : 0;
-  member.inputs.reserve(description.inputs.size());
-  member.result.reserve(member.end_output_values);
-}
-
-void distribute(System& system, MpiExchange& exchange) {
-  for (std::size_t s = 0; s < system.slave_count(); ++s) {
-    const SlaveDescription description = system.description(s);
-    std::unique_ptr<Slave> proxy = std::make_unique<MpiSlave>(exchange, s, description);
-    std::unique_ptr<Slave> real = system.replace_slave(s, std::move(proxy));
-    // Another rank's slave goes now, before its setup allocates its solver.
-    exchange.adopt(s, system.slave_name(s), description, std::move(real));
-  }
-}
-
-void MpiExchange::plan_started(std::span<const PlannedAction> actions) {
-  std::fill(has_action_.begin(), has_action_.end(), false);
-  for (const PlannedAction& action : actions) {
-    if (has_action_[action.slave]) continue;
-    has_action_[action.slave] = true;
-    first_action_[action.slave] = action.action;
-  }
-}
-
-// ---- calls without a result: carried out by the owner at once; a failure waits for the next
-// exchange ----
-
-void MpiExchange::keep_failure(std::size_t slave, const std::exception& error) {
+void MpiDispatcher::keep_failure(std::size_t slave, const std::exception& error) {
   if (kept_) return;  // the first one is the one to report
   kept_ = std::make_unique<Failure>(Failure{kind_of(error), slave, error.what()});
 }
 
-void MpiExchange::setup(std::size_t slave, Time start) {
-  Member& member = *members_[slave];
-  if (!member.local || kept_) return;
-  try {
-    member.local->setup(start);
-  } catch (const std::exception& error) {
-    keep_failure(slave, error);
-  }
+void MpiDispatcher::note_call_failure(std::size_t slave, const std::exception& error) {
+  noted_kind_[slave] = kind_of(error);
+  noted_message_[slave] = error.what();
 }
 
-void MpiExchange::save_state(std::size_t slave) {
-  Member& member = *members_[slave];
-  if (!member.local || kept_) return;
-  try {
-    member.local->save_state();
-  } catch (const std::exception& error) {
-    keep_failure(slave, error);
-  }
-}
-
-void MpiExchange::restore_state(std::size_t slave) {
-  Member& member = *members_[slave];
-  if (!member.local || kept_) return;
-  try {
-    member.local->restore_state();
-  } catch (const std::exception& error) {
-    keep_failure(slave, error);
-  }
-}
-
-// ---- announcements: an announced call joins the wave when it is its slave's first action in the
-// plan ----
-
-void MpiExchange::announce_step(std::size_t slave, const StepRequest& request) {
-  if (!has_action_[slave] || first_action_[slave] != SlaveAction::step) return;
-  has_action_[slave] = false;  // a second step of the slave in this plan is made on its own
-  Member& member = *members_[slave];
-  member.take(request);
-  member.announced = true;
-  member.ready = false;
-  wave_.push_back(slave);
-}
-
-void MpiExchange::announce_outputs(std::size_t slave, std::span<const Polynomial> inputs) {
-  if (!has_action_[slave] || first_action_[slave] != SlaveAction::evaluate_outputs) return;
-  has_action_[slave] = false;
-  Member& member = *members_[slave];
-  member.take(Call::evaluate, inputs);
-  member.announced = true;
-  member.ready = false;
-  wave_.push_back(slave);
-}
-
-// ---- calls with a result ----
-
-void MpiExchange::step(std::size_t slave, const StepRequest& request, const OutputBuffers& result) {
-  Member& member = *members_[slave];
-  if (member.announced) {
-    if (!member.ready) run_wave();
-    if (!member.same_request(request)) {
-      throw ProtocolViolation("slave '" + member.name + "': step differs from the announced one");
-    }
-    member.announced = false;
+void MpiDispatcher::carry_out(std::span<const PlannedAction> wave, ActionCalls& calls) {
+  // This rank's calls, in plan order, up to its first failure: the executor
+  // stops at the first failed action, so the sequential dispatcher would not
+  // have made the calls after it either.
+  Header header;
+  if (kept_) {
+    header = {kept_->kind, kNotInWave, kept_->slave};
   } else {
-    member.take(request);
-    single_.assign(1, slave);
-    exchange(single_);
-    ++counters_.single_calls;
-  }
-  deliver(member, result.end_outputs, result.samples);
-}
-
-void MpiExchange::evaluate_outputs(std::size_t slave, std::span<const Polynomial> inputs,
-                                   std::span<double> outputs) {
-  Member& member = *members_[slave];
-  if (member.announced) {
-    if (!member.ready) run_wave();
-    if (member.call != Call::evaluate || !member.same_inputs(inputs)) {
-      throw ProtocolViolation("slave '" + member.name +
-                              "': evaluate_outputs differs from the announced one");
+    for (std::size_t k = 0; k < wave.size(); ++k) {
+      const PlannedAction& action = wave[k];
+      if (!owns(action.slave)) continue;
+      calls.call(action);
+      if (calls.failed(action)) {
+        const std::int32_t kind =
+            noted_kind_[action.slave] != 0 ? noted_kind_[action.slave] : kOther;
+        header = {kind, static_cast<std::uint32_t>(k), action.slave};
+        break;
+      }
     }
-    member.announced = false;
-  } else {
-    member.take(Call::evaluate, inputs);
-    single_.assign(1, slave);
-    exchange(single_);
-    ++counters_.single_calls;
   }
-  deliver(member, outputs, {});
-}
-
-void MpiExchange::linearize(std::size_t slave, std::span<const Polynomial> inputs,
-                            std::span<double> linearization) {
-  Member& member = *members_[slave];
-  member.take(Call::linearize, inputs);
-  single_.assign(1, slave);
-  exchange(single_);
-  ++counters_.single_calls;
-  deliver(member, linearization, {});
-}
-
-void MpiExchange::deliver(Member& member, std::span<double> end_outputs,
-                          std::span<double> samples) {
-  const std::size_t head = std::min(end_outputs.size(), member.result.size());
-  std::copy_n(member.result.begin(), head, end_outputs.begin());
-  if (member.call == Call::step) {
-    std::copy_n(member.result.begin() + static_cast<std::ptrdiff_t>(head),
-                std::min(samples.size(), member.result.size() - head), samples.begin());
+  exchange(wave, &calls, header);
+  counters_.actions += wave.size();
+  // The failure first in plan order, of whichever rank: every rank fails that
+  // action with the same error (a failure outside the wave has thrown already).
+  int failed_rank = -1;
+  Header first;
+  first.position = kNotInWave;
+  for (int r = 0; r < ranks_; ++r) {
+    const Header reported = header_of(r);
+    if (reported.kind != 0 && reported.position < first.position) {
+      first = reported;
+      failed_rank = r;
+    }
   }
-  member.ready = false;
+  if (failed_rank < 0) return;
+  const std::string& local = noted_message_[first.slave];
+  calls.fail(wave[first.position],
+             make_error(first.kind, failure_text(failed_rank, first.slave,
+                                                 broadcast_message(failed_rank, local))));
 }
 
-void MpiExchange::run_wave() {
-  counters_.wave_calls += wave_.size();
-  exchange(wave_);
-  wave_.clear();
-}
-
-void MpiExchange::settle(const std::string& local_error) {
+void MpiDispatcher::settle(const std::string& local_error) {
   if (!local_error.empty() && !kept_) {
-    kept_ = std::make_unique<Failure>(Failure{kConfiguration, owners_.size(), local_error});
+    keep_failure(owners_.size(), ConfigurationError(local_error));
   }
-  exchange({});
+  Header header;
+  if (kept_) header = {kept_->kind, kNotInWave, kept_->slave};
+  exchange({}, nullptr, header);
 }
 
-std::size_t MpiExchange::result_doubles(const Member& member) const {
-  switch (member.call) {
-    case Call::step:
-      return member.end_output_values +
-             member.sample_times.size() * member.description.outputs.size();
-    case Call::evaluate:
-      return member.end_output_values;
-    case Call::linearize:
-      return member.linearization_values;
-    case Call::none:
-      break;
-  }
-  return 0;
+Header MpiDispatcher::header_of(int rank) const {
+  Header header;
+  std::memcpy(&header, receive_.data() + displacements_[static_cast<std::size_t>(rank)],
+              sizeof header);
+  return header;
 }
 
-void MpiExchange::carry_out(Member& member) {
-  std::span<double> result(member.result);
-  switch (member.call) {
-    case Call::step: {
-      const StepRequest request{member.start, member.end, member.inputs, member.sample_times};
-      member.local->step(request, OutputBuffers{result.first(member.end_output_values),
-                                                result.subspan(member.end_output_values)});
-      break;
-    }
-    case Call::evaluate:
-      member.local->evaluate_outputs(member.inputs, result);
-      break;
-    case Call::linearize:
-      member.local->linearize(member.inputs, result);
-      break;
-    case Call::none:
-      break;
+std::string MpiDispatcher::failure_text(int failed_rank, std::uint64_t slave,
+                                        const std::string& message) const {
+  if (slave < names_.size()) {
+    return "slave '" + names_[slave] + "' (MPI rank " + std::to_string(failed_rank) +
+           "): " + message;
   }
+  return "MPI rank " + std::to_string(failed_rank) + ": " + message;
 }
 
-// One collective: each rank carries out the calls of `calls` it owns (in
-// order), then MPI_Allgatherv gives every rank every result. The sizes of all
-// parts follow from the calls, which every rank knows alike, so no sizes travel.
-void MpiExchange::exchange(std::span<const std::size_t> calls) {
-  for (const std::size_t slave : calls) {
-    Member& member = *members_[slave];
-    member.result.resize(result_doubles(member));
-    if (!member.local || kept_) continue;
-    try {
-      carry_out(member);
-    } catch (const std::exception& error) {
-      keep_failure(slave, error);
+// The message exists on the failing rank only; every rank, having seen the
+// same headers, takes part in the same broadcast.
+std::string MpiDispatcher::broadcast_message(int root, const std::string& message) const {
+  std::uint64_t length = rank_ == root ? message.size() : 0;
+  check(MPI_Bcast(&length, 1, MPI_UINT64_T, root, MPI_COMM_WORLD), "MPI_Bcast");
+  std::string text = rank_ == root ? message : std::string(length, '\0');
+  if (length > 0) {
+    check(MPI_Bcast(text.data(), as_count(length), MPI_CHAR, root, MPI_COMM_WORLD), "MPI_Bcast");
+  }
+  return text;
+}
+
+// One collective: a header from each rank and the results of the wave's calls
+// it made, in plan order. The size of every part follows from the wave and the
+// result buffers, which every rank's executor has sized alike, so no sizes
+// travel. A failure outside any wave (a setup, a rank's own preparation) is
+// thrown on every rank from here.
+void MpiDispatcher::exchange(std::span<const PlannedAction> wave, ActionCalls* calls,
+                             const Header& header) {
+  std::fill(counts_.begin(), counts_.end(), static_cast<int>(sizeof(Header)));
+  if (calls != nullptr) {
+    for (const PlannedAction& action : wave) {
+      counts_[static_cast<std::size_t>(owners_[action.slave])] +=
+          as_count(result_bytes(calls->results(action)));
     }
   }
   std::size_t total = 0;
-  std::fill(counts_.begin(), counts_.end(), static_cast<int>(sizeof(Header)));
-  for (const std::size_t slave : calls) {
-    counts_[static_cast<std::size_t>(owners_[slave])] +=
-        as_count(members_[slave]->result.size() * sizeof(double));
-  }
   for (std::size_t r = 0; r < counts_.size(); ++r) {
     displacements_[r] = as_count(total);
     total += static_cast<std::size_t>(counts_[r]);
   }
   send_.resize(static_cast<std::size_t>(counts_[static_cast<std::size_t>(rank_)]));
-  Header header;
-  if (kept_) header = {kept_->kind, 0, kept_->slave};
   std::memcpy(send_.data(), &header, sizeof header);
   std::size_t at = sizeof header;
-  for (const std::size_t slave : calls) {
-    if (!owns(slave)) continue;
-    const std::vector<double>& result = members_[slave]->result;
-    if (!result.empty())
-      std::memcpy(send_.data() + at, result.data(), result.size() * sizeof(double));
-    at += result.size() * sizeof(double);
+  if (calls != nullptr) {
+    for (const PlannedAction& action : wave) {
+      if (!owns(action.slave)) continue;
+      const ActionResults results = calls->results(action);
+      pack(results, send_.data() + at);
+      at += result_bytes(results);
+    }
   }
   receive_.resize(total);
   const auto began = std::chrono::steady_clock::now();
@@ -407,52 +325,24 @@ void MpiExchange::exchange(std::span<const std::size_t> calls) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   ++counters_.exchanges;
   counters_.bytes_received += total;
-  // The first failing rank's error, thrown on every rank.
-  for (int r = 0; r < ranks_; ++r) {
-    Header reported;
-    std::memcpy(&reported, receive_.data() + displacements_[static_cast<std::size_t>(r)],
-                sizeof reported);
-    if (reported.kind != 0) throw_failure(r, reported.kind, reported.slave);
-  }
-  std::vector<std::size_t>& cursor = cursor_;
-  cursor.assign(static_cast<std::size_t>(ranks_), sizeof(Header));
-  for (std::size_t r = 0; r < cursor.size(); ++r)
-    cursor[r] += static_cast<std::size_t>(displacements_[r]);
-  for (const std::size_t slave : calls) {
-    Member& member = *members_[slave];
-    std::size_t& from = cursor[static_cast<std::size_t>(owners_[slave])];
-    const std::size_t bytes = member.result.size() * sizeof(double);
-    if (!owns(slave) && bytes > 0) std::memcpy(member.result.data(), receive_.data() + from, bytes);
-    from += bytes;
-    member.ready = true;
-  }
-}
 
-void MpiExchange::throw_failure(int failed_rank, int kind, std::uint64_t slave) {
-  // The message exists on the failing rank only: it follows in a broadcast that
-  // every rank, having seen the same headers, makes alike.
-  std::uint64_t length = rank_ == failed_rank && kept_ ? kept_->message.size() : 0;
-  check(MPI_Bcast(&length, 1, MPI_UINT64_T, failed_rank, MPI_COMM_WORLD), "MPI_Bcast");
-  std::string message(length, '\0');
-  if (rank_ == failed_rank && kept_) message = kept_->message;
-  if (length > 0) {
-    check(MPI_Bcast(message.data(), as_count(length), MPI_CHAR, failed_rank, MPI_COMM_WORLD),
-          "MPI_Bcast");
+  for (int r = 0; r < ranks_; ++r) {
+    const Header reported = header_of(r);
+    if (reported.kind == 0 || reported.position != kNotInWave) continue;
+    const std::string text = failure_text(
+        r, reported.slave, broadcast_message(r, kept_ ? kept_->message : std::string()));
+    kept_.reset();
+    std::rethrow_exception(make_error(reported.kind, text));
   }
-  kept_.reset();
-  std::string text = slave < members_.size()
-                         ? "slave '" + members_[slave]->name + "' (MPI rank " +
-                               std::to_string(failed_rank) + "): " + message
-                         : "MPI rank " + std::to_string(failed_rank) + ": " + message;
-  switch (kind) {
-    case kSlave:
-      throw SlaveError(text);
-    case kProtocol:
-      throw ProtocolViolation(text);
-    case kConfiguration:
-      throw ConfigurationError(text);
-    default:
-      throw std::runtime_error(text);
+  if (calls == nullptr) return;
+  for (std::size_t r = 0; r < cursor_.size(); ++r) {
+    cursor_[r] = static_cast<std::size_t>(displacements_[r]) + sizeof(Header);
+  }
+  for (const PlannedAction& action : wave) {
+    const ActionResults results = calls->results(action);
+    std::size_t& from = cursor_[static_cast<std::size_t>(owners_[action.slave])];
+    if (!owns(action.slave)) unpack(receive_.data() + from, results);
+    from += result_bytes(results);
   }
 }
 

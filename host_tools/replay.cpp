@@ -9,7 +9,7 @@
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/scenario.hpp"
 #include "host_tools/system_builder.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 
 namespace couplet::tools {
 
@@ -221,7 +221,7 @@ System replay_system(const RunLog& log, CallCursor& cursor) {
 
 /// After plan `plan`: progress and internals against the record.
 void compare_plan(const RunLog& log, const CallCursor& cursor, std::uint64_t plan,
-                  const SequentialExecutor& executor, const Algorithm& algorithm,
+                  const Executor& executor, const Algorithm& algorithm,
                   std::vector<double>& internals) {
   if (plan > log.plans.size()) {
     throw ReplayExhausted("the log ends before the record of plan " + std::to_string(plan));
@@ -269,7 +269,7 @@ ReplayOutcome replay_checked_log(const RunLog& log, const ReplayAlgorithmMaker& 
   check_header_against_scenario(log, scenario, *algorithm);
   CallCursor cursor(log);
   System system = replay_system(log, cursor);
-  SequentialExecutor executor(system, *algorithm, log.start, log.end, evaluation_grid(scenario));
+  Executor executor(system, *algorithm, log.start, log.end, evaluation_grid(scenario));
 
   ReplayOutcome outcome;
   std::uint64_t plan = 0;

@@ -159,7 +159,7 @@ void CompositeSlave::violation(const std::string& why) const {
 void CompositeSlave::setup(Time start) {
   time_ = start;
   saved_ = false;
-  executor_ = std::make_unique<SequentialExecutor>(system_, *algorithm_, start, kInnerEnd, std::vector<Time>{});
+  executor_ = std::make_unique<Executor>(system_, *algorithm_, start, kInnerEnd, std::vector<Time>{});
   executor_->initialize();
   algorithm_->set_horizon(start);
 }

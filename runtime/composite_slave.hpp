@@ -10,7 +10,7 @@
 // "member.output" (an output may feed inputs inside and outside the group, and stays
 // available as an evaluation signal). Outer names are thus "group.member.port".
 //
-// Inside, the composite runs its own SequentialExecutor over a System of the members
+// Inside, the composite runs its own Executor over a System of the members
 // plus one stand-in slave for the outside, whose outputs the group's own inputs are
 // connected to. The algorithm hands the outer input polynomials to their targets
 // unchanged (GivenInputs) and never steps the stand-in. A step request [t, t+H]:
@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "runtime/algorithms/ifosmondi_algorithm.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 #include "couplet/slave.hpp"
 #include "runtime/system.hpp"
 
@@ -88,7 +88,7 @@ class CompositeSlave final : public Slave, private IfosmondiStepListener {
   std::size_t outside_ = 0;                      ///< the stand-in slave's index in system_
   std::vector<Polynomial> outside_polynomials_;  ///< the composite's inputs, one per outside output
   std::unique_ptr<IfosmondiAlgorithm> algorithm_;
-  std::unique_ptr<SequentialExecutor> executor_;
+  std::unique_ptr<Executor> executor_;
   SlaveDescription description_;
   std::vector<PortReference> outputs_;  ///< composite output → member output
   std::vector<Time> sample_times_;  ///< of the step being run

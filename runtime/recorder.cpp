@@ -277,7 +277,7 @@ void Recorder::state_restored(std::size_t slave) {
   publish();
 }
 
-void Recorder::plan_finished(const SequentialExecutor& executor, const Algorithm& algorithm,
+void Recorder::plan_finished(const Executor& executor, const Algorithm& algorithm,
                              std::int64_t pacer_lateness_ns) {
   ++plan_;
   algorithm.internal_values(internals_);

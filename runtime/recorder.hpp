@@ -32,7 +32,7 @@
 
 #include "protocol/run_log_frame.hpp"
 #include "runtime/algorithm.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 
 namespace couplet {
 
@@ -97,7 +97,7 @@ class Recorder final : public ExecutorObserver {
   /// After each executor advance: progress and the algorithm's internals. Throws
   /// SlaveError when the log has passed RunLogHeader::max_bytes (after writing the
   /// plan's record: finish() then ends the log with the message).
-  void plan_finished(const SequentialExecutor& executor, const Algorithm& algorithm,
+  void plan_finished(const Executor& executor, const Algorithm& algorithm,
                      std::int64_t pacer_lateness_ns = 0);
 
   /// Writes the last record, waits for the writer to drain the queue and closes

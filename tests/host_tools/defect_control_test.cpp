@@ -13,7 +13,7 @@
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/system_builder.hpp"
 #include "runtime/algorithms/defect_controlled_jacobi.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 #include "support/allocation_counter.hpp"
 #include "test_support.hpp"
 
@@ -446,7 +446,7 @@ DirectRun run_directly(const std::vector<std::string>& assignments, bool rollbac
   }
   for (const tools::ConnectionSpec& connection : scenario.connections) system.connect(connection.from, connection.to);
   const auto algorithm = tools::make_algorithm(scenario);
-  SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end), {});
+  Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end), {});
   executor.initialize();
   while (executor.counters().macro_steps < 2) EXPECT_TRUE(executor.advance());
   const long before = allocations();
@@ -491,7 +491,7 @@ TEST(DefectControl, StepRecordHoldsTheControllerState) {
   System system = tools::build_system(scenario, models::ModelCatalog::builtin());
   const auto algorithm = tools::make_algorithm(scenario);
   const auto& defect_control = dynamic_cast<const DefectControlledJacobi&>(*algorithm);
-  SequentialExecutor executor(system, *algorithm, 0, to_ticks(1.0), {});
+  Executor executor(system, *algorithm, 0, to_ticks(1.0), {});
   executor.initialize();
   ASSERT_EQ(defect_control.connection_names().size(), 2U);
   ASSERT_EQ(defect_control.output_names().size(), 2U);

@@ -12,7 +12,7 @@
 #include "host_tools/system_builder.hpp"
 #include "models/slave_source.hpp"
 #include "runtime/decision_hash.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 #include "support/allocation_counter.hpp"
 #include "targets/device_source.hpp"
 #include "support/served_target.hpp"
@@ -49,7 +49,7 @@ std::string in_process_hash(const tools::Scenario& scenario, Time* end_time, dou
   for (const tools::ConnectionSpec& connection : scenario.connections)
     system.connect(connection.from, connection.to);
   const std::unique_ptr<Algorithm> algorithm = tools::make_algorithm(scenario);
-  SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
+  Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
                               tools::evaluation_grid(scenario));
   executor.initialize();
   while (executor.advance()) {
@@ -222,7 +222,7 @@ TEST(DeviceSdk, ServedDeviceAllocatesNothingAfterTheFirstStep) {
   const tools::Scenario scenario = tools::parse_scenario(text, "motor_allocations.yaml");
   System system = tools::build_system(scenario, models::ModelCatalog::builtin());
   const auto algorithm = tools::make_algorithm(scenario);
-  SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
+  Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
                               tools::evaluation_grid(scenario));
   executor.initialize();
   while (executor.counters().macro_steps < 2) ASSERT_TRUE(executor.advance());

@@ -20,7 +20,7 @@
 #include "runtime/algorithms/f3ornits.hpp"
 #include "couplet/errors.hpp"
 #include "runtime/metrics.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 #include "test_support.hpp"
 
 namespace couplet::testing {
@@ -126,7 +126,7 @@ ThreeSlaveRun run_three_slaves(double tol_rel) {
   settings.time_stepper.tol_rel = tol_rel;
   settings.initial_step = 0.05;
   F3ornits algorithm(settings);
-  SequentialExecutor executor(system, algorithm, 0, to_ticks(kEnd), grid(kEnd, 0.01));
+  Executor executor(system, algorithm, 0, to_ticks(kEnd), grid(kEnd, 0.01));
   executor.initialize();
   const Time periods[2] = {to_ticks(0.03), to_ticks(0.05)};
   ThreeSlaveRun result;
@@ -278,7 +278,7 @@ std::string configuration_error(const std::string& scenario, const std::vector<s
     const tools::Scenario loaded = load(scenario, assignments);
     System system = tools::build_system(loaded, models::ModelCatalog::builtin());
     const auto algorithm = tools::make_algorithm(loaded);
-    SequentialExecutor executor(system, *algorithm, to_ticks(loaded.start), to_ticks(loaded.end), {});
+    Executor executor(system, *algorithm, to_ticks(loaded.start), to_ticks(loaded.end), {});
     executor.initialize();
   } catch (const ConfigurationError& error) {
     return error.what();

@@ -15,7 +15,7 @@
 #include "models/ode_slave.hpp"
 #include "runtime/algorithms/ifosmondi_algorithm.hpp"
 #include "runtime/ifosmondi_test_slaves.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 #include "test_support.hpp"
 
 namespace couplet::testing {

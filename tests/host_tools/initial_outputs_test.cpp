@@ -8,7 +8,7 @@
 
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/system_builder.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 #include "test_support.hpp"
 
 namespace couplet::testing {
@@ -30,7 +30,7 @@ TEST(InitialOutputs, EveryDerivativeOrderIsConsistentThroughFeedthrough) {
   const tools::Scenario scenario = load("rotational_two_mass.yaml", {"time.end=1"});
   System system = tools::build_system(scenario, models::ModelCatalog::builtin());
   const auto algorithm = tools::make_algorithm(scenario);
-  SequentialExecutor executor(system, *algorithm, 0, to_ticks(1.0), {});
+  Executor executor(system, *algorithm, 0, to_ticks(1.0), {});
   executor.initialize();
   const StepSlot& tau2omega = executor.slots()[*system.find_slave("tau2omega")];
   const StepSlot& omega2tau = executor.slots()[*system.find_slave("omega2tau")];

@@ -1,6 +1,6 @@
 // CALL_LINEARIZE records of the run log (docs/run-log.md): a run whose algorithm
 // linearizes its slaves, recorded by the real Recorder driven by the real
-// SequentialExecutor, reads back, shows in inspect, exports, and replays bit
+// Executor, reads back, shows in inspect, exports, and replays bit
 // for bit; a linearization altered in the log is found at the step that used
 // it; a replayed master that linearizes with other inputs diverges there; a
 // malformed linearize record is refused naming its frame.
@@ -30,7 +30,7 @@
 #include "host_tools/system_builder.hpp"
 #include "protocol/run_log_frame.hpp"
 #include "runtime/recorder.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 #include "support/log_frames.hpp"
 
 namespace couplet::testing {
@@ -238,7 +238,7 @@ void record_run(const std::string& path) {
   LinearizedJacobi algorithm(kStep);
   const Time start = to_ticks(scenario.start);
   const Time end = to_ticks(scenario.end);
-  SequentialExecutor executor(system, algorithm, start, end, tools::evaluation_grid(scenario));
+  Executor executor(system, algorithm, start, end, tools::evaluation_grid(scenario));
   Recorder recorder(path);
   executor.set_observer(&recorder);
   RunLogHeader header;

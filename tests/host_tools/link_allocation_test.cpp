@@ -13,7 +13,7 @@
 #include "drivers/udp_transport.hpp"
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/system_builder.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 #include "support/allocation_counter.hpp"
 #include "targets/serve.hpp"
 #include "test_support.hpp"
@@ -87,7 +87,7 @@ long allocations_after_first_step(TransportPair transports, const std::string& r
   for (const tools::ConnectionSpec& connection : scenario.connections) system.connect(connection.from, connection.to);
 
   const auto algorithm = tools::make_algorithm(scenario);
-  SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
+  Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
                               tools::evaluation_grid(scenario));
   executor.initialize();
   while (executor.counters().macro_steps < 2) EXPECT_TRUE(executor.advance());

@@ -20,7 +20,7 @@
 #include "models/linear_model.hpp"
 #include "models/ode_slave.hpp"
 #include "runtime/algorithms/missiles.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 #include "test_support.hpp"
 
 namespace couplet::testing {
@@ -177,7 +177,7 @@ TEST(Missiles, SolvesAnAlgebraicLoopThroughFeedthrough) {
   system.connect("two.y", "one.u");
   system.connect("one.y", "two.u");
   Missiles algorithm(MissilesSettings{.step = to_ticks(0.01)});
-  SequentialExecutor executor(system, algorithm, 0, to_ticks(1.0), {});
+  Executor executor(system, algorithm, 0, to_ticks(1.0), {});
   executor.initialize();
   while (executor.advance()) {
   }

@@ -22,7 +22,7 @@
 #include "host_tools/system_builder.hpp"
 #include "protocol/run_log_frame.hpp"
 #include "runtime/recorder.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 #include "test_support.hpp"
 
 namespace couplet::testing {
@@ -477,7 +477,7 @@ TEST(ScenarioBounds, RecorderStopsTheRunAtItsCap) {
                             {tools::parse_override("algorithm.step=1.0e-4")});
   System system = tools::build_system(scenario, models::ModelCatalog::builtin());
   const auto algorithm = tools::make_algorithm(scenario);
-  SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
+  Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
                               tools::evaluation_grid(scenario));
   const std::string path = fresh_directory("bounds-cap").string() + ".log";
   std::string message;

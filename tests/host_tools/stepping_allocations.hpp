@@ -13,7 +13,7 @@
 #include "host_tools/commands.hpp"
 #include "host_tools/system_builder.hpp"
 #include "runtime/recorder.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 #include "support/allocation_counter.hpp"
 #include "test_support.hpp"
 
@@ -32,7 +32,7 @@ inline SteppingAllocations allocations_after_warm_up(const std::string& scenario
   const tools::Scenario scenario = load(scenario_name, assignments);
   System system = tools::build_system(scenario, models::ModelCatalog::builtin());
   const auto algorithm = tools::make_algorithm(scenario);
-  SequentialExecutor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
+  Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
                               tools::evaluation_grid(scenario));
   std::optional<Recorder> recorder;
   if (record) {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "couplet/errors.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 
 namespace couplet {
 namespace {
@@ -80,12 +80,12 @@ struct Bench {
   System system;
   RecordingSink* sink = nullptr;
   std::unique_ptr<F3ornits> algorithm;
-  std::unique_ptr<SequentialExecutor> executor;
+  std::unique_ptr<Executor> executor;
 
   void run(const F3ornitsSettings& settings, double end_seconds,
            const std::function<void(const F3ornits&)>& after_each_plan = {}) {
     algorithm = std::make_unique<F3ornits>(settings);
-    executor = std::make_unique<SequentialExecutor>(system, *algorithm, 0, to_ticks(end_seconds), std::vector<Time>{});
+    executor = std::make_unique<Executor>(system, *algorithm, 0, to_ticks(end_seconds), std::vector<Time>{});
     executor->initialize();
     while (executor->advance()) {
       if (after_each_plan) after_each_plan(*algorithm);

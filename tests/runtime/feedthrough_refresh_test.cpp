@@ -13,7 +13,7 @@
 #include "couplet/errors.hpp"
 #include "runtime/algorithms/gauss_seidel.hpp"
 #include "runtime/algorithms/jacobi.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 #include "runtime/system.hpp"
 
 namespace couplet {
@@ -192,7 +192,7 @@ void expect_consistent_chain(std::span<const StepSlot> slots, std::size_t length
 /// Runs to kEnd; `after_plan` sees the executor after every plan.
 template <typename AfterPlan>
 void run(System& system, Algorithm& algorithm, PlanObserver& observer, AfterPlan after_plan) {
-  SequentialExecutor executor(system, algorithm, 0, to_ticks(kEnd), {});
+  Executor executor(system, algorithm, 0, to_ticks(kEnd), {});
   executor.set_observer(&observer);
   executor.initialize();
   observer.plans.emplace_back();
@@ -213,7 +213,7 @@ TEST_P(FeedthroughRefresh, EachSlaveOfAChainIsEvaluatedOncePerMacroStep) {
     Graph graph;
     build_chain(graph, length);
     const auto algorithm = make_algorithm(algorithm_name(), input_order());
-    SequentialExecutor executor(graph.system, *algorithm, 0, to_ticks(kEnd), {});
+    Executor executor(graph.system, *algorithm, 0, to_ticks(kEnd), {});
     executor.initialize();
     const int evaluations_before_run = graph.evaluations();  // the initial outputs
     while (executor.advance()) {
@@ -237,7 +237,7 @@ TEST_P(FeedthroughRefresh, ChainOutputsAreConsistentAtEveryCommunicationTime) {
   PlanObserver observer;
   int checked = 0;
   run(graph.system, *algorithm, observer,
-      [&](const SequentialExecutor& executor, const std::vector<std::size_t>& evaluated) {
+      [&](const Executor& executor, const std::vector<std::size_t>& evaluated) {
         // One slave per level; f16 (index 0) is the last level.
         if (evaluated.empty()) return;
         ASSERT_EQ(evaluated.size(), 1U);
@@ -270,7 +270,7 @@ TEST_P(FeedthroughRefresh, DiamondLevelsShareAPlanAndAreAnnounced) {
   PlanObserver observer;
   std::vector<std::vector<std::size_t>> refresh_plans;
   run(graph.system, *algorithm, observer,
-      [&](const SequentialExecutor& executor, const std::vector<std::size_t>& evaluated) {
+      [&](const Executor& executor, const std::vector<std::size_t>& evaluated) {
         if (evaluated.empty()) return;
         refresh_plans.push_back(evaluated);
         std::sort(refresh_plans.back().begin(), refresh_plans.back().end());
@@ -310,7 +310,7 @@ TEST_P(FeedthroughRefresh, DerivativesOfOutputsWithoutFeedthroughAreReadAfterThe
   PlanObserver observer;
   std::size_t refresh_plans = 0;
   run(graph.system, *algorithm, observer,
-      [&](const SequentialExecutor& executor, const std::vector<std::size_t>& evaluated) {
+      [&](const Executor& executor, const std::vector<std::size_t>& evaluated) {
         if (evaluated.empty()) return;
         ++refresh_plans;
         if (evaluated.front() != 0) return;

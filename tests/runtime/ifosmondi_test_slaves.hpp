@@ -1,6 +1,6 @@
 #pragma once
 // Small analytic slaves for the IFOSMONDI tests, whose coupled solutions are known,
-// and a driver that runs an algorithm over a System with the SequentialExecutor.
+// and a driver that runs an algorithm over a System with the Executor.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "runtime/algorithms/ifosmondi_algorithm.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 #include "couplet/slave.hpp"
 #include "runtime/system.hpp"
 
@@ -184,7 +184,7 @@ struct RunResult {
 };
 
 inline RunResult run(System& system, Algorithm& algorithm, double end) {
-  SequentialExecutor executor(system, algorithm, 0, to_ticks(end), {});
+  Executor executor(system, algorithm, 0, to_ticks(end), {});
   executor.initialize();
   while (executor.advance()) {
   }

@@ -1,16 +1,23 @@
 #pragma once
-// Carries out an algorithm's plans on local slaves, one action after the other,
-// in virtual time (as fast as possible). Also samples every slave's outputs on the
-// evaluation grid: through the step request's sample times when the slave reports
-// intermediate samples (dense output), otherwise by linear interpolation of the
-// communication points (DESIGN §6).
+// Carries out an algorithm's plans in virtual time (as fast as possible). Also
+// samples every slave's outputs on the evaluation grid: through the step
+// request's sample times when the slave reports intermediate samples (dense
+// output), otherwise by linear interpolation of the communication points.
+//
+// A batch is carried out in waves (runtime/action_dispatcher.hpp): the
+// bookkeeping of each wave runs on the stepping thread in plan order, the slave
+// calls go to an ActionDispatcher — one after the other (the default), on a
+// thread pool (runtime/thread_pool_dispatcher.hpp) or over MPI processes. The
+// decisions, the observer's calls and the results do not depend on which.
 //
 // Real-time boundary: initialize() allocates; advance() does not, once the sample
 // buffers have grown to the largest step (fixed-step runs: after the first step).
 #include <cstdint>
+#include <exception>
 #include <span>
 #include <vector>
 
+#include "runtime/action_dispatcher.hpp"
 #include "runtime/algorithm.hpp"
 #include "runtime/decision_hash.hpp"
 #include "runtime/system.hpp"
@@ -21,9 +28,9 @@ namespace couplet {
 inline constexpr std::size_t kGridSamplesPerStepReserved = 64;
 
 struct RunCounters {
-  std::uint64_t macro_steps = 0;   ///< times the communication frontier advanced
-  std::uint64_t slave_steps = 0;   ///< step calls, repeats included
-  std::uint64_t rollbacks = 0;     ///< restore_state calls
+  std::uint64_t macro_steps = 0;  ///< times the communication frontier advanced
+  std::uint64_t slave_steps = 0;  ///< step calls, repeats included
+  std::uint64_t rollbacks = 0;    ///< restore_state calls
   /// Allocations on the stepping path: a step holding more samples than
   /// reserved at initialize() (the algorithm's own, plus
   /// kGridSamplesPerStepReserved evaluation-grid times).
@@ -35,12 +42,12 @@ struct GridTrace {
   std::vector<Time> times;
   std::vector<std::vector<double>> values;  ///< per slave: [grid point][output]
   bool interpolated(std::size_t slave) const { return interpolated_slaves[slave]; }
-  std::vector<bool> interpolated_slaves;    ///< true where communication points were interpolated
+  std::vector<bool> interpolated_slaves;  ///< true where communication points were interpolated
 };
 
 /// Sees every call the executor makes on a slave, on the stepping thread, after
-/// it returned (the run log's recorder, runtime/recorder.hpp). Must neither
-/// allocate nor block.
+/// it returned (the run log's recorder, runtime/recorder.hpp), in plan order
+/// whatever the dispatcher. Must neither allocate nor block.
 class ExecutorObserver {
  public:
   virtual ~ExecutorObserver() = default;
@@ -50,8 +57,8 @@ class ExecutorObserver {
   virtual void step_began(std::size_t slave) = 0;
   /// `request` as the slave received it (evaluation-grid sample times merged in),
   /// everything it returned and what its link saw.
-  virtual void slave_stepped(std::size_t slave, const StepRequest& request, const OutputBuffers& result,
-                             const LinkStepReport& link) = 0;
+  virtual void slave_stepped(std::size_t slave, const StepRequest& request,
+                             const OutputBuffers& result, const LinkStepReport& link) = 0;
   virtual void outputs_evaluated(std::size_t slave, std::span<const Polynomial> inputs,
                                  std::span<const double> outputs) = 0;
   /// A linearize action: the inputs it was given and what the slave returned.
@@ -61,14 +68,20 @@ class ExecutorObserver {
   virtual void state_restored(std::size_t slave) = 0;
 };
 
-class SequentialExecutor {
+class Executor {
  public:
   /// `grid` (may be empty) lists the evaluation times, increasing, within [start, end].
-  SequentialExecutor(System& system, Algorithm& algorithm, Time start, Time end,
-                     std::vector<Time> grid);
+  Executor(System& system, Algorithm& algorithm, Time start, Time end, std::vector<Time> grid);
+  Executor(const Executor&) = delete;  // the wave's calls point back at it
+  Executor& operator=(const Executor&) = delete;
 
   /// Every slave call from initialize() on goes to `observer` (may be null).
   void set_observer(ExecutorObserver* observer) { observer_ = observer; }
+  /// Who makes the slave calls, from initialize() on (null: one after the other
+  /// on the stepping thread). Must outlive the executor's use.
+  void set_dispatcher(ActionDispatcher* dispatcher) {
+    dispatcher_ = dispatcher != nullptr ? dispatcher : &sequential_;
+  }
 
   /// Validates the system for the algorithm, sets up slaves, computes consistent
   /// initial outputs and starts the algorithm.
@@ -85,15 +98,45 @@ class SequentialExecutor {
   std::span<const StepSlot> slots() const { return slots_; }
 
  private:
+  // The calls of the wave being carried out, for the dispatcher.
+  class WaveCalls final : public ActionCalls {
+   public:
+    explicit WaveCalls(Executor& executor) : executor_(executor) {}
+    void begin(std::span<const PlannedAction> wave);
+    void call(const PlannedAction& action) noexcept override;
+    ActionResults results(const PlannedAction& action) const override;
+    void fail(const PlannedAction& action, std::exception_ptr error) noexcept override;
+    bool failed(const PlannedAction& action) const noexcept override;
+    /// What `action`'s call threw (null: nothing).
+    std::exception_ptr failure(const PlannedAction& action) const noexcept {
+      return errors_[index(action)];
+    }
+    void reserve(std::size_t actions) { errors_.assign(actions, nullptr); }
+
+   private:
+    std::size_t index(const PlannedAction& action) const noexcept {
+      return static_cast<std::size_t>(&action - wave_.data());
+    }
+    Executor& executor_;
+    std::span<const PlannedAction> wave_;
+    std::vector<std::exception_ptr> errors_;  ///< per wave position
+  };
+
   void compute_initial_outputs();
-  void evaluate_outputs(std::size_t slave);
-  void linearize(std::size_t slave);
+  std::size_t wave_end(std::span<const PlannedAction> actions, std::size_t first);
+  void run_wave(std::span<const PlannedAction> wave);
+  void prepare(const PlannedAction& action);
+  void dispatch_and_complete(std::span<const PlannedAction> wave);
+  void call_slave(const PlannedAction& action);
+  ActionResults results_of(const PlannedAction& action);
+  void complete(const PlannedAction& action);
+  void complete_step(std::size_t slave);
   bool announce_steps();
   void announce_evaluations();
   std::size_t actions_on(std::size_t slave) const;
   Time time_when_stepped(const PlannedAction& action) const;
   void merge_sample_times(std::size_t slave);
-  void step_slave(std::size_t slave);
+  void prepare_step(std::size_t slave);
   void hash_request(std::size_t slave, const StepSlot& slot);
   void record_grid_samples(std::size_t slave, Time from, Time to, std::span<const double> samples,
                            std::span<const Time> sample_times);
@@ -103,6 +146,11 @@ class SequentialExecutor {
   System& system_;
   Algorithm& algorithm_;
   ExecutorObserver* observer_ = nullptr;
+  SequentialDispatcher sequential_;
+  ActionDispatcher* dispatcher_ = &sequential_;
+  WaveCalls calls_{*this};
+  std::vector<std::uint64_t> wave_of_slave_;  ///< the last wave holding each slave (wave_end)
+  std::uint64_t wave_number_ = 0;
   bool batch_announced_ = false;
   Time start_;
   Time end_;
