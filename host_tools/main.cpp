@@ -5,10 +5,12 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <unistd.h>
 
+#include "host_tools/chain_generator.hpp"
 #include "host_tools/commands.hpp"
 #include "host_tools/interrupt.hpp"
 #include "host_tools/log_commands.hpp"
@@ -116,6 +118,29 @@ int main(int argc, char** argv) {
   report->add_option("log", log_path, "run log, or the run's output directory")->required();
   report->add_option("-o,--output", report_path, "HTML file to write")->capture_default_str();
 
+  CLI::App* generate = app.add_subcommand("generate", "write a scenario from a template");
+  generate->require_subcommand(1);
+  ChainScenarioOptions chain_options;
+  std::string generated_path;
+  std::string chain_reference = "monolithic";
+  CLI::App* chain = generate->add_subcommand(
+      "chain", "the Kraft-Schweizer oscillator chain cut into subsystems (docs/chain.md)");
+  chain->add_option("--bodies", chain_options.bodies, "n_K, bodies of the chain")->required();
+  chain->add_option("--subsystems", chain_options.subsystems, "n, segments (1 to n_K)")->required();
+  chain->add_option("--end", chain_options.end, "horizon in seconds")->capture_default_str();
+  chain->add_option("--step", chain_options.step, "macro step H in seconds")->capture_default_str();
+  chain->add_option("--scheme", chain_options.scheme, "jacobi (Taylor inputs), explicit "
+                    "(extrapolated inputs) or semi-implicit")->capture_default_str();
+  chain->add_option("--order", chain_options.order, "input order k")->capture_default_str();
+  chain->add_option("--tolerance", chain_options.tolerance, "CVODE rtol = atol of each segment")
+      ->capture_default_str();
+  chain->add_option("--threads", chain_options.threads, "thread-pool executor with N threads");
+  chain->add_option("--perturbation", chain_options.perturbation,
+                    "semi-implicit: the coupling-force perturbation in newtons")->capture_default_str();
+  chain->add_option("--grid", chain_options.grid, "evaluation grid in seconds (default: end / 100)");
+  chain->add_option("--reference", chain_reference, "monolithic or none")->capture_default_str();
+  chain->add_option("-o,--output", generated_path, "scenario file to write (default: standard output)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -135,6 +160,23 @@ int main(int argc, char** argv) {
     if (models->parsed()) {
       if (fmu_paths.empty()) std::cout << describe_models(couplet::models::ModelCatalog::builtin());
       for (const std::string& path : fmu_paths) std::cout << describe_fmu(path);
+      return 0;
+    }
+    if (generate->parsed()) {
+      if (chain_reference != "monolithic" && chain_reference != "none") {
+        throw couplet::ConfigurationError("generate chain: --reference must be monolithic or none, got '" +
+                                          chain_reference + "'");
+      }
+      chain_options.reference = chain_reference == "monolithic";
+      const std::string yaml = chain_scenario_yaml(chain_options);
+      if (generated_path.empty()) {
+        std::cout << yaml;
+        return 0;
+      }
+      std::ofstream file(generated_path);
+      file << yaml;
+      file.close();
+      if (!file) throw couplet::ConfigurationError("generate chain: cannot write '" + generated_path + "'");
       return 0;
     }
     if (replay->parsed()) return replay_log_command(log_path, verify);

@@ -44,6 +44,7 @@ ModelCatalog ModelCatalog::builtin() {
   add_damper_models(entries);
   add_lotka_volterra_models(entries);
   add_coupling_models(entries);
+  add_chain_models(entries);
   return ModelCatalog(std::move(entries));
 }
 

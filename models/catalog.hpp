@@ -71,5 +71,6 @@ void add_car_models(std::vector<ModelEntry>& entries);             // car.cpp
 void add_damper_models(std::vector<ModelEntry>& entries);          // damper.cpp
 void add_lotka_volterra_models(std::vector<ModelEntry>& entries);  // lotka_volterra.cpp
 void add_coupling_models(std::vector<ModelEntry>& entries);        // coupling.cpp
+void add_chain_models(std::vector<ModelEntry>& entries);           // chain.cpp
 
 }  // namespace couplet::models

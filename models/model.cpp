@@ -15,6 +15,11 @@ const LinearForm* Model::linear_form(double) const {
   return nullptr;
 }
 
+bool Model::jacobians(double, std::span<const double>, std::span<const double>, std::span<double>,
+                      std::span<double>, std::span<double>, std::span<double>) const {
+  return false;
+}
+
 double Model::next_time_event() const {
   return std::numeric_limits<double>::infinity();
 }

@@ -82,6 +82,14 @@ class Model {
   /// containing t; nullptr for nonlinear models. Enables the exact solver.
   virtual const LinearForm* linear_form(double t) const;
 
+  /// Exact Jacobians of a nonlinear model at (t, x, u), each column-major (as
+  /// LinearizationLayout): a = ∂f/∂x (n × n), b = ∂f/∂u (n × m), c = ∂g/∂x
+  /// (q × n), d = ∂g/∂u (q × m). Returns false when the model has none; the
+  /// OdeSlave then linearizes by central differences. Must not allocate.
+  virtual bool jacobians(double t, std::span<const double> x, std::span<const double> u,
+                         std::span<double> a, std::span<double> b, std::span<double> c,
+                         std::span<double> d) const;
+
   // Discrete behaviour beyond fixed time events, as FMI model exchange has it
   // (FMI 2.0 §3.1): state events, time events announced while running, and a
   // discrete state kept inside the model. The built-in models have none. These

@@ -3,7 +3,9 @@
 #include <cvode/cvode.h>
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_band.h>
 #include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
 #include <Eigen/Dense>
@@ -614,6 +616,71 @@ class EventBurstGuard {
   int count_ = 0;
 };
 
+// ---------------------------------------------------------------------------
+// Linear algebra: the sparsity of the assembled ∂f/∂x, probed once.
+// ---------------------------------------------------------------------------
+
+/// The band solver pays when the band holds at most a quarter of the columns:
+/// CVODE's difference-quotient Jacobian then needs ml + mu + 1 right-hand sides
+/// instead of n (cvLsBandDQJac groups the columns), and the factorization costs
+/// O(n ml (ml + mu)) instead of O(n³).
+bool band_pays(std::size_t lower, std::size_t upper, std::size_t n) {
+  return 4 * (lower + upper + 1) <= n;
+}
+
+/// Widens `algebra` by the dependencies of f on each state found at `point`:
+/// f_i depends on x_j when f_i(x + δ e_j) differs from f_i(x) at all (a row
+/// not reading x_j is recomputed bit for bit). Stops early once the band no
+/// longer pays and `give_up_when_wide` is set.
+void probe_dependencies(AssembledSystem& system, double t, std::vector<double>& point,
+                        MonolithicLinearAlgebra& algebra, bool give_up_when_wide) {
+  const std::size_t n = point.size();
+  std::vector<double> slope(n), shifted(n);
+  system.derivatives(t, point, slope);
+  const double scale = std::sqrt(std::numeric_limits<double>::epsilon());
+  for (std::size_t j = 0; j < n; ++j) {
+    const double saved = point[j];
+    point[j] = saved + scale * std::max(1.0, std::abs(saved));
+    system.derivatives(t, point, shifted);
+    point[j] = saved;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (shifted[i] == slope[i]) continue;
+      if (i > j) algebra.lower_bandwidth = std::max(algebra.lower_bandwidth, i - j);
+      if (j > i) algebra.upper_bandwidth = std::max(algebra.upper_bandwidth, j - i);
+    }
+    if (give_up_when_wide && !band_pays(algebra.lower_bandwidth, algebra.upper_bandwidth, n)) {
+      return;
+    }
+  }
+}
+
+/// The linear solver for `settings` and the assembled system at its initial
+/// state x0. The probe runs at x0 and at x0 shifted by a small deterministic
+/// pattern (a dependence that happens to vanish at x0, such as a cubic spring
+/// at rest, shows there). A dependence missed anyway only slows Newton: the
+/// Jacobian steers the iterations, the error test decides the solution.
+MonolithicLinearAlgebra choose_linear_algebra(AssembledSystem& system, double t,
+                                              std::span<const double> x0,
+                                              MonolithicLinearSolver choice) {
+  MonolithicLinearAlgebra algebra;
+  if (choice == MonolithicLinearSolver::dense || x0.empty()) return algebra;
+  const bool automatic = choice == MonolithicLinearSolver::automatic;
+  if (automatic && !band_pays(0, 0, x0.size())) return algebra;
+  std::vector<double> point(x0.begin(), x0.end());
+  probe_dependencies(system, t, point, algebra, automatic);
+  if (automatic && !band_pays(algebra.lower_bandwidth, algebra.upper_bandwidth, x0.size())) {
+    return MonolithicLinearAlgebra{.lower_bandwidth = algebra.lower_bandwidth,
+                                   .upper_bandwidth = algebra.upper_bandwidth};
+  }
+  for (std::size_t j = 0; j < point.size(); ++j) {
+    point[j] += 1e-3 * std::max(1.0, std::abs(point[j])) * static_cast<double>(j % 7 + 1) / 7.0;
+  }
+  probe_dependencies(system, t, point, algebra, automatic);
+  algebra.banded = !automatic || band_pays(algebra.lower_bandwidth, algebra.upper_bandwidth,
+                                           x0.size());
+  return algebra;
+}
+
 class CvodeIntegrator {
  public:
   CvodeIntegrator(AssembledSystem& system, const MonolithicSettings& settings, double start)
@@ -624,16 +691,27 @@ class CvodeIntegrator {
         size_(static_cast<sunindextype>(std::max<std::size_t>(model_state_count_, 1))),
         indicator_count_(system.event_indicator_count()) {
     state_.reset(N_VNew_Serial(size_, context_.get()));
-    matrix_.reset(SUNDenseMatrix(size_, size_, context_.get()));
-    if (!state_ || !matrix_) throw SlaveError("monolithic reference: SUNDIALS allocation failed");
-    linear_solver_.reset(SUNLinSol_Dense(state_.get(), matrix_.get(), context_.get()));
-    memory_owner_.reset(CVodeCreate(CV_BDF, context_.get()));
-    memory_ = memory_owner_.get();
-    if (!linear_solver_ || memory_ == nullptr) {
-      throw SlaveError("monolithic reference: SUNDIALS allocation failed");
-    }
+    if (!state_) throw SlaveError("monolithic reference: SUNDIALS allocation failed");
     std::fill(state().begin(), state().end(), 0.0);
     system_.initial_state(model_state());
+    linear_algebra_ =
+        choose_linear_algebra(system_, start, model_state(), settings.linear_solver);
+    if (linear_algebra_.banded) {
+      matrix_.reset(SUNBandMatrix(size_, static_cast<sunindextype>(linear_algebra_.upper_bandwidth),
+                                  static_cast<sunindextype>(linear_algebra_.lower_bandwidth),
+                                  context_.get()));
+      if (matrix_) linear_solver_.reset(SUNLinSol_Band(state_.get(), matrix_.get(), context_.get()));
+    } else {
+      matrix_.reset(SUNDenseMatrix(size_, size_, context_.get()));
+      if (matrix_) {
+        linear_solver_.reset(SUNLinSol_Dense(state_.get(), matrix_.get(), context_.get()));
+      }
+    }
+    memory_owner_.reset(CVodeCreate(CV_BDF, context_.get()));
+    memory_ = memory_owner_.get();
+    if (!matrix_ || !linear_solver_ || memory_ == nullptr) {
+      throw SlaveError("monolithic reference: SUNDIALS allocation failed");
+    }
     check(CVodeSetErrHandlerFn(memory_, &CvodeIntegrator::record_error, this),
           "CVodeSetErrHandlerFn", start);
     check(CVodeInit(memory_, &CvodeIntegrator::right_hand_side, start, state_.get()), "CVodeInit",
@@ -659,6 +737,8 @@ class CvodeIntegrator {
   }
   CvodeIntegrator(const CvodeIntegrator&) = delete;
   CvodeIntegrator& operator=(const CvodeIntegrator&) = delete;
+
+  const MonolithicLinearAlgebra& linear_algebra() const { return linear_algebra_; }
 
   /// Handles the time events the models announced for t (Model::next_time_event
   /// within kEventTimeResolution of t, or overdue), until none is left: handling
@@ -834,6 +914,7 @@ class CvodeIntegrator {
   EventBurstGuard burst_guard_;
   std::exception_ptr pending_error_;
   std::string last_message_;
+  MonolithicLinearAlgebra linear_algebra_;
 };
 
 // ---------------------------------------------------------------------------
@@ -939,7 +1020,9 @@ MonolithicSolution solve_monolithic(std::span<const MonolithicSubsystem> subsyst
     integrator.advance_to(segment_end);
     segment_start = segment_end;
   }
-  return recorder.take();
+  MonolithicSolution solution = recorder.take();
+  solution.linear_algebra = integrator.linear_algebra();
+  return solution;
 }
 
 }  // namespace couplet::models

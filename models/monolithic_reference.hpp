@@ -24,14 +24,32 @@ struct MonolithicConnection {
   std::size_t source_subsystem, source_output, target_subsystem, target_input;
 };
 
+/// The linear solver of CVODE's Newton iterations. `automatic` probes the
+/// sparsity of the assembled ∂f/∂x once at the start (difference quotients in
+/// every state, at the initial state and at a slightly shifted one) and takes
+/// the band solver when lower + upper bandwidth + 1 <= n / 4: a chain of
+/// segments in slave order, each with its state interleaved (x, v), is banded
+/// however long, and the band solver then needs ml + mu + 1 right-hand sides per
+/// Jacobian instead of n and O(n) instead of O(n³) per factorization.
+enum class MonolithicLinearSolver { automatic, dense, band };
+
 struct MonolithicSettings {
   double relative_tolerance = 1e-10;
   double absolute_tolerance = 1e-12;
+  MonolithicLinearSolver linear_solver = MonolithicLinearSolver::automatic;
+};
+
+/// Which linear solver ran, with the probed bandwidths (0 when not probed:
+/// forced dense, or a system without states).
+struct MonolithicLinearAlgebra {
+  bool banded = false;
+  std::size_t lower_bandwidth = 0, upper_bandwidth = 0;
 };
 
 struct MonolithicSolution {
   std::vector<double> times;                 ///< = the requested grid
   std::vector<std::vector<double>> outputs;  ///< per subsystem: row-major [grid point][output]
+  MonolithicLinearAlgebra linear_algebra;
 };
 
 /// Solves the assembled system on [start, end] and reports every output at the

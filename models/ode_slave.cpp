@@ -246,7 +246,7 @@ class OdeSlave final : public Slave, private SampleSink {
     std::copy(state_.begin(), state_.end(), point_state_.begin());
     if (const LinearForm* form = model_->linear_form(time)) {
       copy_linear_form(*form, layout, linearization);
-    } else {
+    } else if (!exact_jacobians(time, layout, linearization)) {
       difference_jacobians(time, layout, linearization);
     }
     // The centre last, so that a model holding its evaluation point in an
@@ -305,6 +305,20 @@ class OdeSlave final : public Slave, private SampleSink {
     block(layout.b_offset(), form.B);
     block(layout.c_offset(), form.C);
     block(layout.d_offset(), form.D);
+  }
+
+  /// A, B, C, D from the model's own exact Jacobians (Model::jacobians) at
+  /// (point_state_, point_inputs_); false when it has none.
+  bool exact_jacobians(double time, const LinearizationLayout& layout,
+                       std::span<double> linearization) const {
+    const std::size_t n = layout.states;
+    const std::size_t m = layout.inputs;
+    const std::size_t q = layout.outputs;
+    return model_->jacobians(time, point_state_, point_inputs_,
+                             linearization.subspan(layout.a_offset(), n * n),
+                             linearization.subspan(layout.b_offset(), n * m),
+                             linearization.subspan(layout.c_offset(), q * n),
+                             linearization.subspan(layout.d_offset(), q * m));
   }
 
   /// Column j of [A; C] by central differences in x_j, of [B; D] in u_j, around

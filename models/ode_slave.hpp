@@ -42,7 +42,7 @@ struct CapabilityLimits {
 /// It can linearize (Slave::linearize, for MISSILES) unless the model reads input
 /// derivatives (Model::input_derivative_order() > 0: u̇ has no place in
 /// ẋ = A x + B u + e): exactly from the model's LinearForm on the current event
-/// segment, else by central differences of the model's f and g in each state and
+/// segment or from its exact Jacobians (Model::jacobians), else by central differences of the model's f and g in each state and
 /// input, step ∛ε·max(1, |v|). No allocation there after setup either.
 /// A solver failure in step() throws SlaveError naming the slave, the time and the
 /// reason (for CVODE its flag name); the state is then undefined until
