@@ -266,11 +266,12 @@ Header MpiDispatcher::header_of(int rank) const {
 
 std::string MpiDispatcher::failure_text(int failed_rank, std::uint64_t slave,
                                         const std::string& message) const {
-  if (slave < names_.size()) {
-    return "slave '" + names_[slave] + "' (MPI rank " + std::to_string(failed_rank) +
-           "): " + message;
-  }
-  return "MPI rank " + std::to_string(failed_rank) + ": " + message;
+  const std::string rank = "MPI rank " + std::to_string(failed_rank);
+  if (slave >= names_.size()) return rank + ": " + message;
+  // "slave 'x': why" (how slaves word their errors) becomes "slave 'x' (MPI rank r): why".
+  const std::string named = "slave '" + names_[slave] + "'";
+  const bool names_itself = message.rfind(named, 0) == 0;
+  return named + " (" + rank + ")" + (names_itself ? message.substr(named.size()) : ": " + message);
 }
 
 // The message exists on the failing rank only; every rank, having seen the

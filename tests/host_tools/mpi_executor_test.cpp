@@ -67,10 +67,12 @@ std::size_t occurrences(const std::string& text, const std::string& word) {
 
 // The scenarios compared: the fixed-step Jacobi ones, and the other masters
 // (rollback, linearization, variable steps), whose decisions are replicated in
-// the same way. Add a scenario here with the overrides that keep it short.
+// the same way. A case is a scenario of scenarios/ with the overrides that keep
+// it short, or `couplet generate` arguments (the generated scenario is run).
 struct Case {
-  std::string scenario;
+  std::string scenario;  ///< file in scenarios/, or the name of a generated case
   std::vector<std::string> overrides;
+  std::string generate;  ///< arguments of `couplet generate`, empty for a file
 };
 const std::vector<Case> kCases = {
     {"two_mass_switch.yaml", {"time.end=20"}},                      // Jacobi, feedthrough refresh
@@ -78,7 +80,21 @@ const std::vector<Case> kCases = {
     {"ifosmondi_damper.yaml", {"time.end=2"}},                      // save/restore, iterations
     {"missiles_lotka_volterra.yaml", {"time.end=2"}},               // linearize
     {"rotational_two_mass_defect_control.yaml", {"time.end=0.2"}},  // variable steps
+    // The Kraft-Schweizer chain: 4 segments and their 3 coupling elements.
+    {"chain_jacobi", {}, "chain --bodies 32 --subsystems 4 --end 0.0005 --reference none"},
 };
+
+std::string scenario_file(const Case& c) {
+  if (c.generate.empty()) return scenario_path(c.scenario);
+  const std::filesystem::path directory = fresh_directory("mpi-generated-" + c.scenario);
+  std::filesystem::create_directories(directory);
+  const std::string path = (directory / (c.scenario + ".yaml")).string();
+  int code = 0;
+  const std::string output =
+      command_output(std::string(COUPLET_BINARY) + " generate " + c.generate + " -o " + path, code);
+  EXPECT_EQ(code, 0) << output;
+  return path;
+}
 
 class MpiExecutor : public ::testing::TestWithParam<int> {};
 
@@ -87,12 +103,11 @@ TEST_P(MpiExecutor, SameDecisionsAndSignalsAsTheSequentialRun) {
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.scenario + " on " + std::to_string(ranks) + " ranks");
     const std::string name = c.scenario.substr(0, c.scenario.find('.'));
-    const CouplingRun sequential =
-        couplet_run("", scenario_path(c.scenario), c.overrides, "mpi-seq-" + name);
+    const std::string scenario = scenario_file(c);
+    const CouplingRun sequential = couplet_run("", scenario, c.overrides, "mpi-seq-" + name);
     ASSERT_EQ(sequential.exit_code, 0) << sequential.output;
-    const CouplingRun distributed =
-        couplet_run(mpirun(ranks), scenario_path(c.scenario), c.overrides,
-                    "mpi-" + std::to_string(ranks) + "-" + name);
+    const CouplingRun distributed = couplet_run(mpirun(ranks), scenario, c.overrides,
+                                                "mpi-" + std::to_string(ranks) + "-" + name);
     ASSERT_EQ(distributed.exit_code, 0) << distributed.output;
 
     const nlohmann::json expected = summary_of(sequential);
@@ -170,6 +185,26 @@ TEST_P(MpiExecutor, SlaveFailingOnAnotherRankEndsEveryRankWithItsError) {
       std::string(COUPLET_BINARY) + " inspect " + (run.directory / "run.log").string(), code);
   EXPECT_EQ(code, 0) << inspect;
   EXPECT_NE(inspect.find("fmi2DoStep"), std::string::npos) << inspect;
+}
+
+// The run log passing its cap fails rank 0 alone while the other ranks wait in
+// the next exchange: rank 0 writes the log's end and the summary, then ends the
+// job (MPI_Abort) instead of leaving the others waiting.
+TEST_P(MpiExecutor, FailureOfRankZeroAloneEndsTheJobAfterItsLogAndSummary) {
+  const int ranks = GetParam();
+  const CouplingRun run =
+      couplet_run(mpirun(ranks), scenario_path("two_mass_switch.yaml"),
+                  {"limits.run_log_bytes=2000000"}, "mpi-log-cap-" + std::to_string(ranks));
+  EXPECT_NE(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.exit_code, 124) << run.output;  // ended, not timed out
+  EXPECT_NE(run.output.find("limits.run_log_bytes"), std::string::npos) << run.output;
+  const nlohmann::json summary = summary_of(run);
+  EXPECT_EQ(summary["status"], "failed");
+  EXPECT_NE(summary["error"].get<std::string>().find("limits.run_log_bytes"), std::string::npos);
+  int code = 0;
+  const std::string inspect = command_output(
+      std::string(COUPLET_BINARY) + " inspect " + (run.directory / "run.log").string(), code);
+  EXPECT_EQ(code, 0) << inspect;
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, MpiExecutor, ::testing::Values(2, 4));
