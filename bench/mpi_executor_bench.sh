@@ -45,24 +45,27 @@ best() {  # LABEL COMMAND...: best wall_time_s of the repeats; checks the hash
       echo "$label: decision hash $hash differs from the sequential run's $(cat "$work/hash")" >&2
       exit 1
     fi
-    local t
+    local t share
     t=$(field "$work/out/summary.json" wall_time_s)
+    # Rank 0's time in the exchanges (transfer and waiting for the slowest rank).
+    share=$(python3 -c "import json,sys; s=json.load(open(sys.argv[1])); e=s.get('executor'); print(f\"{100*e['exchange_wall_s']/s['wall_time_s']:.0f}%\" if e else '-')" "$work/out/summary.json")
     if [ -z "$best_time" ] || python3 -c "import sys; sys.exit(not float(sys.argv[1]) < float(sys.argv[2]))" "$t" "$best_time"; then
       best_time=$t
+      best_share=$share
     fi
   done
-  echo "$best_time"
+  echo "$best_time $best_share"
 }
 
 echo "chain: $bodies bodies in $subsystems segments ($(grep -c 'model:' "$work/chain.yaml") slaves), end $end s;" \
      "best of $repeats; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-sequential=$(best "no mpirun" "$couplet")
-printf "%-12s %10s %9s %11s\n" "ranks" "T [s]" "speed-up" "efficiency"
+read -r sequential _ <<<"$(best "no mpirun" "$couplet")"
+printf "%-12s %10s %9s %11s %14s\n" "ranks" "T [s]" "speed-up" "efficiency" "in exchanges"
 printf "%-12s %10.3f\n" "no mpirun" "$sequential"
 t1=""
 for p in "${ranks[@]}"; do
-  t=$(best "np $p" "${mpirun[@]}" -np "$p" "$couplet")
+  read -r t share <<<"$(best "np $p" "${mpirun[@]}" -np "$p" "$couplet")"
   [ -z "$t1" ] && t1=$t
-  python3 -c "import sys; t1, t, p = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]); print(f'{p:<12} {t:10.3f} {t1 / t:9.2f} {100 * t1 / (p * t):10.1f}%')" "$t1" "$t" "$p"
+  python3 -c "import sys; t1, t, p = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]); print(f'{p:<12} {t:10.3f} {t1 / t:9.2f} {100 * t1 / (p * t):10.1f}% {sys.argv[4]:>14}')" "$t1" "$t" "$p" "$share"
 done
 echo "decision hash of every run: $(cat "$work/hash")"
