@@ -95,10 +95,12 @@ build() {
 asan_excluded='^(Install\.|Embedded\.cortex_m4|Ranks/MpiExecutor\.|MpiExecutorRefusals\.)'
 # TSan: the programs whose tests run a target, a link or a clock on threads of
 # their own; they link the device library only (the host tools' tests run the
-# same links in processes, where TSan sees no shared memory).
+# same links in processes, where TSan sees no shared memory). And the
+# thread-pool executor's test, which links the master library (runtime/) and
+# runs slaves on the pool's threads.
 tsan_targets=(in_process_transport_test udp_transport_test serial_transport_test wall_clock_test
               remote_slave_test target_server_test udp_session_peer_test working_reply_test
-              late_result_policy_test)
+              late_result_policy_test thread_pool_dispatcher_test)
 
 sanitizer_build() {  # DIRECTORY SANITIZERS [TARGETS...]
   local directory=$1 sanitizers=$2

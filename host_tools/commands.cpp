@@ -26,6 +26,7 @@
 #include "runtime/metrics.hpp"
 #include "runtime/recorder.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/thread_pool_dispatcher.hpp"
 
 namespace couplet::tools {
 
@@ -70,6 +71,16 @@ std::vector<double> column_of(std::span<const double> values, std::size_t stride
 }
 
 }  // namespace
+
+std::unique_ptr<ActionDispatcher> make_dispatcher(const ExecutorSettings& settings) {
+  switch (settings.type) {
+    case ExecutorSettings::Type::sequential:
+      return nullptr;
+    case ExecutorSettings::Type::threads:
+      return std::make_unique<ThreadPoolDispatcher>(settings.threads);
+  }
+  return nullptr;
+}
 
 RunLogHeader log_header(const Scenario& scenario, const System& system,
                         const Algorithm& algorithm) {
@@ -199,6 +210,8 @@ class RunResults {
     if (end.signal != 0) summary["interrupted_by"] = signal_name(end.signal);
     if (!end.error.empty()) summary["error"] = end.error;
     summary["algorithm"] = std::string(algorithm_.name());
+    summary["executor"] = {{"type", scenario_.executor.type == ExecutorSettings::Type::threads ? "threads" : "sequential"},
+                           {"threads", scenario_.executor.threads}};
     summary["macro_steps"] = executor_.counters().macro_steps;
     summary["slave_steps"] = executor_.counters().slave_steps;
     summary["rollbacks"] = executor_.counters().rollbacks;
@@ -289,8 +302,8 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
   const std::unique_ptr<Algorithm> algorithm = make_algorithm(scenario);
   const std::vector<PortReference> signals = resolve_signals(scenario, system);
   const std::vector<Time> grid = evaluation_grid(scenario);
-  std::optional<MpiDispatcher> dispatcher;
-  if (mpi != nullptr) dispatcher.emplace(*mpi, system);
+  std::optional<MpiDispatcher> mpi_dispatcher;
+  if (mpi != nullptr) mpi_dispatcher.emplace(*mpi, system);
 
   // Under MPI a failure of rank 0's own preparation (the reference, the output
   // directory, the log) is kept until every rank has prepared and then thrown
@@ -312,8 +325,17 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
   if (scenario.monolithic_reference)
     prepare_here([&] { reference = solve_reference(scenario, catalog, system, grid); });
 
+  // Declared before the executor, which calls it until its last advance().
+  // Under mpirun the MPI dispatcher makes the calls and `executor:` is not used
+  // (docs/mpi.md).
+  const std::unique_ptr<ActionDispatcher> local_dispatcher =
+      mpi_dispatcher ? nullptr : make_dispatcher(scenario.executor);
   Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end), grid);
-  if (dispatcher) executor.set_dispatcher(&*dispatcher);
+  if (mpi_dispatcher) {
+    executor.set_dispatcher(&*mpi_dispatcher);
+  } else {
+    executor.set_dispatcher(local_dispatcher.get());
+  }
   RunPacer pacer(parse_clock(scenario.clock, scenario.source), system, to_ticks(scenario.start),
                  to_ticks(scenario.end));
   if (options.record_log) check_run_log_projection(scenario);
@@ -332,7 +354,7 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
   const bool has_directory = !directory.empty();
   const RunResults results(scenario, system, *algorithm, executor, signals, grid,
                            scenario.monolithic_reference && writes ? &reference : nullptr,
-                           dispatcher ? &*dispatcher : nullptr);
+                           mpi_dispatcher ? &*mpi_dispatcher : nullptr);
   const auto began = Clock::now();
   const auto wall_time = [&] { return std::chrono::duration<double>(Clock::now() - began).count(); };
   RunEnd end;
@@ -341,7 +363,7 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
   bool failed_here_alone = false;  // under MPI: rank 0's log failed while the others step on
   try {
     if (recorder) prepare_here([&] { recorder->begin(log_header(scenario, system, *algorithm), system); });
-    if (dispatcher) dispatcher->settle(rank_error);
+    if (mpi_dispatcher) mpi_dispatcher->settle(rank_error);
     if (!rank_error.empty()) throw ConfigurationError(rank_error);  // not reached: settle threw
     executor.initialize();
     if (recorder) recorder->algorithm_started(*algorithm);

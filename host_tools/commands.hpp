@@ -1,11 +1,13 @@
 #pragma once
 // The `couplet` subcommands as functions, so tests can call them directly.
 #include <chrono>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "host_tools/scenario.hpp"
 #include "models/catalog.hpp"
+#include "runtime/action_dispatcher.hpp"
 #include "runtime/algorithm.hpp"
 #include "runtime/recorder.hpp"
 
@@ -32,6 +34,11 @@ struct RunOptions {
 /// The run log's header for a run of `scenario`: the scenario as run and where
 /// each slave's link goes.
 RunLogHeader log_header(const Scenario& scenario, const System& system, const Algorithm& algorithm);
+
+/// Who makes the slave calls of a run of `settings` (scenario `executor:`,
+/// docs/executors.md): null for the executor's own sequential dispatcher, a
+/// ThreadPoolDispatcher (its threads started) for `threads`.
+std::unique_ptr<ActionDispatcher> make_dispatcher(const ExecutorSettings& settings);
 
 /// `couplet run`: co-simulates, writes summary.json, signals.csv and run.log
 /// into a directory cleared of a previous run's files (run_directory.hpp), and

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
+#include <thread>
 
 #include "couplet/errors.hpp"
 #include "host_tools/algorithm_factory.hpp"
@@ -119,6 +120,36 @@ models::CapabilityLimits parse_capabilities(const YAML::Node& node, const std::s
   flag("rollback", limits.can_rollback);
   flag("intermediate_samples", limits.intermediate_samples);
   return limits;
+}
+
+// `executor: sequential`, `executor: threads` (one thread per core) or the map
+// `{type: sequential | threads, threads: N}`.
+ExecutorSettings parse_executor(const YAML::Node& node, const std::string& source) {
+  ExecutorSettings settings;
+  if (!node || node.IsNull()) return settings;
+  const YAML::Node type = node.IsMap() ? node["type"] : node;
+  if (node.IsMap()) check_keys(node, source, "executor", {"type", "threads"});
+  if (!type) throw ConfigurationError(locate(source, node, "executor") + ": needs 'type' (sequential or threads)");
+  const std::string path = node.IsMap() ? "executor.type" : "executor";
+  const std::string name = require_string(type, source, path);
+  if (name == "sequential") {
+    settings.type = ExecutorSettings::Type::sequential;
+  } else if (name == "threads") {
+    settings.type = ExecutorSettings::Type::threads;
+    settings.threads = std::max(1U, std::thread::hardware_concurrency());
+  } else {
+    throw ConfigurationError(locate(source, type, path) + ": unknown executor '" + name +
+                             "' (sequential, threads)");
+  }
+  if (node.IsMap() && node["threads"]) {
+    if (settings.type != ExecutorSettings::Type::threads) {
+      throw ConfigurationError(locate(source, node["threads"], "executor.threads") +
+                               ": only with executor.type threads");
+    }
+    settings.threads = static_cast<std::size_t>(bounded_number(
+        node["threads"], source, "executor.threads", ranges::count(1, static_cast<double>(kMaxExecutorThreads))));
+  }
+  return settings;
 }
 
 SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std::string& source,
@@ -356,7 +387,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
   }
   check_keys(root, source, "",
              {"name", "time", "slaves", "connections", "algorithm", "groups", "reference",
-              "evaluation", "clock", "limits"});
+              "evaluation", "clock", "limits", "executor"});
 
   Scenario scenario;
   scenario.source = source;
@@ -364,6 +395,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
   scenario.name = root["name"] ? require_string(root["name"], source, "name") : source;
   parse_time(root["time"], source, scenario);
   scenario.limits = parse_limits(root["limits"], source);
+  scenario.executor = parse_executor(root["executor"], source);
 
   const YAML::Node slaves = root["slaves"];
   if (!slaves || !slaves.IsMap() || slaves.size() == 0)

@@ -45,6 +45,17 @@ struct GroupSpec {
   std::string where;                 ///< "file:line: groups.g" for messages
 };
 
+/// `executor:` — who makes the slave calls of a batch (docs/executors.md).
+struct ExecutorSettings {
+  enum class Type { sequential, threads };
+  Type type = Type::sequential;
+  /// The threads sharing each wave, the stepping thread included (type threads).
+  std::size_t threads = 1;
+};
+
+/// The most threads `executor.threads` accepts.
+inline constexpr std::size_t kMaxExecutorThreads = 1024;
+
 struct Scenario {
   std::string source;  ///< file name, for messages
   std::string text;    ///< the YAML as run, overrides applied (the run log keeps it for replay)
@@ -60,6 +71,7 @@ struct Scenario {
   double evaluation_grid = 0.01;
   std::vector<std::string> evaluation_signals;  ///< empty: every output
   ScenarioLimits limits;  ///< `limits:`: derived sizes allowed (docs/scenarios.md)
+  ExecutorSettings executor;  ///< `executor:` (default: sequential)
   /// An SSP package's unpacked files (docs/ssp.md), which the FMU paths point
   /// into: kept while the scenario is, so that its slaves can be built.
   std::shared_ptr<const void> package;

@@ -223,6 +223,12 @@ class ChainSegment final : public Model {
     if (!wall_right_) end_body(bodies_);
   }
 
+  /// v̇_j reads x, v of bodies j − 1 .. j + 1: in the interleaved order row
+  /// 2j − 1 reaches columns 2j − 4 .. 2j + 1 (0-based), ẋ_j = v_j one column right.
+  std::optional<JacobianBand> jacobian_band() const override {
+    return JacobianBand{.lower = 3, .upper = 2};
+  }
+
   bool jacobians(double, std::span<const double> x, std::span<const double>, std::span<double> a,
                  std::span<double> b, std::span<double> c, std::span<double> d) const override {
     const std::size_t n = state_count();

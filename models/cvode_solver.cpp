@@ -4,7 +4,9 @@
 #include <cvode/cvode_ls.h>
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_band.h>
 #include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
 #include <algorithm>
@@ -77,8 +79,10 @@ class CvodeSolver final : public Solver {
     context_.reset();
     inputs_.assign(input_jet_size(model_), 0.0);
     state_count_ = state.size();
+    choose_band();
     carry_ = CvodeCarry{};
-    carry_.jacobian.assign(state_count_ * state_count_, 0.0);
+    carry_.jacobian.assign(state_count_ * (banded_ ? band_width() : state_count_), 0.0);
+    band_saved_state_.assign(banded_ ? state_count_ : 0, 0.0);
     const auto length = static_cast<sunindextype>(state.size());
 
     SUNContext context = nullptr;
@@ -86,11 +90,14 @@ class CvodeSolver final : public Solver {
     context_.reset(context);
     vector_.reset(N_VNew_Serial(length, context));
     work_.reset(N_VNew_Serial(length, context));
-    matrix_.reset(SUNDenseMatrix(length, length, context));
+    matrix_.reset(banded_ ? SUNBandMatrix(length, static_cast<sunindextype>(upper_),
+                                          static_cast<sunindextype>(lower_), context)
+                          : SUNDenseMatrix(length, length, context));
     if (!vector_ || !work_ || !matrix_) {
       throw SolverFailure(start, "CVODE: cannot allocate vectors");
     }
-    linear_solver_.reset(SUNLinSol_Dense(vector_.get(), matrix_.get(), context));
+    linear_solver_.reset(banded_ ? SUNLinSol_Band(vector_.get(), matrix_.get(), context)
+                                 : SUNLinSol_Dense(vector_.get(), matrix_.get(), context));
     memory_.reset(CVodeCreate(settings_.method == CvodeMethod::bdf ? CV_BDF : CV_ADAMS, context));
     if (!linear_solver_ || !memory_) {
       throw SolverFailure(start, "CVODE: cannot allocate the solver");
@@ -158,6 +165,21 @@ class CvodeSolver final : public Solver {
 
  private:
   double* state_data() { return N_VGetArrayPointer(vector_.get()); }
+
+  /// The band solver when the model declares a banded ∂f/∂x (Model::jacobian_band)
+  /// and the band holds at most a quarter of the columns: the difference-quotient
+  /// Jacobian then takes lower + upper + 1 right-hand sides instead of n, and the
+  /// factorization O(n (lower + upper) lower) instead of O(n³) (docs/chain.md has
+  /// the measurement).
+  void choose_band() {
+    const std::optional<Model::JacobianBand> band = model_.jacobian_band();
+    banded_ = band && 4 * (band->lower + band->upper + 1) <= state_count_;
+    lower_ = banded_ ? band->lower : 0;
+    upper_ = banded_ ? band->upper : 0;
+  }
+
+  /// Entries per column of the carried band Jacobian: rows j − upper .. j + lower.
+  std::size_t band_width() const { return lower_ + upper_ + 1; }
 
   /// CVODE finishes some of its set-up in the first CVode call rather than in the
   /// Set calls (cvLsInitialize, which with CVODE's own linear-system function also
@@ -354,25 +376,101 @@ class CvodeSolver final : public Solver {
       *jacobian_current = SUNFALSE;
     } else {
       if (self.segment_form_ != nullptr) {
-        const Eigen::MatrixXd& a = self.segment_form_->A;  // column-major, as SUNDenseMatrix
-        std::copy(a.data(), a.data() + a.size(), jacobian.begin());
+        self.copy_linear_form_jacobian();
       } else {
-        const int flag = self.difference_quotients(time, state, slope, work1, work2);
+        const int flag = self.banded_
+                             ? self.band_difference_quotients(time, state, slope, work1, work2)
+                             : self.difference_quotients(time, state, slope, work1, work2);
         if (flag != 0) return flag;
       }
       self.carry_.jacobian_valid = !self.warming_up_;
       *jacobian_current = SUNTRUE;
     }
-    std::copy(jacobian.begin(), jacobian.end(), SUNDenseMatrix_Data(system));
+    if (self.banded_) {
+      self.copy_band_jacobian(system);
+    } else {
+      std::copy(jacobian.begin(), jacobian.end(), SUNDenseMatrix_Data(system));
+    }
     return SUNMatScaleAddI(-gamma, system) == SUNMAT_SUCCESS ? 0 : -1;
   }
 
-  /// ∂f/∂x at (t, x) by forward differences into the carry, column j from
-  /// f(t, x + δⱼ eⱼ) with CVODE's increment δⱼ = max(√u |xⱼ|, δ_min / wⱼ),
-  /// δ_min = 1000 |h| u n ‖f‖ (cvLsDenseDQJac), so that J is the one CVODE would
-  /// compute. `slope` is f(t, x); x is restored after each column.
-  int difference_quotients(double time, N_Vector state, N_Vector slope, N_Vector weights,
-                           N_Vector shifted_slope) {
+  /// Rows of column j inside the band and the matrix: [first, last].
+  std::size_t band_first_row(std::size_t j) const { return j > upper_ ? j - upper_ : 0; }
+  std::size_t band_last_row(std::size_t j) const {
+    return std::min(state_count_ - 1, j + lower_);
+  }
+  /// Index of J(i, j) in the carried band Jacobian (column-major, band_width() per column).
+  std::size_t band_index(std::size_t i, std::size_t j) const {
+    return j * band_width() + (i + upper_ - j);
+  }
+
+  /// The segment's A into the carry: whole (dense) or its band.
+  void copy_linear_form_jacobian() {
+    const Eigen::MatrixXd& a = segment_form_->A;  // column-major, as SUNDenseMatrix
+    if (!banded_) {
+      std::copy(a.data(), a.data() + a.size(), carry_.jacobian.begin());
+      return;
+    }
+    for (std::size_t j = 0; j < state_count_; ++j) {
+      for (std::size_t i = band_first_row(j); i <= band_last_row(j); ++i) {
+        carry_.jacobian[band_index(i, j)] =
+            a(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
+      }
+    }
+  }
+
+  /// The carried band Jacobian into CVODE's band matrix (its extra upper
+  /// diagonals for the LU fill are cleared by the band factorization itself).
+  void copy_band_jacobian(SUNMatrix system) const {
+    for (std::size_t j = 0; j < state_count_; ++j) {
+      double* column = SUNBandMatrix_Column(system, static_cast<sunindextype>(j));  // at (j, j)
+      for (std::size_t i = band_first_row(j); i <= band_last_row(j); ++i) {
+        column[static_cast<std::ptrdiff_t>(i) - static_cast<std::ptrdiff_t>(j)] =
+            carry_.jacobian[band_index(i, j)];
+      }
+    }
+  }
+
+  /// ∂f/∂x of a banded model by forward differences in groups of columns
+  /// band_width() apart, which no row reads together (CVODE's cvLsBandDQJac): one
+  /// right-hand side per group. Increments as in difference_quotients.
+  int band_difference_quotients(double time, N_Vector state, N_Vector slope, N_Vector weights,
+                                N_Vector shifted_slope) {
+    double minimum_increment = 0.0;
+    if (const int flag = difference_setup(slope, weights, minimum_increment); flag != 0) {
+      return flag;
+    }
+    double* x = N_VGetArrayPointer(state);
+    const double* weight = N_VGetArrayPointer(weights);
+    const double* f = N_VGetArrayPointer(slope);
+    const double* shifted = N_VGetArrayPointer(shifted_slope);
+    std::copy(x, x + state_count_, band_saved_state_.begin());
+    const double roundoff_root = std::sqrt(std::numeric_limits<double>::epsilon());
+    const auto increment_of = [&](std::size_t j) {
+      return std::max(roundoff_root * std::abs(band_saved_state_[j]),
+                      minimum_increment / weight[j]);
+    };
+    const std::size_t width = band_width();
+    for (std::size_t group = 0; group < std::min(width, state_count_); ++group) {
+      for (std::size_t j = group; j < state_count_; j += width) {
+        x[j] = band_saved_state_[j] + increment_of(j);
+      }
+      const int flag = right_hand_side(time, state, shifted_slope, this);
+      for (std::size_t j = group; j < state_count_; j += width) x[j] = band_saved_state_[j];
+      if (flag != 0) return flag;
+      for (std::size_t j = group; j < state_count_; j += width) {
+        const double inverse = 1.0 / increment_of(j);
+        for (std::size_t i = band_first_row(j); i <= band_last_row(j); ++i) {
+          carry_.jacobian[band_index(i, j)] = inverse * (shifted[i] - f[i]);
+        }
+      }
+    }
+    return 0;
+  }
+
+  /// CVODE's error weights into `weights` and its smallest increment δ_min =
+  /// 1000 |h| u n ‖f‖ (1 when f = 0), as cvLsDenseDQJac and cvLsBandDQJac take them.
+  int difference_setup(N_Vector slope, N_Vector weights, double& minimum_increment) {
     void* memory = memory_.get();
     double step = 0.0;  // h of the step being attempted (0 before the first: then h₀)
     if (CVodeGetErrWeights(memory, weights) < 0 || CVodeGetCurrentStep(memory, &step) < 0) {
@@ -381,10 +479,24 @@ class CvodeSolver final : public Solver {
     if (step == 0.0 && CVodeGetActualInitStep(memory, &step) < 0) return -1;
     const double roundoff = std::numeric_limits<double>::epsilon();
     const double slope_norm = N_VWrmsNorm(slope, weights);
-    const double minimum_increment =
+    minimum_increment =
         slope_norm != 0.0
             ? 1000.0 * std::abs(step) * roundoff * static_cast<double>(state_count_) * slope_norm
             : 1.0;
+    return 0;
+  }
+
+  /// ∂f/∂x at (t, x) by forward differences into the carry, column j from
+  /// f(t, x + δⱼ eⱼ) with CVODE's increment δⱼ = max(√u |xⱼ|, δ_min / wⱼ),
+  /// δ_min = 1000 |h| u n ‖f‖ (cvLsDenseDQJac), so that J is the one CVODE would
+  /// compute. `slope` is f(t, x); x is restored after each column.
+  int difference_quotients(double time, N_Vector state, N_Vector slope, N_Vector weights,
+                           N_Vector shifted_slope) {
+    double minimum_increment = 0.0;
+    if (const int flag = difference_setup(slope, weights, minimum_increment); flag != 0) {
+      return flag;
+    }
+    const double roundoff = std::numeric_limits<double>::epsilon();
     double* x = N_VGetArrayPointer(state);
     const double* weight = N_VGetArrayPointer(weights);
     const double* f = N_VGetArrayPointer(slope);
@@ -425,6 +537,10 @@ class CvodeSolver final : public Solver {
   LinearSolverOwner linear_solver_;
   MemoryOwner memory_;
   std::vector<double> inputs_;  ///< u(t) (the input jet), sized in setup
+  // Band linear algebra (choose_band): bandwidths, and x while columns are shifted.
+  bool banded_ = false;
+  std::size_t lower_ = 0, upper_ = 0;
+  std::vector<double> band_saved_state_;
 
   // Per-segment, for the callbacks.
   const Segment* segment_ = nullptr;

@@ -1,6 +1,7 @@
 #pragma once
 // SUNDIALS CVODE (6.4) as an OdeSlave solver: BDF or Adams with Newton iterations
-// on a dense linear solver, re-initialized at every segment start.
+// on a dense linear solver, or a band one for a model declaring a banded ∂f/∂x
+// (Model::jacobian_band), re-initialized at every segment start.
 #include <memory>
 #include <vector>
 
@@ -20,7 +21,8 @@ struct CvodeCarry {
   /// The first internal step to try at the next segment start, seconds; 0 lets
   /// CVODE estimate it (cvHin).
   double initial_step = 0.0;
-  /// ∂f/∂x, column-major n × n, as last evaluated (difference quotients, or the A
+  /// ∂f/∂x, column-major n × n (band: the lower + upper + 1 band entries of each
+  /// column, rows j − upper .. j + lower), as last evaluated (difference quotients, or the A
   /// of a linear form). The first Newton iterations after a restart use it when
   /// the segment has no linear form (with one, A is exact and free).
   std::vector<double> jacobian;

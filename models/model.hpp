@@ -5,6 +5,7 @@
 #include <Eigen/Dense>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -81,6 +82,15 @@ class Model {
   /// The affine form valid at t if the model is linear on the event segment
   /// containing t; nullptr for nonlinear models. Enables the exact solver.
   virtual const LinearForm* linear_form(double t) const;
+
+  /// Bandwidths of ∂f/∂x when the model knows it is banded: f_i reads x_j only
+  /// for i − lower <= j <= i + upper (e.g. a chain with interleaved positions and
+  /// velocities). CVODE then uses a band linear solver when that pays. Default:
+  /// none (dense).
+  struct JacobianBand {
+    std::size_t lower = 0, upper = 0;
+  };
+  virtual std::optional<JacobianBand> jacobian_band() const { return std::nullopt; }
 
   /// Exact Jacobians of a nonlinear model at (t, x, u), each column-major (as
   /// LinearizationLayout): a = ∂f/∂x (n × n), b = ∂f/∂u (n × m), c = ∂g/∂x

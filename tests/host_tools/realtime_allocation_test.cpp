@@ -39,6 +39,22 @@ TEST(RealtimeAllocation, GaussSeidelAllocatesNothingAfterTheFirstStep) {
   EXPECT_EQ(allocations_after_first_step({"time.end=20", "algorithm.type=gauss_seidel", "algorithm.step=0.05"}), 0);
 }
 
+// The thread-pool executor: its worker threads wait for each wave on an atomic
+// counter, so that handing a wave to them allocates nothing (posting a handler
+// to Boost.Asio per wave would allocate one each time). Counted over all threads.
+TEST(RealtimeAllocation, ThreadPoolExecutorAllocatesNothingAfterTheFirstStep) {
+  for (const char* threads : {"executor.threads=2", "executor.threads=3"}) {
+    EXPECT_EQ(allocations_after_first_step({"time.end=20", "algorithm.step=0.05", "algorithm.input_order=1",
+                                            "executor.type=threads", threads}),
+              0)
+        << threads;
+    EXPECT_EQ(allocations_after_first_step({"time.end=20", "algorithm.step=0.05", "executor.type=threads", threads},
+                                           true),
+              0)
+        << threads << ", recorded";
+  }
+}
+
 // On couplet's side; the test FMUs themselves do not allocate in fmi2DoStep either.
 TEST(RealtimeAllocation, CoSimulationFmuSlavesAllocateNothingAfterTheFirstStep) {
   const std::string directory = COUPLET_TEST_FMU_DIR;

@@ -12,8 +12,8 @@
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/commands.hpp"
 #include "host_tools/system_builder.hpp"
-#include "runtime/recorder.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/recorder.hpp"
 #include "support/allocation_counter.hpp"
 #include "test_support.hpp"
 
@@ -32,8 +32,11 @@ inline SteppingAllocations allocations_after_warm_up(const std::string& scenario
   const tools::Scenario scenario = load(scenario_name, assignments);
   System system = tools::build_system(scenario, models::ModelCatalog::builtin());
   const auto algorithm = tools::make_algorithm(scenario);
+  // The scenario's executor (`executor:`), its threads started before the count.
+  const std::unique_ptr<ActionDispatcher> dispatcher = tools::make_dispatcher(scenario.executor);
   Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
-                              tools::evaluation_grid(scenario));
+                    tools::evaluation_grid(scenario));
+  executor.set_dispatcher(dispatcher.get());
   std::optional<Recorder> recorder;
   if (record) {
     recorder.emplace((fresh_directory("allocation-log").string() + ".log"));

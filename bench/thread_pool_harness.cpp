@@ -1,0 +1,119 @@
+// Parallel efficiency of the thread-pool executor (docs/executors.md) on the
+// oscillator chain of J. Kraft and B. Schweizer, "Reduction of Computation Time
+// by Parallelization and Incorporating Co-Simulation Techniques": n_K bodies in
+// n equal chain.segment slaves (CVODE) coupled by chain.coupling slaves, Jacobi
+// at a fixed macro step. Times the stepping loop only (after initialize()),
+// sequential and with 1..N pool threads, interleaved and repeated, and prints a
+// markdown table for docs/results.md with the efficiency T(1) / (N · T(N)), T
+// the fastest repeat. Every run must reach the sequential run's decision hash.
+//   build/bench/thread_pool_harness [BODIES [SUBSYSTEMS [END [RTOL [REPEATS [MAX_THREADS]]]]]]
+// defaults: 1000 bodies, 8 segments, END = 0.002 s (200 macro steps of 10 µs),
+// RTOL = ATOL = 1e-8, 5 repeats, up to 2 threads.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "host_tools/algorithm_factory.hpp"
+#include "host_tools/chain_generator.hpp"
+#include "host_tools/commands.hpp"
+#include "host_tools/scenario.hpp"
+#include "host_tools/system_builder.hpp"
+#include "runtime/executor.hpp"
+
+namespace {
+
+using namespace couplet;
+
+struct Timing {
+  double seconds = 0.0;
+  std::uint64_t decision_hash = 0;
+  std::uint64_t slave_steps = 0;
+};
+
+/// One run of `scenario` with `threads` pool threads (0: the sequential executor).
+Timing run_once(const tools::Scenario& scenario, std::size_t threads) {
+  tools::ExecutorSettings settings;
+  if (threads > 0) settings = {tools::ExecutorSettings::Type::threads, threads};
+  const std::unique_ptr<ActionDispatcher> dispatcher = tools::make_dispatcher(settings);
+  System system = tools::build_system(scenario, models::ModelCatalog::builtin());
+  const std::unique_ptr<Algorithm> algorithm = tools::make_algorithm(scenario);
+  Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
+                    tools::evaluation_grid(scenario));
+  executor.set_dispatcher(dispatcher.get());
+  executor.initialize();
+  const auto began = std::chrono::steady_clock::now();
+  while (executor.advance()) {
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  return {seconds, executor.decision_hash(), executor.counters().slave_steps};
+}
+
+std::string load_average() {
+  std::ifstream file("/proc/loadavg");
+  std::string one, five, fifteen;
+  file >> one >> five >> fifteen;
+  return one + " " + five + " " + fifteen;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  tools::ChainScenarioOptions options;
+  options.bodies = argc > 1 ? std::atoi(argv[1]) : 1000;
+  options.subsystems = argc > 2 ? std::atoi(argv[2]) : 8;
+  options.end = argc > 3 ? std::atof(argv[3]) : 0.002;
+  options.tolerance = argc > 4 ? std::atof(argv[4]) : 1e-8;
+  const int repeats = argc > 5 ? std::atoi(argv[5]) : 5;
+  const std::size_t max_threads = argc > 6 ? static_cast<std::size_t>(std::atoi(argv[6])) : 2;
+  options.step = 1e-5;
+  options.reference = false;
+  const tools::Scenario scenario =
+      tools::parse_scenario(tools::chain_scenario_yaml(options), "generated chain");
+
+  std::printf(
+      "chain: %d bodies in %d segments (+ %d couplings), Jacobi H = %g s over %g s, CVODE rtol = "
+      "atol = %g\n",
+      options.bodies, options.subsystems, options.subsystems - 1, options.step, options.end,
+      options.tolerance);
+  std::printf("%u hardware threads; load average before: %s; fastest of %d interleaved repeats\n\n",
+              std::thread::hardware_concurrency(), load_average().c_str(), repeats);
+
+  // configurations[0]: sequential; then 1..max_threads pool threads.
+  std::vector<std::size_t> configurations{0};
+  for (std::size_t threads = 1; threads <= max_threads; ++threads)
+    configurations.push_back(threads);
+  std::vector<double> fastest(configurations.size(), 1e300);
+  std::uint64_t expected_hash = 0;
+  for (int repeat = 0; repeat < repeats; ++repeat) {
+    for (std::size_t c = 0; c < configurations.size(); ++c) {
+      const Timing timing = run_once(scenario, configurations[c]);
+      if (repeat == 0 && c == 0) expected_hash = timing.decision_hash;
+      if (timing.decision_hash != expected_hash) {
+        std::fprintf(stderr,
+                     "decision hash %016llx with %zu threads differs from the sequential %016llx\n",
+                     static_cast<unsigned long long>(timing.decision_hash), configurations[c],
+                     static_cast<unsigned long long>(expected_hash));
+        return 1;
+      }
+      fastest[c] = std::min(fastest[c], timing.seconds);
+    }
+  }
+  std::printf("| executor | stepping [s] | speed-up vs 1 thread | efficiency T(1) / (N·T(N)) |\n");
+  std::printf("|---|---|---|---|\n");
+  std::printf("| sequential | %.3f | — | — |\n", fastest[0]);
+  for (std::size_t c = 1; c < configurations.size(); ++c) {
+    const double n = static_cast<double>(configurations[c]);
+    std::printf("| threads: %zu | %.3f | %.2f | %.1f %% |\n", configurations[c], fastest[c],
+                fastest[1] / fastest[c], 100.0 * fastest[1] / (n * fastest[c]));
+  }
+  std::printf("\nload average after: %s; decision hash %016llx in every run\n",
+              load_average().c_str(), static_cast<unsigned long long>(expected_hash));
+  return 0;
+}
