@@ -103,20 +103,43 @@ FixedStepAlgorithm::FixedStepAlgorithm(const FixedStepSettings& settings) : sett
     throw ConfigurationError("algorithm.input_order must be between 0 and " +
                              std::to_string(Polynomial::kMaxDegree));
   }
+  if (settings.inputs == InputMode::taylor && !settings.history.empty()) {
+    throw ConfigurationError("algorithm.history is only for inputs: extrapolated");
+  }
 }
 
 AlgorithmRequirements FixedStepAlgorithm::requirements() const {
+  // Extrapolated inputs need past values only, no reported derivatives.
   return {.algorithm_name = std::string(name()),
           .required_input_degree = settings_.input_order,
-          .required_output_derivatives = settings_.input_order};
+          .required_output_derivatives = extrapolated() ? 0 : settings_.input_order};
 }
 
-void FixedStepAlgorithm::start(const RunSetup& setup, std::span<StepSlot>) {
+void FixedStepAlgorithm::start(const RunSetup& setup, std::span<StepSlot> slots) {
   sources_ = InputSources(setup.system);
   time_ = setup.start;
   end_ = setup.end;
   check_imposed_steps(setup.system);
   compute_refresh_levels(setup.system);
+  if (extrapolated()) {
+    history_.start(setup.system, slots, setup.start, settings_.step, settings_.history);
+  }
+}
+
+void FixedStepAlgorithm::record_history(std::span<const StepSlot> slots, const Plan& plan) {
+  if (!extrapolated()) return;
+  for (const PlannedAction& action : plan.actions()) {
+    if (action.action == SlaveAction::step) history_.record(action.slave, slots);
+    if (action.action == SlaveAction::evaluate_outputs) history_.refresh(action.slave, slots);
+  }
+}
+
+void FixedStepAlgorithm::assign_inputs(std::size_t slave, std::span<StepSlot> slots, double scale) const {
+  if (extrapolated()) {
+    assign_extrapolated_inputs(slave, sources_, history_, slots, settings_.input_order);
+  } else {
+    assign_taylor_inputs(slave, sources_, slots, settings_.input_order, scale);
+  }
 }
 
 void FixedStepAlgorithm::check_imposed_steps(const System& system) const {
@@ -132,7 +155,9 @@ void FixedStepAlgorithm::check_imposed_steps(const System& system) const {
 
 void FixedStepAlgorithm::compute_refresh_levels(const System& system) {
   const std::vector<std::size_t> feedthrough = feedthrough_slaves(system);
-  const RefreshGraph graph = refresh_graph(system, sources_, feedthrough, settings_.input_order);
+  // Extrapolated inputs carry no reported derivatives: no preferred edges.
+  const RefreshGraph graph =
+      refresh_graph(system, sources_, feedthrough, extrapolated() ? 0 : settings_.input_order);
   std::vector<bool> placed(feedthrough.size(), false);
   const std::vector<std::vector<std::size_t>> levels = refresh_levels(graph, placed);
   if (std::find(placed.begin(), placed.end(), false) != placed.end()) {
@@ -159,7 +184,7 @@ void FixedStepAlgorithm::prepare_step(std::size_t slave, std::span<StepSlot> slo
   StepSlot& slot = slots[slave];
   slot.start = from;
   slot.end = to;
-  assign_taylor_inputs(slave, sources_, slots, settings_.input_order, to_seconds(to - from));
+  assign_inputs(slave, slots, to_seconds(to - from));
 }
 
 // The levels below are fresh now: the inputs are taken from them right before
@@ -169,7 +194,7 @@ bool FixedStepAlgorithm::plan_output_refresh(std::span<StepSlot> slots, Plan& pl
   for (std::size_t k = level_begin_[next_refresh_level_]; k < level_begin_[next_refresh_level_ + 1];
        ++k) {
     const std::size_t slave = refresh_order_[k];
-    assign_taylor_inputs(slave, sources_, slots, settings_.input_order, to_seconds(settings_.step));
+    assign_inputs(slave, slots, to_seconds(settings_.step));
     plan.add(slave, SlaveAction::evaluate_outputs);
   }
   ++next_refresh_level_;

@@ -15,14 +15,35 @@
 // only of lower levels; one plan per level, whose evaluations are independent
 // and go out concurrently over links. Passes over all feedthrough slaves would
 // settle a chain of k only after k passes: k² evaluations, k round trips.
+//
+// Input modes: `taylor` (the default) uses the derivatives the sources report;
+// `extrapolated` is the explicit scheme of Kraft & Schweizer, "Reduction of
+// Computation Time by Parallelization and Incorporating Co-Simulation
+// Techniques" (§2.3): each input is the Lagrange polynomial of order k through
+// the source's last k + 1 communication values (order reduced while fewer
+// exist), those values taken after the feedthrough refresh, so that coupling
+// forces follow the coupling condition (their eq. 3) at every communication time.
+#include <cstdint>
+#include <vector>
+
 #include "runtime/algorithm.hpp"
+#include "runtime/communication_history.hpp"
 #include "runtime/input_coupling.hpp"
 
 namespace couplet {
 
+enum class InputMode : std::uint8_t {
+  taylor,        ///< Taylor polynomial of the reported derivatives (Glumac eqs. 14–15)
+  extrapolated,  ///< Lagrange extrapolation through past communication values
+};
+
 struct FixedStepSettings {
   Time step = 0;         ///< H, in ticks
-  int input_order = 0;   ///< m: 0 = ZOH, k = Taylor polynomial of order k
+  int input_order = 0;   ///< m: 0 = ZOH, k = polynomial of order k
+  InputMode inputs = InputMode::taylor;
+  /// Extrapolated inputs only: communication values before the start (a run that
+  /// continues a known history: the local error of one macro step).
+  std::vector<OutputHistorySeed> history;
 };
 
 class FixedStepAlgorithm : public Algorithm {
@@ -33,6 +54,10 @@ class FixedStepAlgorithm : public Algorithm {
 
  protected:
   /// End of the macro step that starts at `time`.
+  bool extrapolated() const { return settings_.inputs == InputMode::extrapolated; }
+  /// After `plan` ran: its stepped slaves' new communication values join the
+  /// history, its re-evaluated ones replace theirs (extrapolated inputs only).
+  void record_history(std::span<const StepSlot> slots, const Plan& plan);
   Time step_end(Time time) const { return std::min(time + settings_.step, end_); }
   void prepare_step(std::size_t slave, std::span<StepSlot> slots, Time from, Time to) const;
 
@@ -46,12 +71,14 @@ class FixedStepAlgorithm : public Algorithm {
 
   FixedStepSettings settings_;
   InputSources sources_;
+  CommunicationHistory history_;  ///< extrapolated inputs only
   Time time_ = 0;  ///< the communication time all slaves have reached
   Time end_ = 0;
 
  private:
   void check_imposed_steps(const System& system) const;
   void compute_refresh_levels(const System& system);
+  void assign_inputs(std::size_t slave, std::span<StepSlot> slots, double scale) const;
   std::size_t refresh_level_count() const { return level_begin_.size() - 1; }
 
   /// Slaves with inputs and a feedthrough output, level by level: level n is

@@ -11,6 +11,7 @@ bool GaussSeidel::plan_next(std::span<StepSlot> slots, Plan& plan) {
 }
 
 void GaussSeidel::accept(std::span<const StepSlot> slots, const Plan& plan) {
+  record_history(slots, plan);
   if (is_refresh(plan)) return;
   if (++next_slave_ == slots.size()) {
     next_slave_ = 0;

@@ -14,7 +14,8 @@ bool Jacobi::plan_next(std::span<StepSlot> slots, Plan& plan) {
   return true;
 }
 
-void Jacobi::accept(std::span<const StepSlot>, const Plan& plan) {
+void Jacobi::accept(std::span<const StepSlot> slots, const Plan& plan) {
+  record_history(slots, plan);
   if (is_refresh(plan)) return;
   time_ = step_end(time_);
   request_output_refresh();

@@ -35,6 +35,29 @@ TEST(RealtimeAllocation, RecordingTheRunLogAllocatesNothingAfterTheFirstStep) {
   EXPECT_EQ(allocations_after_first_step({"time.end=20", "algorithm.step=0.05", "algorithm.input_order=1"}, true), 0);
 }
 
+// Extrapolated inputs (Kraft & Schweizer's explicit scheme): the past
+// communication values live in fixed-capacity rings, the Lagrange polynomials
+// on the stack.
+TEST(RealtimeAllocation, JacobiWithExtrapolatedInputsAllocatesNothingAfterTheFirstStep) {
+  EXPECT_EQ(allocations_after_first_step({"time.end=20", "algorithm.step=0.05", "algorithm.input_order=2",
+                                          "algorithm.inputs=extrapolated"},
+                                         true),
+            0);
+}
+
+TEST(RealtimeAllocation, GaussSeidelWithExtrapolatedInputsAllocatesNothingAfterTheFirstStep) {
+  EXPECT_EQ(allocations_after_first_step({"time.end=20", "algorithm.type=gauss_seidel", "algorithm.step=0.05",
+                                          "algorithm.input_order=3", "algorithm.inputs=extrapolated"}),
+            0);
+}
+
+// The semi-implicit scheme on the chain: save, two predictors, evaluation and
+// linearization of the coupling elements, eq. 4/5, corrector, update; with the
+// run log recording every call.
+TEST(RealtimeAllocation, SemiImplicitAllocatesNothingAfterTheFirstStep) {
+  EXPECT_EQ(allocations_after_warm_up("chain_semi_implicit.yaml", {"time.end=0.004"}, true).allocations, 0);
+}
+
 TEST(RealtimeAllocation, GaussSeidelAllocatesNothingAfterTheFirstStep) {
   EXPECT_EQ(allocations_after_first_step({"time.end=20", "algorithm.type=gauss_seidel", "algorithm.step=0.05"}), 0);
 }
