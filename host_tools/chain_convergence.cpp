@@ -12,7 +12,7 @@
 #include "models/ode_slave.hpp"
 #include "runtime/algorithms/jacobi.hpp"
 #include "runtime/algorithms/semi_implicit.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 
 namespace couplet::tools {
 
@@ -195,7 +195,7 @@ std::size_t output_index(const System& system, std::size_t slave, const std::str
 ChainErrors run_and_compare(const ChainStudy& study, const ModelCatalog& catalog,
                             Algorithm& algorithm, Time end, const ReferenceChain& reference) {
   System system = chain_system(study, catalog);
-  SequentialExecutor executor(system, algorithm, 0, end, {});
+  Executor executor(system, algorithm, 0, end, {});
   executor.initialize();
   while (executor.advance()) {
   }

@@ -82,6 +82,15 @@ const std::vector<Case> kCases = {
     {"rotational_two_mass_defect_control.yaml", {"time.end=0.2"}},  // variable steps
     // The Kraft-Schweizer chain: 4 segments and their 3 coupling elements.
     {"chain_jacobi", {}, "chain --bodies 32 --subsystems 4 --end 0.0005 --reference none"},
+    // The explicit scheme (inputs extrapolated from past communication values)
+    // and the semi-implicit one (save/restore, two predictors, corrector).
+    {"chain_explicit",
+     {},
+     "chain --bodies 32 --subsystems 4 --end 0.0005 --reference none --scheme explicit --order 2"},
+    {"chain_semi_implicit",
+     {},
+     "chain --bodies 32 --subsystems 4 --end 0.0005 --reference none --scheme semi-implicit "
+     "--order 2"},
 };
 
 std::string scenario_file(const Case& c) {

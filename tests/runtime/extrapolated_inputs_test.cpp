@@ -11,7 +11,7 @@
 #include "couplet/errors.hpp"
 #include "runtime/algorithms/gauss_seidel.hpp"
 #include "runtime/algorithms/jacobi.hpp"
-#include "runtime/sequential_executor.hpp"
+#include "runtime/executor.hpp"
 #include "runtime/system.hpp"
 
 namespace couplet {
@@ -69,7 +69,7 @@ std::vector<Polynomial> run(FixedStepAlgorithm& algorithm, double end) {
   system.add_slave("source", std::make_unique<QuadraticSource>());
   system.add_slave("sink", std::make_unique<InputRecorder>(seen));
   system.connect("source.y", "sink.u");
-  SequentialExecutor executor(system, algorithm, 0, to_ticks(end), {});
+  Executor executor(system, algorithm, 0, to_ticks(end), {});
   executor.initialize();
   while (executor.advance()) {
   }
