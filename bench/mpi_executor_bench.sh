@@ -48,7 +48,7 @@ best() {  # LABEL COMMAND...: best wall_time_s of the repeats; checks the hash
     local t share
     t=$(field "$work/out/summary.json" wall_time_s)
     # Rank 0's time in the exchanges (transfer and waiting for the slowest rank).
-    share=$(python3 -c "import json,sys; s=json.load(open(sys.argv[1])); e=s.get('executor'); print(f\"{100*e['exchange_wall_s']/s['wall_time_s']:.0f}%\" if e else '-')" "$work/out/summary.json")
+    share=$(python3 -c "import json,sys; s=json.load(open(sys.argv[1])); e=s.get('executor'); print(f\"{100*e['exchange_wall_s']/s['wall_time_s']:.0f}%\" if e and 'exchange_wall_s' in e else '-')" "$work/out/summary.json")
     if [ -z "$best_time" ] || python3 -c "import sys; sys.exit(not float(sys.argv[1]) < float(sys.argv[2]))" "$t" "$best_time"; then
       best_time=$t
       best_share=$share

@@ -136,6 +136,7 @@ nlohmann::json mpi_report(const MpiDispatcher& exchange, const System& system) {
           {"ranks", exchange.ranks()},
           {"slaves_by_rank", owners},
           {"exchanges", counters.exchanges},
+          {"broadcasts", counters.broadcasts},
           {"actions", counters.actions},
           {"bytes_received", counters.bytes_received},
           {"exchange_wall_s", counters.exchange_seconds}};

@@ -257,8 +257,10 @@ void MpiDispatcher::settle(const std::string& local_error) {
   exchange({}, nullptr, header);
 }
 
+// A rank that sent nothing (a broadcast from another) reports nothing.
 Header MpiDispatcher::header_of(int rank) const {
   Header header;
+  if (counts_[static_cast<std::size_t>(rank)] == 0) return header;
   std::memcpy(&header, receive_.data() + displacements_[static_cast<std::size_t>(rank)],
               sizeof header);
   return header;
@@ -289,11 +291,20 @@ std::string MpiDispatcher::broadcast_message(int root, const std::string& messag
 // One collective: a header from each rank and the results of the wave's calls
 // it made, in plan order. The size of every part follows from the wave and the
 // result buffers, which every rank's executor has sized alike, so no sizes
-// travel. A failure outside any wave (a setup, a rank's own preparation) is
-// thrown on every rank from here.
+// travel. A wave whose slaves all belong to one rank (an evaluation of the
+// initial-output passes, a refresh of one feedthrough slave) is broadcast from
+// that rank instead: it sends and goes on without waiting for the others, and
+// a failure another rank keeps waits for the next exchange that rank takes part
+// in. A failure outside any wave (a setup, a rank's own preparation) is thrown
+// on every rank from here.
 void MpiDispatcher::exchange(std::span<const PlannedAction> wave, ActionCalls* calls,
                              const Header& header) {
-  std::fill(counts_.begin(), counts_.end(), static_cast<int>(sizeof(Header)));
+  int root = wave.empty() || calls == nullptr ? -1 : owners_[wave.front().slave];
+  for (const PlannedAction& action : wave) {
+    if (owners_[action.slave] != root) root = -1;
+  }
+  std::fill(counts_.begin(), counts_.end(), static_cast<int>(root < 0 ? sizeof(Header) : 0));
+  if (root >= 0) counts_[static_cast<std::size_t>(root)] = static_cast<int>(sizeof(Header));
   if (calls != nullptr) {
     for (const PlannedAction& action : wave) {
       counts_[static_cast<std::size_t>(owners_[action.slave])] +=
@@ -305,10 +316,11 @@ void MpiDispatcher::exchange(std::span<const PlannedAction> wave, ActionCalls* c
     displacements_[r] = as_count(total);
     total += static_cast<std::size_t>(counts_[r]);
   }
-  send_.resize(static_cast<std::size_t>(counts_[static_cast<std::size_t>(rank_)]));
-  std::memcpy(send_.data(), &header, sizeof header);
-  std::size_t at = sizeof header;
-  if (calls != nullptr) {
+  const int own_count = counts_[static_cast<std::size_t>(rank_)];
+  send_.resize(static_cast<std::size_t>(own_count));
+  if (own_count > 0) {
+    std::memcpy(send_.data(), &header, sizeof header);
+    std::size_t at = sizeof header;
     for (const PlannedAction& action : wave) {
       if (!owns(action.slave)) continue;
       const ActionResults results = calls->results(action);
@@ -318,13 +330,18 @@ void MpiDispatcher::exchange(std::span<const PlannedAction> wave, ActionCalls* c
   }
   receive_.resize(total);
   const auto began = std::chrono::steady_clock::now();
-  check(MPI_Allgatherv(send_.data(), counts_[static_cast<std::size_t>(rank_)], MPI_BYTE,
-                       receive_.data(), counts_.data(), displacements_.data(), MPI_BYTE,
-                       MPI_COMM_WORLD),
-        "MPI_Allgatherv");
+  if (root >= 0) {
+    if (rank_ == root) std::copy(send_.begin(), send_.end(), receive_.begin());
+    check(MPI_Bcast(receive_.data(), as_count(total), MPI_BYTE, root, MPI_COMM_WORLD), "MPI_Bcast");
+  } else {
+    check(MPI_Allgatherv(send_.data(), own_count, MPI_BYTE, receive_.data(), counts_.data(),
+                         displacements_.data(), MPI_BYTE, MPI_COMM_WORLD),
+          "MPI_Allgatherv");
+  }
   counters_.exchange_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   ++counters_.exchanges;
+  if (root >= 0) ++counters_.broadcasts;
   counters_.bytes_received += total;
 
   for (int r = 0; r < ranks_; ++r) {

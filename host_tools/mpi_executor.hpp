@@ -10,8 +10,9 @@
 // blocks in scenario order, so a chain's neighbours share a rank or sit on
 // adjacent ranks). For each wave, every rank makes the calls of the slaves it
 // owns — at the same time as the other ranks — and one MPI_Allgatherv gives
-// every rank all results: each rank's replicated master reads every slot, so
-// every rank needs every result (docs/mpi.md discusses the alternatives).
+// every rank all results (a wave whose slaves are all on one rank: one
+// MPI_Bcast from it): each rank's replicated master reads every slot, so every
+// rank needs every result (docs/mpi.md discusses the alternatives).
 //
 // Errors. A failing call is reported in the header every rank sends in each
 // exchange, so every rank fails the same action with the same error (naming
@@ -74,10 +75,11 @@ class MpiDispatcher final : public ActionDispatcher {
   static constexpr std::uint32_t kNotInWave = 0xffffffffu;
 
   struct Counters {
-    std::uint64_t exchanges = 0;       ///< MPI_Allgatherv calls (one per wave)
+    std::uint64_t exchanges = 0;       ///< one per wave: MPI_Allgatherv, or MPI_Bcast ...
+    std::uint64_t broadcasts = 0;      ///< ... when the wave's slaves are all on one rank
     std::uint64_t actions = 0;         ///< actions carried out through them
     std::uint64_t bytes_received = 0;  ///< by this rank, headers included
-    double exchange_seconds = 0;  ///< in MPI_Allgatherv (waiting for the slowest rank included)
+    double exchange_seconds = 0;       ///< in the exchanges (waiting for the slowest rank included)
   };
   const Counters& counters() const { return counters_; }
 
