@@ -25,7 +25,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # As root (CI), more ranks than cores allowed; shared memory without the
 # single-copy mechanism (containers often forbid it).
-mpirun=(mpirun --allow-run-as-root --oversubscribe --mca btl self,vader
+mpirun=(mpirun --allow-run-as-root --oversubscribe ${MPI_BENCH_BIND:+--bind-to $MPI_BENCH_BIND} --mca btl self,vader
         --mca btl_vader_single_copy_mechanism none)
 
 "$couplet" generate chain --bodies "$bodies" --subsystems "$subsystems" --end "$end" --reference none \
