@@ -87,11 +87,13 @@ build() {
 #                       sanitizers); the host build of the same core
 #                       (Embedded.core) runs instrumented.
 #   the mpirun jobs of mpi_executor_test (Ranks/MpiExecutor.*, MpiExecutorRefusals.*):
-#                       Open MPI's own start-up allocations (MPI_Init, its
-#                       plugins, never freed by design) are reported by
-#                       LeakSanitizer in every rank; the MPI dispatcher's code
-#                       runs instrumented in no other test either (the ownership
-#                       test stays in).
+#                       Open MPI 4.1 leaves its own start-up allocations
+#                       unfreed: a program doing nothing but MPI_Init and
+#                       MPI_Finalize, built with -fsanitize=address, fails in
+#                       every rank with ~120 KB in ~3 350 allocations reported
+#                       by LeakSanitizer, so every rank of these jobs would fail
+#                       whatever couplet does (the ownership test, without MPI,
+#                       stays in).
 asan_excluded='^(Install\.|Embedded\.cortex_m4|Ranks/MpiExecutor\.|MpiExecutorRefusals\.)'
 # TSan: the programs whose tests run a target, a link or a clock on threads of
 # their own; they link the device library only (the host tools' tests run the
