@@ -11,6 +11,10 @@
 # the system are not in it), the best of REPEATS runs. Efficiency = T_1 / (p·T_p)
 # with T_1 the run on one rank. The decision hash of every run must equal the
 # run without mpirun (the script stops otherwise).
+#
+# On a machine shared with other sessions, Linux shares the CPU evenly between
+# sessions (sched_autogroup), whatever `nice` says: weight this session up for
+# the measurement (as root: echo -10 > /proc/self/autogroup; echo 0 afterwards).
 set -euo pipefail
 build=${1:?usage: $0 BUILD_DIR [BODIES SUBSYSTEMS END REPEATS RANKS...]}
 bodies=${2:-512}
