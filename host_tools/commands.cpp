@@ -363,7 +363,9 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
   bool log_ended = false;
   bool failed_here_alone = false;  // under MPI: rank 0's log failed while the others step on
   try {
-    if (recorder) prepare_here([&] { recorder->begin(log_header(scenario, system, *algorithm), system); });
+    if (recorder) {
+      prepare_here([&] { recorder->begin(log_header(scenario, system, *algorithm), system); });
+    }
     if (mpi_dispatcher) mpi_dispatcher->settle(rank_error);
     if (!rank_error.empty()) throw ConfigurationError(rank_error);  // not reached: settle threw
     executor.initialize();
@@ -414,7 +416,8 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
     // The other ranks wait in the next exchange for a rank that will not come:
     // end the job, now that the log and the summary are written.
     if (failed_here_alone) {
-      std::fprintf(stderr, "couplet: run failed on MPI rank 0 alone: %s; ending the job\n", error.what());
+      std::fprintf(stderr, "couplet: run failed on MPI rank 0 alone: %s; ending the job\n",
+                   error.what());
       mpi->abort(1);
     }
     throw;

@@ -32,7 +32,8 @@ std::unique_ptr<Slave> System::replace_slave(std::size_t index, std::unique_ptr<
   Entry& entry = slaves_.at(index);
   const SlaveDescription& before = entry.slave->description();
   const SlaveDescription& after = slave->description();
-  if (before.inputs.size() != after.inputs.size() || before.outputs.size() != after.outputs.size()) {
+  if (before.inputs.size() != after.inputs.size() ||
+      before.outputs.size() != after.outputs.size()) {
     throw ConfigurationError("slave '" + entry.name + "': a replacement must have the same ports");
   }
   std::swap(entry.slave, slave);
