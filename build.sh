@@ -16,7 +16,7 @@ packages=(cmake g++ make libeigen3-dev libsundials-dev libyaml-cpp-dev libcli11-
           libgtest-dev libbenchmark-dev nlohmann-json3-dev
           libboost-dev nanopb libnanopb-dev protobuf-compiler python3-protobuf
           libzip-dev libpugixml-dev pkgconf libmatio-dev libjs-dygraphs
-          pybind11-dev python3-dev python3-numpy)
+          pybind11-dev python3-dev python3-numpy libopenmpi-dev openmpi-bin)
 # Only for the tests: the report test parses the HTML with Python and renders it
 # in headless Chromium (couplet report itself needs neither); the packaging
 # tests run cpack, whose Debian dependencies come from dpkg-shlibdeps and file;
@@ -86,7 +86,15 @@ build() {
 #   Embedded.cortex_m4* cross-compiled for a Cortex-M4 (arm-none-eabi-gcc has no
 #                       sanitizers); the host build of the same core
 #                       (Embedded.core) runs instrumented.
-asan_excluded='^(Install\.|Embedded\.cortex_m4)'
+#   the mpirun jobs of mpi_executor_test (Ranks/MpiExecutor.*, MpiExecutorRefusals.*):
+#                       Open MPI 4.1 leaves its own start-up allocations
+#                       unfreed: a program doing nothing but MPI_Init and
+#                       MPI_Finalize, built with -fsanitize=address, fails in
+#                       every rank with ~120 KB in ~3 350 allocations reported
+#                       by LeakSanitizer, so every rank of these jobs would fail
+#                       whatever couplet does (the ownership test, without MPI,
+#                       stays in).
+asan_excluded='^(Install\.|Embedded\.cortex_m4|Ranks/MpiExecutor\.|MpiExecutorRefusals\.)'
 # TSan: the programs whose tests run a target, a link or a clock on threads of
 # their own; they link the device library only (the host tools' tests run the
 # same links in processes, where TSan sees no shared memory). And the

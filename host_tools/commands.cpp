@@ -13,6 +13,8 @@
 #include "host_tools/group_builder.hpp"
 #include "host_tools/interrupt.hpp"
 #include "host_tools/link_report.hpp"
+#include "host_tools/mpi_executor.hpp"
+#include "host_tools/mpi_session.hpp"
 #include "host_tools/progress.hpp"
 #include "host_tools/run_directory.hpp"
 #include "host_tools/run_pacer.hpp"
@@ -118,6 +120,50 @@ Time time_all_slaves_reached(const Executor& executor, Time start) {
   return std::max(reached, start);
 }
 
+/// summary.json `executor` of an MPI run: who owned which slaves, and what
+/// rank 0's exchanges cost (docs/mpi.md).
+nlohmann::json mpi_report(const MpiDispatcher& exchange, const System& system) {
+  nlohmann::json owners = nlohmann::json::array();
+  for (int rank = 0; rank < exchange.ranks(); ++rank) {
+    nlohmann::json slaves = nlohmann::json::array();
+    for (std::size_t s = 0; s < system.slave_count(); ++s) {
+      if (exchange.owner(s) == rank) slaves.push_back(system.slave_name(s));
+    }
+    owners.push_back(slaves);
+  }
+  const MpiDispatcher::Counters& counters = exchange.counters();
+  return {{"type", "mpi"},
+          {"ranks", exchange.ranks()},
+          {"slaves_by_rank", owners},
+          {"exchanges", counters.exchanges},
+          {"broadcasts", counters.broadcasts},
+          {"actions", counters.actions},
+          {"bytes_received", counters.bytes_received},
+          {"exchange_wall_s", counters.exchange_seconds}};
+}
+
+/// What a distributed run cannot do, refused before anything is built: a
+/// slave behind a link is one process's connection, a group's composite slave
+/// runs a co-simulation of its own (its counters would stay on its rank), and
+/// wall-clock pacing would pace each rank on its own.
+void check_distributable(const Scenario& scenario) {
+  for (const SlaveSpec& slave : scenario.slaves) {
+    if (slave.link || !slave.device.empty()) {
+      throw ConfigurationError(slave.where + ": slave '" + slave.name +
+                               "' is behind a link; under mpirun every slave must be local "
+                               "(run linked slaves without mpirun)");
+    }
+  }
+  if (!scenario.groups.empty()) {
+    throw ConfigurationError(scenario.source + ": groups: composite slaves cannot run under mpirun "
+                             "(run the scenario without mpirun)");
+  }
+  if (parse_clock(scenario.clock, scenario.source).wall) {
+    throw ConfigurationError(scenario.source + ": clock: under mpirun the run is in virtual time "
+                             "(remove the wall clock or run without mpirun)");
+  }
+}
+
 std::string interruption_text(int signal, Time frontier) {
   return std::string("interrupted by ") + signal_name(signal) + " at t = " + seconds_text(frontier) +
          " s";
@@ -129,14 +175,16 @@ class RunResults {
  public:
   RunResults(const Scenario& scenario, System& system, Algorithm& algorithm,
              const Executor& executor, const std::vector<PortReference>& signals,
-             const std::vector<Time>& grid, const models::MonolithicSolution* reference)
+             const std::vector<Time>& grid, const models::MonolithicSolution* reference,
+             const MpiDispatcher* dispatcher = nullptr)
       : scenario_(scenario),
         system_(system),
         algorithm_(algorithm),
         executor_(executor),
         signals_(signals),
         grid_(grid),
-        reference_(reference) {}
+        reference_(reference),
+        dispatcher_(dispatcher) {}
 
   nlohmann::json write(const std::filesystem::path& directory, const RunEnd& end,
                        const RunPacer& pacer, const Recorder* recorder, double wall_time) const {
@@ -152,6 +200,11 @@ class RunResults {
     write_signals_csv(directory / "signals.csv", grid_, columns(), rows);
     write_summary(directory, summary);
     return summary;
+  }
+
+  /// The summary without files: what an MPI rank other than 0 returns.
+  nlohmann::json summary_only(const RunEnd& end, const RunPacer& pacer, double wall_time) const {
+    return summarize(end, pacer, nullptr, wall_time);
   }
 
  private:
@@ -173,6 +226,7 @@ class RunResults {
     summary["end_time"] = to_seconds(end.completed() ? executor_.frontier() : end.reached);
     summary["wall_time_s"] = wall_time;
     summary["decision_hash"] = hash_text(executor_.decision_hash());
+    if (dispatcher_ != nullptr) summary["executor"] = mpi_report(*dispatcher_, system_);
     if (recorder != nullptr) {
       summary["run_log"] = {{"path", recorder->path()},
                             {"bytes", recorder->bytes_written()},
@@ -238,51 +292,91 @@ class RunResults {
   const std::vector<PortReference>& signals_;
   const std::vector<Time>& grid_;
   const models::MonolithicSolution* reference_;
+  const MpiDispatcher* dispatcher_;
 };
 
 }  // namespace
 
 nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options) {
   const models::ModelCatalog catalog = models::ModelCatalog::builtin();
+  // Under mpirun (docs/mpi.md) every rank builds and runs the same master; the
+  // preparation below is replicated except where `writes` says rank 0 alone.
+  const MpiSession* const mpi = options.mpi;
+  const bool writes = mpi == nullptr || mpi->rank() == 0;
+  if (mpi != nullptr) check_distributable(scenario);
   System system = build_system(scenario, catalog);
   const std::unique_ptr<Algorithm> algorithm = make_algorithm(scenario);
   const std::vector<PortReference> signals = resolve_signals(scenario, system);
   const std::vector<Time> grid = evaluation_grid(scenario);
+  std::optional<MpiDispatcher> mpi_dispatcher;
+  if (mpi != nullptr) mpi_dispatcher.emplace(*mpi, system);
+
+  // Under MPI a failure of rank 0's own preparation (the reference, the output
+  // directory, the log) is kept until every rank has prepared and then thrown
+  // on every rank (MpiDispatcher::settle), so that none waits for it.
+  std::string rank_error;
+  const auto prepare_here = [&](auto&& prepare) {
+    if (!writes || !rank_error.empty()) return;
+    if (mpi == nullptr) return prepare();
+    try {
+      prepare();
+    } catch (const std::exception& error) {
+      rank_error = error.what();
+    }
+  };
 
   // The reference first: a scenario that cannot have one (a co-simulation FMU)
   // says so before the run rather than after it.
   models::MonolithicSolution reference;
-  if (scenario.monolithic_reference) reference = solve_reference(scenario, catalog, system, grid);
+  if (scenario.monolithic_reference)
+    prepare_here([&] { reference = solve_reference(scenario, catalog, system, grid); });
 
   // Declared before the executor, which calls it until its last advance().
-  const std::unique_ptr<ActionDispatcher> dispatcher = make_dispatcher(scenario.executor);
+  // Under mpirun the MPI dispatcher makes the calls and `executor:` is not used
+  // (docs/mpi.md).
+  const std::unique_ptr<ActionDispatcher> local_dispatcher =
+      mpi_dispatcher ? nullptr : make_dispatcher(scenario.executor);
   Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end), grid);
-  executor.set_dispatcher(dispatcher.get());
+  if (mpi_dispatcher) {
+    executor.set_dispatcher(&*mpi_dispatcher);
+  } else {
+    executor.set_dispatcher(local_dispatcher.get());
+  }
   RunPacer pacer(parse_clock(scenario.clock, scenario.source), system, to_ticks(scenario.start),
                  to_ticks(scenario.end));
   if (options.record_log) check_run_log_projection(scenario);
   system.validate(algorithm->requirements());
   // A scenario refused up to here leaves the directory as it was; from here on
   // it holds this run's files only.
-  const std::filesystem::path directory = prepare_run_directory(options.output_directory);
+  std::filesystem::path directory;
+  prepare_here([&] { directory = prepare_run_directory(options.output_directory); });
   std::optional<Recorder> recorder;
   if (options.record_log) {
-    recorder.emplace((directory / "run.log").string());
-    executor.set_observer(&*recorder);
+    prepare_here([&] {
+      recorder.emplace((directory / "run.log").string());
+      executor.set_observer(&*recorder);
+    });
   }
+  const bool has_directory = !directory.empty();
   const RunResults results(scenario, system, *algorithm, executor, signals, grid,
-                           scenario.monolithic_reference ? &reference : nullptr);
+                           scenario.monolithic_reference && writes ? &reference : nullptr,
+                           mpi_dispatcher ? &*mpi_dispatcher : nullptr);
   const auto began = Clock::now();
   const auto wall_time = [&] { return std::chrono::duration<double>(Clock::now() - began).count(); };
   RunEnd end;
   end.reached = to_ticks(scenario.start);
   bool log_ended = false;
+  bool failed_here_alone = false;  // under MPI: rank 0's log failed while the others step on
   try {
-    if (recorder) recorder->begin(log_header(scenario, system, *algorithm), system);
+    if (recorder) {
+      prepare_here([&] { recorder->begin(log_header(scenario, system, *algorithm), system); });
+    }
+    if (mpi_dispatcher) mpi_dispatcher->settle(rank_error);
+    if (!rank_error.empty()) throw ConfigurationError(rank_error);  // not reached: settle threw
     executor.initialize();
     if (recorder) recorder->algorithm_started(*algorithm);
     pacer.start();
-    ProgressReporter progress({options.show_progress, options.progress_on_terminal,
+    ProgressReporter progress({options.show_progress && writes, options.progress_on_terminal,
                                options.progress_interval},
                               scenario.start, scenario.end);
     // Once per macro step: the signal flag, one advance, the pacing, the log and
@@ -291,7 +385,11 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
       end.signal = options.interrupt != nullptr ? options.interrupt->received() : 0;
       if (end.signal != 0 || !executor.advance()) break;
       const std::int64_t lateness = pacer.after_advance(executor.frontier());
-      if (recorder) recorder->plan_finished(executor, *algorithm, lateness);
+      if (recorder) {
+        failed_here_alone = mpi != nullptr;
+        recorder->plan_finished(executor, *algorithm, lateness);
+        failed_here_alone = false;
+      }
       progress.reached(executor.frontier());
       end.reached = time_all_slaves_reached(executor, to_ticks(scenario.start));
     }
@@ -313,14 +411,24 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
       } catch (const std::exception&) {
       }
     }
-    try {
-      results.write(directory, {"failed", 0, error.what(), end.reached}, pacer,
-                    recorder ? &*recorder : nullptr, wall_time());
-    } catch (const std::exception&) {
+    if (has_directory) {
+      try {
+        results.write(directory, {"failed", 0, error.what(), end.reached}, pacer,
+                      recorder ? &*recorder : nullptr, wall_time());
+      } catch (const std::exception&) {
+      }
+    }
+    // The other ranks wait in the next exchange for a rank that will not come:
+    // end the job, now that the log and the summary are written.
+    if (failed_here_alone) {
+      std::fprintf(stderr, "couplet: run failed on MPI rank 0 alone: %s; ending the job\n",
+                   error.what());
+      mpi->abort(1);
     }
     throw;
   }
   if (end.signal == 0) end.reached = to_ticks(scenario.end);
+  if (!writes) return results.summary_only(end, pacer, wall_time());
   return results.write(directory, end, pacer, recorder ? &*recorder : nullptr, wall_time());
 }
 

@@ -14,6 +14,7 @@
 namespace couplet::tools {
 
 class InterruptGuard;
+class MpiSession;
 
 struct RunOptions {
   std::string output_directory = "out";
@@ -24,6 +25,10 @@ struct RunOptions {
   const InterruptGuard* interrupt = nullptr;
   bool progress_on_terminal = false;  ///< one line rewritten in place
   std::chrono::milliseconds progress_interval{5000};  ///< between lines off a terminal
+  /// Set (under mpirun): the slaves run distributed over the ranks
+  /// (host_tools/mpi_executor.hpp, docs/mpi.md); rank 0 alone writes the output
+  /// directory, the others return the same summary without writing anything.
+  const MpiSession* mpi = nullptr;
 };
 
 /// The run log's header for a run of `scenario`: the scenario as run and where

@@ -7,12 +7,14 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <unistd.h>
 
 #include "host_tools/chain_generator.hpp"
 #include "host_tools/commands.hpp"
 #include "host_tools/interrupt.hpp"
 #include "host_tools/log_commands.hpp"
+#include "host_tools/mpi_session.hpp"
 #include "couplet/errors.hpp"
 
 // The project's version (CMakeLists.txt project(VERSION)), given by the build.
@@ -145,7 +147,16 @@ int main(int argc, char** argv) {
     return exit_for_parse_error(app, error);
   }
 
+  // Under mpirun, `couplet run` is one rank of a distributed run (docs/mpi.md):
+  // MPI lives as long as this scope; rank 0 alone prints (the others run the
+  // same master and would print the same).
+  std::optional<MpiSession> mpi;
+  bool prints = true;
   try {
+    if (run->parsed() && launched_by_mpirun()) {
+      mpi.emplace();
+      prints = mpi->rank() == 0;
+    }
     if (models->parsed()) {
       if (fmu_paths.empty()) std::cout << describe_models(couplet::models::ModelCatalog::builtin());
       for (const std::string& path : fmu_paths) std::cout << describe_fmu(path);
@@ -183,24 +194,29 @@ int main(int argc, char** argv) {
       std::cout << summary_table(summary) << "  written to " << output_directory << "/\n";
       return 0;
     }
-    const InterruptGuard interrupt;
+    // Under mpirun, SIGINT/SIGTERM keep their default action: mpirun forwards
+    // them to every rank, which could not agree on where to stop.
+    std::optional<InterruptGuard> interrupt;
+    if (!mpi) interrupt.emplace();
     const bool terminal = isatty(STDERR_FILENO) != 0;
     const auto interval = std::chrono::milliseconds(std::llround(progress_interval * 1000));
     const auto summary =
-        run_scenario(scenario, {output_directory, !quiet, !no_log, &interrupt, terminal, interval});
+        run_scenario(scenario, {output_directory, !quiet, !no_log, interrupt ? &*interrupt : nullptr, terminal,
+                                interval, mpi ? &*mpi : nullptr});
+    if (!prints) return 0;
     std::cout << summary_table(summary) << "  written to " << output_directory << "/\n";
-    if (const int signal_number = interrupt.received(); signal_number != 0 &&
+    if (const int signal_number = interrupt ? interrupt->received() : 0; signal_number != 0 &&
         summary.value("status", "") == "interrupted")
       return report_interruption(summary, output_directory, signal_number);
     return 0;
   } catch (const couplet::ConfigurationError& error) {
-    std::cerr << "couplet: configuration error: " << error.what() << "\n";
+    if (prints) std::cerr << "couplet: configuration error: " << error.what() << "\n";
     return kExitConfiguration;
   } catch (const couplet::SlaveError& error) {
-    std::cerr << "couplet: run failed: " << error.what() << "\n";
+    if (prints) std::cerr << "couplet: run failed: " << error.what() << "\n";
     return kExitRunFailed;
   } catch (const std::exception& error) {
-    std::cerr << "couplet: error: " << error.what() << "\n";
+    if (prints) std::cerr << "couplet: error: " << error.what() << "\n";
     return kExitRunFailed;
   }
 }

@@ -28,6 +28,18 @@ std::size_t System::add_slave(std::string name, std::unique_ptr<Slave> slave) {
   return slaves_.size() - 1;
 }
 
+std::unique_ptr<Slave> System::replace_slave(std::size_t index, std::unique_ptr<Slave> slave) {
+  Entry& entry = slaves_.at(index);
+  const SlaveDescription& before = entry.slave->description();
+  const SlaveDescription& after = slave->description();
+  if (before.inputs.size() != after.inputs.size() ||
+      before.outputs.size() != after.outputs.size()) {
+    throw ConfigurationError("slave '" + entry.name + "': a replacement must have the same ports");
+  }
+  std::swap(entry.slave, slave);
+  return slave;
+}
+
 std::optional<std::size_t> System::find_slave(std::string_view name) const {
   for (std::size_t i = 0; i < slaves_.size(); ++i) {
     if (slaves_[i].name == name) return i;

@@ -1,8 +1,9 @@
 // System validation: every rejection fires and names the culprit.
+#include "runtime/system.hpp"
+
 #include <gtest/gtest.h>
 
 #include "couplet/errors.hpp"
-#include "runtime/system.hpp"
 
 namespace couplet {
 namespace {
@@ -14,13 +15,16 @@ class DescribedSlave final : public Slave {
   const SlaveDescription& description() const override { return description_; }
   void setup(Time) override {}
   void evaluate_outputs(std::span<const Polynomial>, std::span<double>) override {}
-  void step(const StepRequest&, const OutputBuffers&) override { FAIL() << "validation stepped a slave"; }
+  void step(const StepRequest&, const OutputBuffers&) override {
+    FAIL() << "validation stepped a slave";
+  }
 
  private:
   SlaveDescription description_;
 };
 
-std::unique_ptr<Slave> slave(std::vector<std::string> inputs, std::vector<OutputDescription> outputs,
+std::unique_ptr<Slave> slave(std::vector<std::string> inputs,
+                             std::vector<OutputDescription> outputs,
                              SlaveCapabilities capabilities = {}) {
   SlaveDescription description;
   for (auto& name : inputs) description.inputs.push_back({name});
@@ -31,7 +35,8 @@ std::unique_ptr<Slave> slave(std::vector<std::string> inputs, std::vector<Output
 
 const AlgorithmRequirements kNonIterative{.algorithm_name = "jacobi"};
 
-std::string validation_error(const System& system, const AlgorithmRequirements& requirements = kNonIterative) {
+std::string validation_error(const System& system,
+                             const AlgorithmRequirements& requirements = kNonIterative) {
   try {
     system.validate(requirements);
   } catch (const ConfigurationError& error) {
@@ -50,7 +55,28 @@ System two_mass(bool left_feedthrough, bool right_feedthrough) {
   return system;
 }
 
-TEST(System, AcceptsAValidTwoMassSystem) { EXPECT_EQ(validation_error(two_mass(false, true)), ""); }
+TEST(System, AcceptsAValidTwoMassSystem) {
+  EXPECT_EQ(validation_error(two_mass(false, true)), "");
+}
+
+// How a distributed run puts a stand-in in a slave's place: same name and
+// connections, the replaced slave handed back; a stand-in with other ports is refused.
+TEST(System, ReplacesASlaveKeepingItsConnections) {
+  System system = two_mass(false, true);
+  const Slave* before = &system.slave(1);
+  std::unique_ptr<Slave> replaced = system.replace_slave(1, slave({"x", "v"}, {{"f", true}}));
+  EXPECT_EQ(replaced.get(), before);
+  EXPECT_NE(&system.slave(1), before);
+  EXPECT_EQ(system.slave_name(1), "right");
+  EXPECT_EQ(system.connections().size(), 3u);
+  EXPECT_EQ(validation_error(system), "");
+  try {
+    system.replace_slave(1, slave({"x"}, {{"f", true}}));
+    FAIL() << "a stand-in with other ports was accepted";
+  } catch (const ConfigurationError& error) {
+    EXPECT_NE(std::string(error.what()).find("'right'"), std::string::npos) << error.what();
+  }
+}
 
 TEST(System, UnknownSlaveIsNamed) {
   System system = two_mass(false, true);
@@ -59,7 +85,8 @@ TEST(System, UnknownSlaveIsNamed) {
         try {
           system.connect("middle.x", "right.x");
         } catch (const ConfigurationError& error) {
-          EXPECT_NE(std::string(error.what()).find("unknown slave 'middle'"), std::string::npos) << error.what();
+          EXPECT_NE(std::string(error.what()).find("unknown slave 'middle'"), std::string::npos)
+              << error.what();
           throw;
         }
       },
@@ -94,7 +121,8 @@ TEST(System, DoublyDrivenInputIsNamed) {
     system.connect("left.v", "right.x");
     FAIL();
   } catch (const ConfigurationError& error) {
-    EXPECT_NE(std::string(error.what()).find("input 'right.x' is driven twice"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("input 'right.x' is driven twice"), std::string::npos)
+        << error.what();
   }
 }
 
@@ -120,7 +148,8 @@ TEST(System, FeedthroughWithoutACycleIsNoLoop) {
 TEST(System, IterativeAlgorithmNeedsRollback) {
   const System system = two_mass(false, true);
   const std::string message = validation_error(
-      system, {.algorithm_name = "ifosmondi", .needs_rollback = true, .resolves_algebraic_loops = true});
+      system,
+      {.algorithm_name = "ifosmondi", .needs_rollback = true, .resolves_algebraic_loops = true});
   EXPECT_NE(message.find("slave 'left' cannot roll back"), std::string::npos) << message;
 }
 
@@ -138,8 +167,10 @@ TEST(System, LinearizingAlgorithmNeedsLinearizationNotRollback) {
   const AlgorithmRequirements missiles{
       .algorithm_name = "missiles", .resolves_algebraic_loops = true, .needs_linearization = true};
   const std::string message = validation_error(loop, missiles);
-  EXPECT_NE(message.find("slave 'left' cannot linearize (state and Jacobians), but algorithm 'missiles' needs it"),
-            std::string::npos)
+  EXPECT_NE(
+      message.find(
+          "slave 'left' cannot linearize (state and Jacobians), but algorithm 'missiles' needs it"),
+      std::string::npos)
       << message;
   EXPECT_EQ(message.find("roll back"), std::string::npos) << message;
   EXPECT_EQ(message.find("algebraic loop"), std::string::npos) << message;
@@ -153,8 +184,11 @@ TEST(System, DegreeTheSlaveCannotTakeIsNamed) {
   system.add_slave("device", slave({"u"}, {{"y", false}}, zoh_only));
   system.connect("device.y", "device.u");
   const std::string message = validation_error(
-      system, {.algorithm_name = "jacobi", .required_input_degree = 1, .required_output_derivatives = 1});
-  EXPECT_NE(message.find("slave 'device' accepts input polynomials of degree at most 0"), std::string::npos) << message;
+      system,
+      {.algorithm_name = "jacobi", .required_input_degree = 1, .required_output_derivatives = 1});
+  EXPECT_NE(message.find("slave 'device' accepts input polynomials of degree at most 0"),
+            std::string::npos)
+      << message;
 }
 
 TEST(System, MissingOutputDerivativesAreNamed) {
@@ -164,8 +198,10 @@ TEST(System, MissingOutputDerivativesAreNamed) {
   system.add_slave("device", slave({"u"}, {{"y", false}}, capabilities));
   system.connect("device.y", "device.u");
   const std::string message = validation_error(
-      system, {.algorithm_name = "jacobi", .required_input_degree = 1, .required_output_derivatives = 1});
-  EXPECT_NE(message.find("output 'device.y' reports 0 time derivative(s)"), std::string::npos) << message;
+      system,
+      {.algorithm_name = "jacobi", .required_input_degree = 1, .required_output_derivatives = 1});
+  EXPECT_NE(message.find("output 'device.y' reports 0 time derivative(s)"), std::string::npos)
+      << message;
 }
 
 TEST(System, SlaveNamesAreUniqueAndDotFree) {
