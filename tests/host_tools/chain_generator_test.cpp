@@ -68,9 +68,10 @@ TEST(ChainGenerator, LargeSegmentsRunWithARunLogUnderBothSchemes) {
     std::filesystem::create_directories(directory);
     const std::string scenario = (directory / "chain.yaml").string();
     int exit_code = -1;
-    std::string output = generate("--bodies 200 --subsystems 4 --end 1e-4 --step 1e-5 --order 2 --scheme " +
-                                      scheme + " --reference none -o " + scenario,
-                                  exit_code);
+    std::string output =
+        generate("--bodies 200 --subsystems 4 --end 1e-4 --step 1e-5 --order 2 --scheme " + scheme +
+                     " --reference none -o " + scenario,
+                 exit_code);
     ASSERT_EQ(exit_code, 0) << output;
     const std::string out = (directory / "out").string();
     output = command_output(kCouplet + " run " + scenario + " -q -o " + out, exit_code);

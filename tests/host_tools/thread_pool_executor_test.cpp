@@ -21,7 +21,9 @@ struct Case {
   std::string (*scenario_file)();        ///< the scenario's path
   std::vector<std::string> assignments;  ///< shortened so that the table runs in seconds
 };
-void PrintTo(const Case& test, std::ostream* out) { *out << test.name; }
+void PrintTo(const Case& test, std::ostream* out) {
+  *out << test.name;
+}
 
 template <const char* kFile>
 std::string in_scenarios() {
@@ -48,11 +50,17 @@ std::string chain_scenario(const char* scheme, int order) {
   std::ofstream(path) << tools::chain_scenario_yaml(options);
   return path.string();
 }
-std::string chain_jacobi() { return chain_scenario("jacobi", 0); }
+std::string chain_jacobi() {
+  return chain_scenario("jacobi", 0);
+}
 /// §2.3: forces extrapolated through past communication values.
-std::string chain_explicit() { return chain_scenario("explicit", 2); }
+std::string chain_explicit() {
+  return chain_scenario("explicit", 2);
+}
 /// §2.4: predictor, perturbed predictor, linearize, corrector (save/restore).
-std::string chain_semi_implicit() { return chain_scenario("semi-implicit", 2); }
+std::string chain_semi_implicit() {
+  return chain_scenario("semi-implicit", 2);
+}
 
 // One per kind of master: Jacobi, Gauss–Seidel (one slave per wave), IFOSMONDI
 // (save/restore and steps of the same slave in one batch), defect control
