@@ -35,6 +35,7 @@
 
 #include "couplet/slave.hpp"
 #include "couplet/time.hpp"
+#include "host_tools/chain_convergence.hpp"
 #include "models/catalog.hpp"
 #include "models/chain_assembly.hpp"
 #include "models/monolithic_reference.hpp"
@@ -229,16 +230,7 @@ CosimRun cosimulate(const Setup& setup, const models::ModelCatalog& catalog, int
             models::make_ode_slave(segment(p), catalog.create("chain.segment", parameters), solver),
             segment_seconds[static_cast<std::size_t>(p)], timed_steps));
   }
-  for (int p = 0; p + 1 < n; ++p) {
-    const std::string c = "cpl" + std::to_string(p + 1);
-    system.add_slave(c, models::make_ode_slave(c, catalog.create("chain.coupling", {}), solver));
-    system.connect(segment(p) + ".x_last", c + ".x_left");
-    system.connect(segment(p) + ".v_last", c + ".v_left");
-    system.connect(segment(p + 1) + ".x_first", c + ".x_right");
-    system.connect(segment(p + 1) + ".v_first", c + ".v_right");
-    system.connect(c + ".force", segment(p) + ".force_right");
-    system.connect(c + ".force", segment(p + 1) + ".force_left");
-  }
+  tools::add_chain_couplings(system, n, catalog, solver);
   std::unique_ptr<Algorithm> algorithm;
   if (scheme == Scheme::semi_implicit) {
     algorithm =

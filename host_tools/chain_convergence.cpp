@@ -123,6 +123,24 @@ std::string coupling_name(int p) {
   return "cpl" + std::to_string(p + 1);
 }
 
+}  // namespace
+
+void add_chain_couplings(System& system, int subsystems, const models::ModelCatalog& catalog,
+                         const models::SolverSettings& settings) {
+  for (int p = 0; p + 1 < subsystems; ++p) {
+    const std::string c = coupling_name(p);
+    system.add_slave(c, models::make_ode_slave(c, catalog.create("chain.coupling", {}), settings));
+    system.connect(segment_name(p) + ".x_last", c + ".x_left");
+    system.connect(segment_name(p) + ".v_last", c + ".v_left");
+    system.connect(segment_name(p + 1) + ".x_first", c + ".x_right");
+    system.connect(segment_name(p + 1) + ".v_first", c + ".v_right");
+    system.connect(c + ".force", segment_name(p) + ".force_right");
+    system.connect(c + ".force", segment_name(p + 1) + ".force_left");
+  }
+}
+
+namespace {
+
 /// The co-simulated chain: segments seg1..n, couplings cpl1..n−1
 /// (cpl p between seg p and p + 1), named as `couplet generate chain` names them.
 System chain_system(const ChainStudy& study, const ModelCatalog& catalog) {
@@ -141,16 +159,7 @@ System chain_system(const ChainStudy& study, const ModelCatalog& catalog) {
                      models::make_ode_slave(segment_name(p),
                                             catalog.create("chain.segment", parameters), settings));
   }
-  for (int p = 0; p + 1 < study.subsystems; ++p) {
-    const std::string c = coupling_name(p);
-    system.add_slave(c, models::make_ode_slave(c, catalog.create("chain.coupling", {}), settings));
-    system.connect(segment_name(p) + ".x_last", c + ".x_left");
-    system.connect(segment_name(p) + ".v_last", c + ".v_left");
-    system.connect(segment_name(p + 1) + ".x_first", c + ".x_right");
-    system.connect(segment_name(p + 1) + ".v_first", c + ".v_right");
-    system.connect(c + ".force", segment_name(p) + ".force_right");
-    system.connect(c + ".force", segment_name(p + 1) + ".force_left");
-  }
+  add_chain_couplings(system, study.subsystems, catalog, settings);
   return system;
 }
 

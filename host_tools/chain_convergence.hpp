@@ -18,6 +18,10 @@
 // reference at H.
 #include <string>
 
+#include "models/catalog.hpp"
+#include "models/ode_slave.hpp"
+#include "runtime/system.hpp"
+
 namespace couplet::tools {
 
 enum class ChainScheme { explicit_jacobi, semi_implicit };
@@ -39,6 +43,13 @@ struct ChainErrors {
   double position = 0.0;  ///< m
   double velocity = 0.0;  ///< m/s
 };
+
+/// Adds the couplings cpl1 .. cpl(n−1) (chain.coupling, eq. 3) between the
+/// segments seg1 .. seg n already in `system`, cpl p between the last body of
+/// seg p and the first of seg p + 1, named and wired as `couplet generate chain`
+/// does it.
+void add_chain_couplings(System& system, int subsystems, const models::ModelCatalog& catalog,
+                         const models::SolverSettings& settings);
 
 /// The local error of one macro step from the reference state (above).
 ChainErrors chain_local_error(const ChainStudy& study);
