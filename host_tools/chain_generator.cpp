@@ -79,8 +79,13 @@ std::string chain_scenario_yaml(const ChainScenarioOptions& options) {
   const std::vector<int> sizes = split_chain(options.bodies, options.subsystems);
   check_options(options);
   const int n = options.subsystems;
+  if (options.solver_history != "restart" && options.solver_history != "keep") {
+    bad_option("--solver-history", "must be restart or keep, got '" + options.solver_history + "'");
+  }
+  const std::string history =
+      options.solver_history == "keep" ? ", history: keep" : "";  // restart: the default
   const std::string solver = "{type: cvode, rtol: " + number(options.tolerance) +
-                             ", atol: " + number(options.tolerance) + "}";
+                             ", atol: " + number(options.tolerance) + history + "}";
   std::ostringstream yaml;
   yaml << "# Kraft-Schweizer oscillator chain (docs/chain.md): n_K = " << options.bodies
        << " bodies in n = " << n << " segments, " << options.scheme << " scheme.\n"
@@ -92,6 +97,7 @@ std::string chain_scenario_yaml(const ChainScenarioOptions& options) {
   if (options.scheme == "semi-implicit") yaml << " --perturbation " << number(options.perturbation);
   if (options.grid) yaml << " --grid " << number(*options.grid);
   if (!options.reference) yaml << " --reference none";
+  if (options.solver_history != "restart") yaml << " --solver-history " << options.solver_history;
   yaml << "\nname: chain_" << options.bodies << "_" << n << "\n"
        << "time: {start: 0, end: " << number(options.end) << "}\n"
        << "slaves:\n";

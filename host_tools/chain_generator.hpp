@@ -25,6 +25,8 @@ struct ChainScenarioOptions {
   double perturbation = 1.0e3;    ///< Δλ of the semi-implicit scheme, newtons
   std::optional<double> grid;     ///< evaluation grid, seconds (default: end / 100)
   bool reference = true;          ///< reference: monolithic
+  /// CVODE history of every segment: restart | keep (solver `history`).
+  std::string solver_history = "restart";
 };
 
 /// Bodies per segment: `bodies` split into `subsystems` parts as even as possible,

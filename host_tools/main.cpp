@@ -139,6 +139,9 @@ int main(int argc, char** argv) {
                     "semi-implicit: the coupling-force perturbation in newtons")->capture_default_str();
   chain->add_option("--grid", chain_options.grid, "evaluation grid in seconds (default: end / 100)");
   chain->add_option("--reference", chain_reference, "monolithic or none")->capture_default_str();
+  chain->add_option("--solver-history", chain_options.solver_history,
+                    "CVODE at each macro step: restart, or keep its history (docs/models.md)")
+      ->capture_default_str();
   chain->add_option("-o,--output", generated_path, "scenario file to write (default: standard output)");
 
   try {

@@ -55,7 +55,8 @@ models::SolverSettings parse_solver(const YAML::Node& node, const std::string& s
                                     const std::string& path, double horizon) {
   models::SolverSettings settings;
   if (!node) return settings;
-  check_keys(node, source, path, {"type", "method", "rtol", "atol", "max_step", "substeps"});
+  check_keys(node, source, path,
+             {"type", "method", "rtol", "atol", "max_step", "substeps", "history"});
   if (node["type"]) {
     const std::string type = require_string(node["type"], source, path + ".type");
     if (type == "cvode")
@@ -77,6 +78,16 @@ models::SolverSettings parse_solver(const YAML::Node& node, const std::string& s
     else
       throw ConfigurationError(locate(source, node["method"], path + ".method") +
                                ": unknown CVODE method '" + method + "' (bdf, adams)");
+  }
+  if (node["history"]) {
+    const std::string history = require_string(node["history"], source, path + ".history");
+    if (history == "restart")
+      settings.history = models::CvodeHistory::restart;
+    else if (history == "keep")
+      settings.history = models::CvodeHistory::keep;
+    else
+      throw ConfigurationError(locate(source, node["history"], path + ".history") +
+                               ": unknown CVODE history '" + history + "' (restart, keep)");
   }
   const auto read = [&](const char* key, double& target, const NumberRange& range) {
     if (node[key]) target = bounded_number(node[key], source, path + "." + key, range);

@@ -130,6 +130,7 @@ class CvodeSolver final : public Solver {
           "CVodeRootInit", start);
     }
     warm_up(start);
+    history_end_ = std::numeric_limits<double>::quiet_NaN();
   }
 
   /// The inputs change at every communication time and the equations at every
@@ -138,18 +139,28 @@ class CvodeSolver final : public Solver {
   /// samples with CV_NORMAL (CVODE interpolates when it has stepped past them).
   /// The restart starts from the carry (CvodeCarry): the first step and the
   /// Jacobian of the previous segment, instead of CVODE estimating both anew.
+  /// With CvodeHistory::keep a segment that continues the previous one
+  /// (Segment::continues) does not restart: CVODE steps on from its Nordsieck
+  /// history with the new inputs, and its local error test shrinks the step and
+  /// order as far as the input jump at the communication time requires.
   void integrate(const Segment& segment, std::span<double> state, SampleSink& sink) override {
     void* memory = memory_.get();
+    const bool keep_history = keeps_history(segment);
+    history_end_ = std::numeric_limits<double>::quiet_NaN();  // until this one succeeds
     segment_ = &segment;
     pending_exception_ = nullptr;
     non_finite_time_ = std::numeric_limits<double>::quiet_NaN();
     error_message_[0] = '\0';
     select_jacobian(segment);
-    std::copy(state.begin(), state.end(), state_data());
-    check(CVodeReInit(memory, segment.start, vector_.get()), "CVodeReInit", segment.start);
+    if (!keep_history) {
+      std::copy(state.begin(), state.end(), state_data());
+      check(CVodeReInit(memory, segment.start, vector_.get()), "CVodeReInit", segment.start);
+      check(CVodeSetInitStep(memory, restart_step(segment)), "CVodeSetInitStep", segment.start);
+      keep_jacobian_ = segment_form_ == nullptr && carry_.jacobian_valid;
+    } else {
+      renew_slope(segment.start);
+    }
     check(CVodeSetStopTime(memory, segment.end), "CVodeSetStopTime", segment.start);
-    check(CVodeSetInitStep(memory, restart_step(segment)), "CVodeSetInitStep", segment.start);
-    keep_jacobian_ = segment_form_ == nullptr && carry_.jacobian_valid;
 
     double reached = segment.start;
     for (std::size_t k = 0; k < segment.sample_times.size(); ++k) {
@@ -161,10 +172,21 @@ class CvodeSolver final : public Solver {
     carry_.initial_step = next_initial_step(segment.end);
     std::copy(state_data(), state_data() + state_count_, state.begin());
     segment_ = nullptr;
+    history_end_ = segment.end;
   }
 
  private:
   double* state_data() { return N_VGetArrayPointer(vector_.get()); }
+
+  /// Whether to continue CVODE's history into `segment` (CvodeHistory::keep):
+  /// only where the previous integrate() ended, with nothing in between
+  /// (Segment::continues), and not for a model with state events, whose
+  /// indicators read the inputs: their jump at the communication time would
+  /// look to CVODE's root finding like a crossing inside the step.
+  bool keeps_history(const Segment& segment) const {
+    return settings_.history == CvodeHistory::keep && segment.continues &&
+           segment.start == history_end_ && model_.event_indicator_count() == 0;
+  }
 
   /// The band solver when the model declares a banded ∂f/∂x (Model::jacobian_band)
   /// and the band holds at most a quarter of the columns: the difference-quotient
@@ -239,6 +261,29 @@ class CvodeSolver final : public Solver {
     }
     if (rate * step > 1.0) step = 1.0 / rate;
     return step;
+  }
+
+  /// The new inputs make ẋ jump at the communication time while x is continuous.
+  /// The Nordsieck history's first column is h ẋ of the old inputs: with it, the
+  /// predictor misses by h Δẋ, which at order q > 1 no step size the error test
+  /// can reach in its seven tries fixes (CVODE reloads h f only after falling to
+  /// order 1). Reload that column with the new inputs, z₁ = h f(tₙ, z₀, u(tₙ)) —
+  /// what CVODE itself does after repeated error-test failures — and keep the
+  /// higher ones: the error test corrects what remains of the jump in ẍ, ...
+  void renew_slope(double time) {
+    void* memory = memory_.get();
+    double current = 0.0, gamma = 0.0, rl1 = 0.0, last_step = 0.0;
+    N_Vector predicted = nullptr, corrected = nullptr, slope = nullptr, history_1 = nullptr;
+    void* user_data = nullptr;
+    check(CVodeGetNonlinearSystemData(memory, &current, &predicted, &corrected, &slope, &gamma,
+                                      &rl1, &history_1, &user_data),
+          "CVodeGetNonlinearSystemData", time);
+    check(CVodeGetLastStep(memory, &last_step), "CVodeGetLastStep", time);
+    // z₀ = x(tₙ) between steps (tₙ within CVODE's round-off of the segment start).
+    if (right_hand_side(current, predicted, work_.get(), this) != 0) {
+      check(-1, "the right-hand side at the continued start", time);
+    }
+    N_VScale(last_step, work_.get(), history_1);
   }
 
   /// 1 / wᵢ of CVODE's error weights (scalar tolerances).
@@ -544,6 +589,9 @@ class CvodeSolver final : public Solver {
   const Segment* segment_ = nullptr;
   bool warming_up_ = false;
   bool keep_jacobian_ = false;  ///< the next setup takes the carried J (linear_system)
+  /// Where the last successful integrate() ended (NaN: none since setup, or it
+  /// failed): CVODE's history is valid there (keeps_history).
+  double history_end_ = std::numeric_limits<double>::quiet_NaN();
   const LinearForm* segment_form_ = nullptr;
   std::exception_ptr pending_exception_;
   double non_finite_time_ = std::numeric_limits<double>::quiet_NaN();  ///< where f was NaN/Inf

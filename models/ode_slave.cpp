@@ -163,6 +163,7 @@ class OdeSlave final : public Slave, private SampleSink {
     current_time_ = start;
     has_saved_state_ = false;
     if (states > 0) solver_->setup(to_seconds(start), state_);
+    history_continues_ = false;
     saved_cvode_carry_ = cvode_carry_;  // sized here, so that save_state does not allocate
     is_set_up_ = true;
   }
@@ -193,7 +194,8 @@ class OdeSlave final : public Slave, private SampleSink {
     current_time_ = request.end;
     evaluate_input_jet(request.inputs, to_seconds(request.end), model_->input_derivative_order(),
                        inputs_now_);
-    model_->completed_step(to_seconds(request.end), state_, inputs_now_);
+    if (model_->completed_step(to_seconds(request.end), state_, inputs_now_))
+      history_continues_ = false;  // an event changed x
     write_end_outputs(request.inputs, result.end_outputs);
   }
 
@@ -206,6 +208,10 @@ class OdeSlave final : public Slave, private SampleSink {
     model_->save_discrete_state();
     saved_time_ = current_time_;
     has_saved_state_ = true;
+    // The solver's history (CvodeHistory::keep) is not saved: the step after a
+    // save restarts from (x, carry) as the re-run after restore_state does, so
+    // that the two repeat bit for bit.
+    history_continues_ = false;
   }
 
   void restore_state() override {
@@ -213,13 +219,14 @@ class OdeSlave final : public Slave, private SampleSink {
     if (!description_.capabilities.can_rollback)
       violation("restore_state on a slave declared rollback-less");
     if (!has_saved_state_) violation("restore_state without a saved state");
-    // CVODE is re-initialized at every segment start, so x, t and what CVODE
-    // carries across the restart (CvodeCarry) are the whole state: the re-run is
-    // bit-identical (see solver.hpp).
+    // CVODE is re-initialized at every segment start after a restore (also with
+    // CvodeHistory::keep), so x, t and what CVODE carries across the restart
+    // (CvodeCarry) are the whole state: the re-run is bit-identical (see solver.hpp).
     std::copy(saved_state_.begin(), saved_state_.end(), state_.begin());
     cvode_carry_ = saved_cvode_carry_;
     model_->restore_discrete_state();
     current_time_ = saved_time_;
+    history_continues_ = false;
   }
 
   /// x, ẋ = f(t, x, u) and A, B, C, D at the current time and state, u = the
@@ -388,11 +395,17 @@ class OdeSlave final : public Slave, private SampleSink {
     auto next_event = std::upper_bound(events.begin(), events.end(), start + kEventMergeDistance);
     std::size_t first_sample = 0;
     double segment_start = start;
+    // Only the first segment may continue the previous step, and not across a
+    // time event at the communication time (the equations change there).
+    bool continues = history_continues_ && !time_event_at(events, start);
+    history_continues_ = false;
     while (segment_start < end) {
       // A time event the model announced while running (FMI nextEventTime) that
       // is already due is handled before integrating on.
-      if (model_->next_time_event() <= segment_start + kEventMergeDistance)
+      if (model_->next_time_event() <= segment_start + kEventMergeDistance) {
         handle_time_event(request, segment_start);
+        continues = false;
+      }
       double segment_end = end;
       if (next_event != events.end() && *next_event < end - kEventMergeDistance)
         segment_end = *next_event;
@@ -408,20 +421,34 @@ class OdeSlave final : public Slave, private SampleSink {
              to_seconds(request.sample_times[first_sample + sample_count]) <= segment_end) {
         ++sample_count;
       }
-      const Segment segment{segment_start, segment_end, end - start, request.inputs,
-                            request.sample_times.subspan(first_sample, sample_count)};
+      const Segment segment{segment_start,
+                            segment_end,
+                            end - start,
+                            request.inputs,
+                            request.sample_times.subspan(first_sample, sample_count),
+                            continues};
       sample_offset_ = first_sample;
       integrate_segment(segment);
+      continues = false;
+      // The next step may continue from here: this segment reached its end.
+      history_continues_ = segment_end >= end;
       first_sample += sample_count;
       segment_start = segment_end;
       if (ends_at_announced) handle_time_event(request, segment_end);
     }
   }
 
+  /// Whether one of the model's fixed time events lies at `time`.
+  static bool time_event_at(std::span<const double> events, double time) {
+    const auto near = std::lower_bound(events.begin(), events.end(), time - kEventMergeDistance);
+    return near != events.end() && *near <= time + kEventMergeDistance;
+  }
+
   /// The model's event iteration at a time event it announced.
   void handle_time_event(const StepRequest& request, double time) {
     evaluate_input_jet(request.inputs, time, model_->input_derivative_order(), inputs_now_);
     model_->handle_event(time, state_, inputs_now_);
+    history_continues_ = false;  // the equations, and maybe x, changed
   }
 
   void integrate_segment(const Segment& segment) {
@@ -499,6 +526,10 @@ class OdeSlave final : public Slave, private SampleSink {
   Time saved_time_ = 0;
   bool has_saved_state_ = false;
   bool is_set_up_ = false;
+  /// The last integration ended at current_time_ with x as it left it, and nothing
+  /// changed x or the equations since: the next step may continue the solver's
+  /// history (Segment::continues).
+  bool history_continues_ = false;
 
   // The step being integrated, for the SampleSink callback.
   std::span<const Polynomial> step_inputs_;

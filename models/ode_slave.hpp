@@ -17,6 +17,12 @@ namespace couplet::models {
 
 enum class SolverKind { cvode, euler, exact };
 enum class CvodeMethod { bdf, adams };
+/// What CVODE does at a macro-step start that continues the previous step.
+/// restart: re-initialize (order 1, a first step from the carry) at every segment
+/// start. keep: continue the BDF/Adams history across the communication time when
+/// nothing changed x in between (no restore_state, save_state, time event or
+/// completed_step event); the input jump there is left to CVODE's error test.
+enum class CvodeHistory { restart, keep };
 
 struct SolverSettings {
   SolverKind kind = SolverKind::cvode;
@@ -28,6 +34,8 @@ struct SolverSettings {
   /// CVODE: take the band linear solver when the model declares a banded ∂f/∂x
   /// (Model::jacobian_band) and it pays; false keeps the dense one (for comparisons).
   bool band_when_declared = true;
+  /// CVODE: restart (the default) or keep its history across macro steps.
+  CvodeHistory history = CvodeHistory::restart;
 };
 
 /// Restrictions a scenario declares so that a model slave behaves like a device

@@ -38,6 +38,10 @@ struct Segment {
   double macro_step = 0.0;  ///< length of the whole macro step (Euler's substeps divide it)
   std::span<const Polynomial> inputs;  ///< one per model input, valid on the macro step
   std::span<const Time> sample_times;  ///< increasing, inside (start, end]; indices are local
+  /// The state at `start` is exactly what the previous integrate() returned at its
+  /// end == start, and nothing (an event, a rollback, a save) happened in between:
+  /// a solver may continue its own history instead of restarting.
+  bool continues = false;
 };
 
 /// Why a solver failed; the OdeSlave turns it into a SlaveError naming the slave.

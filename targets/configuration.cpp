@@ -92,6 +92,11 @@ void to_wire(const SlaveConfiguration& configuration, couplet_wire_Configure& wi
     ++k;
   }
   const models::SolverSettings& solver = configuration.solver;
+  if (solver.history != models::CvodeHistory::restart) {
+    // The Configure message has no field for it: refuse rather than drop it.
+    throw ConfigurationError("slave '" + configuration.slave_name +
+                             "': solver history 'keep' is not available on a remote slave");
+  }
   wire.has_solver = true;
   wire.solver.kind = to_wire(solver.kind);
   wire.solver.method = solver.method == models::CvodeMethod::adams

@@ -196,6 +196,9 @@ TEST(ScenarioBounds, MessagesNameFileLineKeyAndRange) {
                                         "model: translational.mass\n    solver: {type: euler, substeps: 2.5}\n")),
             "bounds.yaml:6: slaves.left.solver.substeps: 2.5 is out of range (allowed: a whole number from 1 to "
             "1e+06)");
+  EXPECT_EQ(configuration_error(replace(kScenario, "model: translational.mass\n",
+                                        "model: translational.mass\n    solver: {type: cvode, history: forget}\n")),
+            "bounds.yaml:6: slaves.left.solver.history: unknown CVODE history 'forget' (restart, keep)");
 }
 
 // Every numeric key, every hostile number it must refuse (some are valid for
