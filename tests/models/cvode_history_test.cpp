@@ -10,8 +10,10 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "models/ode_slave.hpp"
@@ -184,6 +186,61 @@ TEST(CvodeHistory, ContinuedStepsDoNotAllocate) {
   for (Time t = h; t < 100 * h; t += h) slave->step({t, t + h, inputs, {}}, {outputs, {}});
   couplet::testing::counting_mallocs = false;
   EXPECT_EQ(couplet::testing::malloc_count.load(), 0);
+}
+
+/// The counting oscillator with bounces: at each announced time event the
+/// velocity reverses (handle_event changes x).
+class BouncingOscillator final : public Model {
+ public:
+  explicit BouncingOscillator(std::vector<double> bounces) : bounces_(std::move(bounces)) {
+    description_ = inner_.description();
+    description_.name = "test.bouncing_oscillator";
+  }
+  const ModelDescription& description() const override { return description_; }
+  void initial_state(std::span<double> x) const override { inner_.initial_state(x); }
+  void derivatives(double t, std::span<const double> x, std::span<const double> u,
+                   std::span<double> dxdt) const override {
+    inner_.derivatives(t, x, u, dxdt);
+  }
+  void outputs(double t, std::span<const double> x, std::span<const double> u,
+               std::span<double> y) const override {
+    inner_.outputs(t, x, u, y);
+  }
+  double next_time_event() const override {
+    return next_ < bounces_.size() ? bounces_[next_] : std::numeric_limits<double>::infinity();
+  }
+  bool handle_event(double, std::span<double> x, std::span<const double>) const override {
+    ++next_;
+    x[1] = -x[1];
+    return true;
+  }
+
+ private:
+  CountingOscillator inner_;
+  std::vector<double> bounces_;
+  mutable std::size_t next_ = 0;
+  ModelDescription description_;
+};
+
+TEST(CvodeHistory, TimeEventsThatChangeTheStateRestart) {
+  // One bounce at a communication time (10 h), one inside a step (15.5 h): the
+  // kept history must restart after both, or CVODE would step on from the
+  // velocity before the reversal.
+  const Time h = 2'000'000;
+  const std::vector<double> bounces{to_seconds(10 * h), to_seconds(31 * h / 2)};
+  auto kept = make_ode_slave("kept", std::make_unique<BouncingOscillator>(bounces),
+                             settings(CvodeHistory::keep));
+  auto restarted = make_ode_slave("restarted", std::make_unique<BouncingOscillator>(bounces),
+                                  settings(CvodeHistory::restart));
+  kept->setup(0);
+  restarted->setup(0);
+  double largest = 0.0;
+  for (int k = 0; k < 40; ++k) {
+    const std::vector<double> a = step_held(*kept, k * h, (k + 1) * h);
+    const std::vector<double> b = step_held(*restarted, k * h, (k + 1) * h);
+    for (std::size_t i = 0; i < 2; ++i) largest = std::max(largest, std::abs(a[i] - b[i]));
+  }
+  EXPECT_LT(largest, 1e-6);
 }
 
 TEST(CvodeHistory, RestartIsTheDefault) {

@@ -185,6 +185,25 @@ TEST(TargetServer, RefusesAConfigurationForAnotherModel) {
   EXPECT_NE(std::string(answer->body.error.text).find("translational.mass"), std::string::npos);
 }
 
+TEST(TargetServer, AConfigurationKeepingCvodesHistoryIsRefusedBeforeSending) {
+  // The Configure message has no field for it: dropping it would silently
+  // restart where the scenario asked to keep.
+  SlaveConfiguration configuration;
+  configuration.slave_name = "right";
+  configuration.model = "translational.mass";
+  configuration.solver.history = models::CvodeHistory::keep;
+  couplet_wire_Configure wire{};
+  try {
+    to_wire(configuration, wire);
+    FAIL() << "accepted";
+  } catch (const ConfigurationError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "slave 'right': solver history 'keep' is not available on a remote slave");
+  }
+  configuration.solver.history = models::CvodeHistory::restart;
+  EXPECT_NO_THROW(to_wire(configuration, wire));
+}
+
 TEST(TargetServer, ReportsARequestOutsideTheCapabilities) {
   TargetServer server(models::ModelCatalog::builtin(), mass_options());
   Driver driver(server);
