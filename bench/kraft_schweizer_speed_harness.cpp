@@ -18,7 +18,9 @@
 // construction is outside both. Also: where the co-simulation's time goes (each
 // segment's step() calls timed), eq. 6 fitted, and the cost of restarting a
 // single segment's CVODE at every macro step.
-//   build-cc/bench/kraft_schweizer_speed_harness [N_K [HORIZON [TOL [n ...]]]]
+//   build-cc/bench/kraft_schweizer_speed_harness [--keep-history] [N_K [HORIZON [TOL [n ...]]]]
+// --keep-history: the segments' CVODE continues its history across macro steps
+// (solver history: keep) instead of restarting at each.
 // defaults: 1024 bodies, 1e-3 s, TOL 1e-8, n = 1 2 4 8 16 32 64 (each must divide 64).
 #include <algorithm>
 #include <chrono>
@@ -107,6 +109,7 @@ struct Setup {
   double tolerance = 1e-8;
   double grid_step = 2e-5;      ///< evaluation grid of the NRMSE (a multiple of every H)
   int reference_segments = 64;  ///< the reference's cut: every n divides it
+  bool keep_history = false;    ///< the segments' CVODE: history keep instead of restart
 };
 
 /// Positions and velocities of bodies on the evaluation grid, in a fixed order
@@ -214,6 +217,7 @@ CosimRun cosimulate(const Setup& setup, const models::ModelCatalog& catalog, int
   models::SolverSettings solver;
   solver.relative_tolerance = setup.tolerance;
   solver.absolute_tolerance = setup.tolerance;
+  if (setup.keep_history) solver.history = models::CvodeHistory::keep;
   std::vector<double> segment_seconds(static_cast<std::size_t>(n), 0.0);
   std::uint64_t timed_steps = 0;
   System system;
@@ -328,11 +332,16 @@ void fit_eq6(const std::vector<int>& ns, const std::vector<double>& times, doubl
 
 int main(int argc, char** argv) {
   Setup setup;
-  if (argc > 1) setup.bodies = std::atoi(argv[1]);
-  if (argc > 2) setup.horizon = std::atof(argv[2]);
-  if (argc > 3) setup.tolerance = std::atof(argv[3]);
+  std::vector<char*> arguments(argv + 1, argv + argc);
+  if (!arguments.empty() && std::string(arguments.front()) == "--keep-history") {
+    setup.keep_history = true;
+    arguments.erase(arguments.begin());
+  }
+  if (arguments.size() > 0) setup.bodies = std::atoi(arguments[0]);
+  if (arguments.size() > 1) setup.horizon = std::atof(arguments[1]);
+  if (arguments.size() > 2) setup.tolerance = std::atof(arguments[2]);
   std::vector<int> ns;
-  for (int a = 4; a < argc; ++a) ns.push_back(std::atoi(argv[a]));
+  for (std::size_t a = 3; a < arguments.size(); ++a) ns.push_back(std::atoi(arguments[a]));
   if (ns.empty()) ns = {1, 2, 4, 8, 16, 32, 64};
   for (const int n : ns) {
     if (n < 1 || setup.reference_segments % n != 0 ||
@@ -350,9 +359,10 @@ int main(int argc, char** argv) {
 
     const double timer_cost = clock_cost();
     std::printf(
-        "n_K = %d, horizon %g s, segment CVODE rtol = atol = %g, NRMSE grid %g s, one std::clock() "
-        "%.2f µs CPU\n\n",
-        setup.bodies, setup.horizon, setup.tolerance, setup.grid_step, timer_cost * 1e6);
+        "n_K = %d, horizon %g s, segment CVODE rtol = atol = %g, history %s, NRMSE grid %g s, one "
+        "std::clock() %.2f µs CPU\n\n",
+        setup.bodies, setup.horizon, setup.tolerance, setup.keep_history ? "keep" : "restart",
+        setup.grid_step, timer_cost * 1e6);
     const Monolithic reference = solve_chain(setup, catalog, grid, 1e-12);
     std::printf(
         "reference (banded CVODE, rtol = atol = 1e-12): %.2f s wall, %.2f s CPU, band (%zu, "
