@@ -30,13 +30,9 @@ FixedStepSettings parse_fixed_step(const YAML::Node& node, const Scenario& scena
   // inputs: taylor (reported derivatives, the default) | extrapolated (Kraft &
   // Schweizer's explicit scheme: Lagrange through past communication values).
   if (node["inputs"] && !node["inputs"].IsNull()) {
-    const std::string inputs = require_string(node["inputs"], source, "algorithm.inputs");
-    if (inputs == "extrapolated") {
-      settings.inputs = InputMode::extrapolated;
-    } else if (inputs != "taylor") {
-      throw ConfigurationError(locate(source, node["inputs"], "algorithm.inputs") + ": unknown input mode '" + inputs +
-                               "' (taylor, extrapolated)");
-    }
+    settings.inputs = require_choice<InputMode>(
+        node["inputs"], source, "algorithm.inputs", "input mode",
+        {{"taylor", InputMode::taylor}, {"extrapolated", InputMode::extrapolated}});
   }
   settings.history = parse_history_seeds(node["history"], source, "algorithm.history");
   if (!settings.history.empty() && settings.inputs != InputMode::extrapolated) {

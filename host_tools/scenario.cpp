@@ -58,36 +58,20 @@ models::SolverSettings parse_solver(const YAML::Node& node, const std::string& s
   check_keys(node, source, path,
              {"type", "method", "rtol", "atol", "max_step", "substeps", "history"});
   if (node["type"]) {
-    const std::string type = require_string(node["type"], source, path + ".type");
-    if (type == "cvode")
-      settings.kind = models::SolverKind::cvode;
-    else if (type == "euler")
-      settings.kind = models::SolverKind::euler;
-    else if (type == "exact")
-      settings.kind = models::SolverKind::exact;
-    else
-      throw ConfigurationError(locate(source, node["type"], path + ".type") + ": unknown solver '" +
-                               type + "' (cvode, euler, exact)");
+    settings.kind = require_choice<models::SolverKind>(node["type"], source, path + ".type", "solver",
+                                                       {{"cvode", models::SolverKind::cvode},
+                                                        {"euler", models::SolverKind::euler},
+                                                        {"exact", models::SolverKind::exact}});
   }
   if (node["method"]) {
-    const std::string method = require_string(node["method"], source, path + ".method");
-    if (method == "bdf")
-      settings.method = models::CvodeMethod::bdf;
-    else if (method == "adams")
-      settings.method = models::CvodeMethod::adams;
-    else
-      throw ConfigurationError(locate(source, node["method"], path + ".method") +
-                               ": unknown CVODE method '" + method + "' (bdf, adams)");
+    settings.method = require_choice<models::CvodeMethod>(
+        node["method"], source, path + ".method", "CVODE method",
+        {{"bdf", models::CvodeMethod::bdf}, {"adams", models::CvodeMethod::adams}});
   }
   if (node["history"]) {
-    const std::string history = require_string(node["history"], source, path + ".history");
-    if (history == "restart")
-      settings.history = models::CvodeHistory::restart;
-    else if (history == "keep")
-      settings.history = models::CvodeHistory::keep;
-    else
-      throw ConfigurationError(locate(source, node["history"], path + ".history") +
-                               ": unknown CVODE history '" + history + "' (restart, keep)");
+    settings.history = require_choice<models::CvodeHistory>(
+        node["history"], source, path + ".history", "CVODE history",
+        {{"restart", models::CvodeHistory::restart}, {"keep", models::CvodeHistory::keep}});
   }
   const auto read = [&](const char* key, double& target, const NumberRange& range) {
     if (node[key]) target = bounded_number(node[key], source, path + "." + key, range);
@@ -142,15 +126,11 @@ ExecutorSettings parse_executor(const YAML::Node& node, const std::string& sourc
   if (node.IsMap()) check_keys(node, source, "executor", {"type", "threads"});
   if (!type) throw ConfigurationError(locate(source, node, "executor") + ": needs 'type' (sequential or threads)");
   const std::string path = node.IsMap() ? "executor.type" : "executor";
-  const std::string name = require_string(type, source, path);
-  if (name == "sequential") {
-    settings.type = ExecutorSettings::Type::sequential;
-  } else if (name == "threads") {
-    settings.type = ExecutorSettings::Type::threads;
+  settings.type = require_choice<ExecutorSettings::Type>(
+      type, source, path, "executor",
+      {{"sequential", ExecutorSettings::Type::sequential}, {"threads", ExecutorSettings::Type::threads}});
+  if (settings.type == ExecutorSettings::Type::threads) {
     settings.threads = std::max(1U, std::thread::hardware_concurrency());
-  } else {
-    throw ConfigurationError(locate(source, type, path) + ": unknown executor '" + name +
-                             "' (sequential, threads)");
   }
   if (node.IsMap() && node["threads"]) {
     if (settings.type != ExecutorSettings::Type::threads) {

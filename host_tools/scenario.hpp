@@ -3,12 +3,16 @@
 // Every error names the key, and the file and line where yaml-cpp gives it.
 #include <yaml-cpp/yaml.h>
 
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include "couplet/errors.hpp"
 #include "host_tools/link_spec.hpp"
 #include "host_tools/scenario_limits.hpp"
 #include "models/ode_slave.hpp"
@@ -100,6 +104,22 @@ std::string locate(const std::string& source, const YAML::Node& node, const std:
 /// A scalar of the expected type, or a ConfigurationError naming the key.
 double require_number(const YAML::Node& node, const std::string& source, const std::string& key);
 std::string require_string(const YAML::Node& node, const std::string& source, const std::string& key);
+
+/// The value named by `node`, a string among `choices`; otherwise a
+/// ConfigurationError "file:line: key: unknown WHAT 'name' (choice, ...)".
+template <class Value>
+Value require_choice(const YAML::Node& node, const std::string& source, const std::string& key,
+                     std::string_view what,
+                     std::initializer_list<std::pair<std::string_view, Value>> choices) {
+  const std::string name = require_string(node, source, key);
+  std::string listed;
+  for (const auto& [text, value] : choices) {
+    if (name == text) return value;
+    listed += (listed.empty() ? "" : ", ") + std::string(text);
+  }
+  throw ConfigurationError(locate(source, node, key) + ": unknown " + std::string(what) + " '" +
+                           name + "' (" + listed + ")");
+}
 
 /// Throws ConfigurationError naming the first key of `map` not in `allowed`.
 void check_keys(const YAML::Node& map, const std::string& source, const std::string& path,

@@ -53,11 +53,16 @@ TEST(SemiImplicit, ChainFollowsTheMonolithicReference) {
   }
 }
 
+/// Runs the chain with `overrides` and a run log, then replays the log.
+tools::ReplayOutcome run_and_replay(const std::string& name,
+                                    const std::vector<std::string>& overrides) {
+  const std::string directory = fresh_directory(name).string();
+  tools::run_scenario(load(kChain, overrides), {directory, true});
+  return tools::replay_run_log(tools::read_run_log(directory + "/run.log"));
+}
+
 TEST(SemiImplicit, ReplayReproducesTheRunBitForBit) {
-  const std::string directory = fresh_directory("semi-implicit-replay").string();
-  tools::run_scenario(load(kChain, {}), {directory, true});
-  const tools::ReplayOutcome outcome =
-      tools::replay_run_log(tools::read_run_log(directory + "/run.log"));
+  const tools::ReplayOutcome outcome = run_and_replay("semi-implicit-replay", {});
   EXPECT_TRUE(outcome.identical) << outcome.divergence;
   EXPECT_TRUE(outcome.hash_compared);
   EXPECT_EQ(outcome.macro_steps, 100U);
@@ -66,13 +71,9 @@ TEST(SemiImplicit, ReplayReproducesTheRunBitForBit) {
 // The explicit scheme (Jacobi, extrapolated inputs) on the same chain: its
 // decisions depend on the recorded communication values only.
 TEST(ExplicitChain, ReplayReproducesTheRunBitForBit) {
-  const std::string directory = fresh_directory("explicit-replay").string();
-  tools::run_scenario(
-      load(kChain,
-           {"algorithm={type: jacobi, step: 2.0e-5, input_order: 2, inputs: extrapolated}"}),
-      {directory, true});
-  const tools::ReplayOutcome outcome =
-      tools::replay_run_log(tools::read_run_log(directory + "/run.log"));
+  const tools::ReplayOutcome outcome = run_and_replay(
+      "explicit-replay",
+      {"algorithm={type: jacobi, step: 2.0e-5, input_order: 2, inputs: extrapolated}"});
   EXPECT_TRUE(outcome.identical) << outcome.divergence;
   EXPECT_TRUE(outcome.hash_compared);
   EXPECT_EQ(outcome.macro_steps, 100U);
