@@ -15,6 +15,7 @@
 #include "host_tools/interrupt.hpp"
 #include "host_tools/log_commands.hpp"
 #include "host_tools/mpi_session.hpp"
+#include "host_tools/resim.hpp"
 #include "couplet/errors.hpp"
 
 // The project's version (CMakeLists.txt project(VERSION)), given by the build.
@@ -118,6 +119,18 @@ int main(int argc, char** argv) {
   report->add_option("log", log_path, "run log, or the run's output directory")->required();
   report->add_option("-o,--output", report_path, "HTML file to write")->capture_default_str();
 
+  std::string resim_slave;
+  ResimOptions resim_options;
+  CLI::App* resim = app.add_subcommand(
+      "resim", "re-simulate one slave of a run log, open loop, driven by the requests recorded for it");
+  resim->add_option("log", log_path, "run log (DIR/run.log)")->required();
+  resim->add_option("slave", resim_slave, "the slave to re-simulate")->required();
+  resim->add_option("--set", assignments,
+                    "override a key of the logged scenario: key.path=value (repeatable); "
+                    "slaves.NAME.model or slaves.NAME.fmu replaces the slave's model, FMU or device");
+  resim->add_option("-o,--output", resim_options.output_directory, "output directory")
+      ->capture_default_str();
+
   CLI::App* generate = app.add_subcommand("generate", "write a scenario from a template");
   generate->require_subcommand(1);
   ChainScenarioOptions chain_options;
@@ -186,6 +199,10 @@ int main(int argc, char** argv) {
     if (export_command->parsed()) return export_log_command(log_path, export_options);
     if (inspect->parsed()) return inspect_log_command(log_path);
     if (report->parsed()) return report_log_command(log_path, report_path);
+    if (resim->parsed()) {
+      resim_options.overrides = parse_overrides(assignments);
+      return resim_command(log_path, resim_slave, resim_options);
+    }
     const Scenario scenario = load_scenario(scenario_path, parse_overrides(assignments));
     if (validate->parsed()) {
       validate_scenario(scenario);

@@ -44,6 +44,12 @@ models::SlaveSettings slave_settings(const Scenario& scenario, const SlaveSpec& 
   return settings;
 }
 
+std::unique_ptr<Slave> make_slave_of(const Scenario& scenario, const SlaveSpec& spec,
+                                     const models::ModelCatalog& catalog) {
+  if (spec.link) return make_remote_slave(scenario, spec, catalog);
+  return open_source(spec, catalog)->make_slave(slave_settings(scenario, spec));
+}
+
 System build_system(const Scenario& scenario, const models::ModelCatalog& catalog) {
   System system;
   for (const SlaveSpec& spec : scenario.slaves) {
@@ -55,12 +61,7 @@ System build_system(const Scenario& scenario, const models::ModelCatalog& catalo
           system.add_slave(group->name, make_group_slave(scenario, *group, catalog));
         continue;
       }
-      if (spec.link) {
-        system.add_slave(spec.name, make_remote_slave(scenario, spec, catalog));
-      } else {
-        system.add_slave(spec.name,
-                         open_source(spec, catalog)->make_slave(slave_settings(scenario, spec)));
-      }
+      system.add_slave(spec.name, make_slave_of(scenario, spec, catalog));
     } catch (const ConfigurationError& error) {
       const std::string message = error.what();
       if (message.rfind(scenario.source, 0) == 0) throw;

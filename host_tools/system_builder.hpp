@@ -19,6 +19,12 @@ std::unique_ptr<models::SlaveSource> open_source(const SlaveSpec& spec, const mo
 /// connection of the scenario drives (the others keep their start values).
 models::SlaveSettings slave_settings(const Scenario& scenario, const SlaveSpec& spec);
 
+/// The slave of `spec` as build_system makes it outside a group: behind its
+/// link when it has one, else from its model or FMU (couplet resim builds the
+/// one slave it re-simulates with this, docs/run-log.md).
+std::unique_ptr<Slave> make_slave_of(const Scenario& scenario, const SlaveSpec& spec,
+                                     const models::ModelCatalog& catalog);
+
 /// Slaves in scenario order, connected; errors name the scenario element.
 System build_system(const Scenario& scenario, const models::ModelCatalog& catalog);
 
