@@ -20,6 +20,24 @@ namespace couplet::tools {
 
 namespace {
 
+/// A member of a composite group is inside one slave of the log: "; 'body' ran
+/// inside group 'damper': re-simulate the group", or "" when `name` is none.
+std::string group_hint(const RunLog& log, const std::string& name) {
+  try {
+    for (const auto& group : YAML::Load(log.scenario_text)["groups"]) {
+      for (const auto& member : group.second["slaves"]) {
+        if (member.as<std::string>() == name) {
+          return "; '" + name + "' ran inside the composite group '" +
+                 group.first.as<std::string>() + "': re-simulate the group";
+        }
+      }
+    }
+  } catch (const YAML::Exception&) {
+    // No hint from a text that does not read: the message stands without it.
+  }
+  return "";
+}
+
 std::size_t logged_slave_index(const RunLog& log, const std::string& name) {
   std::string names;
   for (std::size_t s = 0; s < log.slaves.size(); ++s) {
@@ -27,7 +45,7 @@ std::size_t logged_slave_index(const RunLog& log, const std::string& name) {
     names += (names.empty() ? "" : ", ") + log.slaves[s].name;
   }
   throw ConfigurationError("run log '" + log.path + "' has no slave '" + name +
-                           "' (its slaves: " + names + ")");
+                           "' (its slaves: " + names + ")" + group_hint(log, name));
 }
 
 bool overrides_key(const ResimOptions& options, const std::string& key) {

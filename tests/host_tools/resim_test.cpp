@@ -188,6 +188,16 @@ TEST(Resim, ACompositeGroupAndALinkedSlaveWithoutRollbackAreReproducedBitForBit)
   run("ifosmondi_damper_hil.yaml", {"time.end=2"}, "resim-group");
   expect_bit_for_bit("resim-group", "damper");
   expect_bit_for_bit("resim-group", "arm");
+  try {
+    resim("resim-group", "body");
+    FAIL() << "a group member was re-simulated on its own";
+  } catch (const ConfigurationError& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("has no slave 'body' (its slaves: damper, arm); 'body' ran inside the "
+                        "composite group 'damper': re-simulate the group"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 TEST(Resim, LinearizeRequestsOfMissilesAreReplayedAndTheOutputsReproduced) {
