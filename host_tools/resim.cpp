@@ -170,10 +170,12 @@ PortMatch match_ports(const std::string& slave, const SlaveDescription& recorded
 /// signals.csv: a re-simulation writing there would mix two kinds of files.
 void refuse_log_directory(const RunLog& log, const std::string& output_directory) {
   namespace fs = std::filesystem;
-  std::error_code error;
-  const fs::path log_directory = fs::weakly_canonical(fs::absolute(log.path).parent_path(), error);
-  const fs::path output = fs::weakly_canonical(fs::absolute(output_directory), error);
-  if (!error && log_directory == output) {
+  std::error_code log_error;
+  std::error_code output_error;
+  const fs::path log_directory =
+      fs::weakly_canonical(fs::absolute(log.path).parent_path(), log_error);
+  const fs::path output = fs::weakly_canonical(fs::absolute(output_directory), output_error);
+  if (!log_error && !output_error && log_directory == output) {
     throw ConfigurationError("-o " + output_directory + ": the directory holds the run log '" +
                              log.path +
                              "' and that run's summary.json and signals.csv; write the "
