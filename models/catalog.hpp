@@ -72,5 +72,6 @@ void add_damper_models(std::vector<ModelEntry>& entries);          // damper.cpp
 void add_lotka_volterra_models(std::vector<ModelEntry>& entries);  // lotka_volterra.cpp
 void add_coupling_models(std::vector<ModelEntry>& entries);        // coupling.cpp
 void add_chain_models(std::vector<ModelEntry>& entries);           // chain.cpp
+void add_stimulus_models(std::vector<ModelEntry>& entries);        // stimulus.cpp
 
 }  // namespace couplet::models
