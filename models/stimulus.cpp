@@ -134,7 +134,7 @@ ModelDescription ramp_description() {
   return stimulus_description(
       kRamp, "a ramp: initial until `start`, linear to final at `stop`, then final",
       {{"start", 0.0, "when the ramp leaves `initial` [s]"},
-       {"stop", 1.0, "when the ramp reaches `final` [s], > start"},
+       {"stop", 1.0, "when the ramp reaches `final`, after `start` [s]"},
        {"initial", 0.0, "the output until `start` [driven unit]"},
        {"final", 1.0, "the output from `stop` on [driven unit]"}});
 }
@@ -175,10 +175,10 @@ constexpr const char* kSine = "stimulus.sine";
 
 ModelDescription sine_description() {
   return stimulus_description(kSine, "a sine: y = offset + amplitude sin(2 pi frequency t + phase)",
-                              {{"amplitude", 1.0, "[driven unit]"},
-                               {"frequency", 1.0, "[Hz], >= 0"},
-                               {"phase", 0.0, "at t = 0 [rad]"},
-                               {"offset", 0.0, "[driven unit]"}});
+                              {{"amplitude", 1.0, "of the oscillation [driven unit]"},
+                               {"frequency", 1.0, "oscillations per second, >= 0 [Hz]"},
+                               {"phase", 0.0, "the angle at t = 0 [rad]"},
+                               {"offset", 0.0, "the mean value [driven unit]"}});
 }
 
 class Sine final : public ScalarStimulus {
@@ -226,10 +226,10 @@ ModelDescription pulse_description() {
   return stimulus_description(
       kPulse,
       "a pulse train: low before `start`; from `start` on, high for `width` of every `period`",
-      {{"period", 1.0, "[s], > 0"},
-       {"width", 0.5, "time high in each period [s], in (0, period]"},
-       {"low", 0.0, "[driven unit]"},
-       {"high", 1.0, "[driven unit]"},
+      {{"period", 1.0, "from one rising edge to the next, > 0 [s]"},
+       {"width", 0.5, "time high in each period, in (0, period] [s]"},
+       {"low", 0.0, "the output outside the pulses [driven unit]"},
+       {"high", 1.0, "the output during a pulse [driven unit]"},
        {"start", 0.0, "the first rising edge [s]"}});
 }
 
