@@ -124,6 +124,23 @@ TEST(StepResponse, EveryInputOrderAndMasterRunsOnAStimulus) {
   }
 }
 
+// A stimulus served by couplet-target behind a UDP link announces its edges on
+// the target as locally: the master takes the same decisions.
+TEST(StepResponse, APulseBehindALinkTakesTheLocalDecisions) {
+  const std::string pulse =
+      "slaves.force={model: stimulus.pulse, parameters: {period: 0.4, width: 0.1, high: 10, "
+      "start: 0.5}}";
+  const nlohmann::json local = run(kStepResponse, {pulse}, "pulse-local");
+  const nlohmann::json remote =
+      run(kStepResponse, {pulse, "slaves.force.link={spawn: true, udp: \"127.0.0.1:0\"}"},
+          "pulse-remote");
+  ASSERT_TRUE(remote.contains("links")) << remote.dump();
+  EXPECT_GT(remote.at("links").at("force").at("requests").get<double>(), 700);
+  EXPECT_EQ(remote.at("decision_hash"), local.at("decision_hash"));
+  EXPECT_EQ(remote.at("macro_steps"), local.at("macro_steps"));
+  EXPECT_LT(rmse(remote, "mass.x"), 1e-8);
+}
+
 struct CommandResult {
   int exit_code = -1;
   std::string output;
