@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -172,6 +173,38 @@ TEST(StepResponse, RunsAndValidatesFromAnotherDirectory) {
 }
 
 // --- stimulus.table in a scenario --------------------------------------------
+
+/// The column `name` of signals.csv at the row of time `t`.
+double signal_at(const std::filesystem::path& signals, const std::string& name, double t) {
+  std::ifstream file(signals);
+  std::string line;
+  std::getline(file, line);
+  std::vector<std::string> header;
+  std::stringstream names(line);
+  for (std::string cell; std::getline(names, cell, ',');) header.push_back(cell);
+  const auto column = std::find(header.begin(), header.end(), name) - header.begin();
+  while (std::getline(file, line)) {
+    std::vector<double> row;
+    std::stringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) row.push_back(std::stod(cell));
+    if (std::abs(row[0] - t) < 1e-9) return row.at(static_cast<std::size_t>(column));
+  }
+  ADD_FAILURE() << "no row at t = " << t << " in " << signals;
+  return NAN;
+}
+
+// scenarios/table_force.yaml plays scenarios/table_force.csv (linear between
+// the rows 0, 10, 10, -5, 0 N at 0, 1, 2, 2.5, 4 s; the last held after).
+TEST(TableForce, PlaysTheProfileBesideTheScenario) {
+  const nlohmann::json summary = run("table_force.yaml", {}, "table-force");
+  EXPECT_EQ(rmse(summary, "profile.force"), 0.0);
+  EXPECT_LT(rmse(summary, "mass.x"), 1e-4);
+  const std::filesystem::path signals = run_directory("table-force") / "signals.csv";
+  for (const auto& [t, force] : std::vector<std::pair<double, double>>{
+           {0.5, 5.0}, {1.5, 10.0}, {2.25, 2.5}, {2.5, -5.0}, {3.25, -2.5}, {5.0, 0.0}}) {
+    EXPECT_NEAR(signal_at(signals, "profile.force", t), force, 1e-12) << t;
+  }
+}
 
 class TableScenario : public ::testing::Test {
  protected:
