@@ -504,6 +504,11 @@ std::string describe_models(const models::ModelCatalog& catalog) {
   for (const models::ModelEntry& entry : catalog.entries()) {
     text += models::catalog_source(catalog, entry.description.name)->describe();
   }
+  // Not in the catalog: its outputs come from the file a scenario names.
+  text += std::string(models::kTableStimulusName) +
+          " — outputs played from a CSV file (slave keys 'file' and 'interpolation: hold | "
+          "linear'; docs/models.md, Stimuli)\n  inputs: none\n  outputs: the file's columns "
+          "besides 'time'\n  parameters: none\n";
   return text;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "couplet/errors.hpp"
+#include "host_tools/stimulus_breakpoints.hpp"
 
 namespace couplet::tools {
 
@@ -100,7 +101,9 @@ DefectControlSettings parse_defect_control(const YAML::Node& node, const Scenari
 
 std::unique_ptr<Algorithm> make_defect_control(const YAML::Node& node, const Scenario& scenario) {
   const std::string& source = scenario.source;
-  const DefectControlSettings settings = parse_defect_control(node, scenario);
+  DefectControlSettings settings = parse_defect_control(node, scenario);
+  // The variable step lands on the stimuli's breakpoints (the fixed grid stays fixed).
+  if (settings.fixed_step == 0) settings.landing_times = stimulus_breakpoints(scenario);
   try {
     return std::make_unique<DefectControlledJacobi>(settings);
   } catch (const ConfigurationError& error) {

@@ -143,6 +143,47 @@ ExecutorSettings parse_executor(const YAML::Node& node, const std::string& sourc
   return settings;
 }
 
+// Relative to the scenario file, so that a scenario and its files move together.
+std::string relative_to_scenario(const std::string& source, const std::filesystem::path& file) {
+  return (file.is_absolute() ? file : std::filesystem::path(source).parent_path() / file)
+      .lexically_normal()
+      .string();
+}
+
+// stimulus.table plays a file, which catalog parameters (numbers) cannot name:
+// its settings are keys of the slave.
+void parse_table_settings(const YAML::Node& node, const std::string& source,
+                          const std::string& path, SlaveSpec& spec) {
+  const bool is_table = spec.model == models::kTableStimulusName;
+  for (const char* key : {"file", "interpolation"}) {
+    if (node[key] && !is_table) {
+      throw ConfigurationError(locate(source, node[key], path + "." + key) + ": only with model: " +
+                               models::kTableStimulusName);
+    }
+  }
+  if (!is_table) return;
+  if (!node["file"]) {
+    throw ConfigurationError(spec.where + ": " + models::kTableStimulusName +
+                             " needs 'file' (a CSV file, relative to the scenario file)");
+  }
+  if (node["parameters"]) {
+    throw ConfigurationError(locate(source, node["parameters"], path + ".parameters") + ": " +
+                             models::kTableStimulusName +
+                             " has no parameters (its settings are 'file' and 'interpolation')");
+  }
+  if (node["link"]) {
+    throw ConfigurationError(locate(source, node["link"], path + ".link") + ": " +
+                             models::kTableStimulusName +
+                             " is played on the host: couplet-target cannot read its file");
+  }
+  spec.table_file = relative_to_scenario(source, require_string(node["file"], source, path + ".file"));
+  if (node["interpolation"]) {
+    spec.table_interpolation = require_choice<models::TableInterpolation>(
+        node["interpolation"], source, path + ".interpolation", "interpolation",
+        {{"hold", models::TableInterpolation::hold}, {"linear", models::TableInterpolation::linear}});
+  }
+}
+
 SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std::string& source,
                       double horizon) {
   const std::string path = "slaves." + name;
@@ -151,7 +192,8 @@ SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std
                              ": must be a map with 'model', 'fmu' or 'device'");
   }
   check_keys(node, source, path,
-             {"model", "fmu", "fmu_kind", "device", "parameters", "solver", "capabilities", "link"});
+             {"model", "fmu", "fmu_kind", "device", "parameters", "solver", "capabilities", "link",
+              "file", "interpolation"});
   SlaveSpec spec;
   spec.name = name;
   spec.where = locate(source, node, path);
@@ -178,11 +220,7 @@ SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std
   } else if (node["model"]) {
     spec.model = require_string(node["model"], source, path + ".model");
   } else {
-    // Relative to the scenario file, so a scenario and its FMUs move together.
-    const std::filesystem::path fmu = require_string(node["fmu"], source, path + ".fmu");
-    spec.fmu = (fmu.is_absolute() ? fmu : std::filesystem::path(source).parent_path() / fmu)
-                   .lexically_normal()
-                   .string();
+    spec.fmu = relative_to_scenario(source, require_string(node["fmu"], source, path + ".fmu"));
     if (const YAML::Node kind = node["fmu_kind"]) {
       const std::string text = require_string(kind, source, path + ".fmu_kind");
       if (text == "cs")
@@ -194,6 +232,7 @@ SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std
                                  ": expected 'cs' or 'me'");
     }
   }
+  parse_table_settings(node, source, path, spec);
   if (const YAML::Node parameters = node["parameters"]) {
     if (!parameters.IsMap())
       throw ConfigurationError(locate(source, parameters, path + ".parameters") +

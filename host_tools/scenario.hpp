@@ -26,6 +26,10 @@ struct SlaveSpec {
   std::string fmu;    ///< an FMU file, resolved against the scenario file's directory
   std::string device;  ///< a device program's name (couplet/device.hpp); always behind a link
   models::FmuKind fmu_kind = models::FmuKind::automatic;
+  /// stimulus.table (`file`, `interpolation`): its CSV file, resolved against the
+  /// scenario file's directory, and how it passes between rows.
+  std::string table_file;
+  models::TableInterpolation table_interpolation = models::TableInterpolation::linear;
   std::map<std::string, double, std::less<>> parameters;  ///< overrides of the defaults
   models::SolverSettings solver;
   models::CapabilityLimits capabilities;  ///< declared limits (device emulation)

@@ -22,8 +22,10 @@ std::unique_ptr<models::SlaveSource> open_source(const SlaveSpec& spec,
                              "equations for it (no monolithic reference: use reference: none)");
   }
   try {
-    return spec.fmu.empty() ? models::catalog_source(catalog, spec.model)
-                            : models::fmu_source(spec.fmu, spec.fmu_kind);
+    if (!spec.fmu.empty()) return models::fmu_source(spec.fmu, spec.fmu_kind);
+    if (spec.model == models::kTableStimulusName)
+      return models::table_source(spec.table_file, spec.table_interpolation);
+    return models::catalog_source(catalog, spec.model);
   } catch (const ConfigurationError& error) {
     rethrow_at(spec, error);
   }

@@ -45,6 +45,7 @@ ModelCatalog ModelCatalog::builtin() {
   add_lotka_volterra_models(entries);
   add_coupling_models(entries);
   add_chain_models(entries);
+  add_stimulus_models(entries);
   return ModelCatalog(std::move(entries));
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// The catalog of built-in models (DESIGN §5, §7 `couplet models`): name, ports,
+// The catalog of built-in models (docs/models.md; `couplet models`): name, ports,
 // parameters with defaults, and a factory. Each model family registers itself
 // from its own file (rotational.cpp, translational.cpp, missiles.cpp,
 // lotka_volterra.cpp, ...).
@@ -72,5 +72,6 @@ void add_damper_models(std::vector<ModelEntry>& entries);          // damper.cpp
 void add_lotka_volterra_models(std::vector<ModelEntry>& entries);  // lotka_volterra.cpp
 void add_coupling_models(std::vector<ModelEntry>& entries);        // coupling.cpp
 void add_chain_models(std::vector<ModelEntry>& entries);           // chain.cpp
+void add_stimulus_models(std::vector<ModelEntry>& entries);        // stimulus.cpp
 
 }  // namespace couplet::models

@@ -114,7 +114,9 @@ std::unique_ptr<Solver> make_solver(const std::string& slave_name, const Model& 
       }
       return make_euler_solver(model, settings.euler_substeps);
     case SolverKind::exact:
-      if (!has_linear_form_everywhere(model)) {
+      // A model without states is never integrated (its outputs are g(t, u)), so
+      // any solver serves it and the linear form does not matter (stimuli).
+      if (model.state_count() > 0 && !has_linear_form_everywhere(model)) {
         configuration_error(slave_name, "solver 'exact' needs a linear model (model '" +
                                             model.description().name +
                                             "' has no linear form on some segment)");

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "models/fmi/fmu_slaves.hpp"
+#include "models/stimulus_table.hpp"
 #include "couplet/errors.hpp"
 
 namespace couplet::models {
@@ -93,6 +94,38 @@ class FmuSource final : public SlaveSource {
   fmi::InterfaceKind kind_;
 };
 
+/// stimulus.table: the table is read once, here; every slave and model gets a copy.
+class TableSource final : public SlaveSource {
+ public:
+  TableSource(const std::string& csv_path, TableInterpolation interpolation)
+      : table_(read_stimulus_table(csv_path)), interpolation_(interpolation) {}
+
+  std::string name() const override { return std::string(kTableStimulusName) + " '" + table_.file + "'"; }
+  std::string identity() const override { return kTableStimulusName; }
+
+  std::unique_ptr<Slave> make_slave(const SlaveSettings& settings) const override {
+    return make_ode_slave(settings.slave_name, make_model(settings), settings.solver,
+                          settings.limits);
+  }
+
+  std::unique_ptr<Model> make_model(const SlaveSettings& settings) const override {
+    if (!settings.parameters.empty()) {
+      throw ConfigurationError("slave '" + settings.slave_name + "': model '" +
+                               kTableStimulusName +
+                               "' has no parameters (its settings are 'file' and 'interpolation')");
+    }
+    return make_table_stimulus(table_, interpolation_);
+  }
+
+  std::string describe() const override {
+    return describe_model(make_table_stimulus(table_, interpolation_)->description());
+  }
+
+ private:
+  StimulusTable table_;
+  TableInterpolation interpolation_;
+};
+
 std::string yes_no(bool flag) {
   return flag ? "yes" : "no";
 }
@@ -150,6 +183,11 @@ std::string FmuSource::describe() const {
 std::unique_ptr<SlaveSource> catalog_source(const ModelCatalog& catalog,
                                             const std::string& model_name) {
   return std::make_unique<CatalogSource>(catalog, model_name);
+}
+
+std::unique_ptr<SlaveSource> table_source(const std::string& csv_path,
+                                          TableInterpolation interpolation) {
+  return std::make_unique<TableSource>(csv_path, interpolation);
 }
 
 std::unique_ptr<SlaveSource> fmu_source(const std::string& fmu_path, FmuKind kind) {

@@ -56,6 +56,17 @@ std::unique_ptr<SlaveSource> catalog_source(const ModelCatalog& catalog,
 
 enum class FmuKind { automatic, co_simulation, model_exchange };
 
+/// How stimulus.table passes between its rows (docs/models.md, "Stimuli").
+enum class TableInterpolation { hold, linear };
+
+/// The catalog name of the table stimulus, which needs a file besides numbers.
+inline constexpr const char* kTableStimulusName = "stimulus.table";
+
+/// stimulus.table playing a CSV file, read and checked now (ConfigurationError
+/// naming the file and line otherwise); its outputs are the file's columns.
+std::unique_ptr<SlaveSource> table_source(const std::string& csv_path,
+                                          TableInterpolation interpolation);
+
 /// An FMU file, unpacked and checked now (ConfigurationError naming the file and
 /// the element otherwise). `automatic`: model exchange when offered.
 std::unique_ptr<SlaveSource> fmu_source(const std::string& fmu_path, FmuKind kind);

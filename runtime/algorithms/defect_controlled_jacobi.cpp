@@ -52,6 +52,7 @@ void DefectControlledJacobi::start(const RunSetup& setup, std::span<StepSlot> sl
   start_ = setup.start;
   end_ = setup.end;
   time_ = start_;
+  next_landing_ = 0;
   check_time_grid(setup.system, start_, end_);
   describe_system(setup.system);
   for (std::size_t s = 0; s < slots.size(); ++s) {
@@ -158,9 +159,25 @@ Time DefectControlledJacobi::clip_to_end(Time from, Time step) const {
   return step;
 }
 
+// A step that would cross the next landing time ends there instead, when a
+// step there is possible: on the imposed grid, with room for a midpoint, and
+// leaving no sliver before t_end. The controller's proposal stays as it was.
+Time DefectControlledJacobi::clip_to_landing(Time from, Time step) {
+  const std::vector<Time>& landings = settings_.landing_times;
+  while (next_landing_ < landings.size() && landings[next_landing_] <= from) ++next_landing_;
+  if (next_landing_ == landings.size()) return step;
+  const Time landing = landings[next_landing_];
+  const Time distance = landing - from;
+  const Time after = end_ - landing;
+  const bool possible = distance % quantum_ == 0 && distance >= minimum_step_ &&
+                        (after == 0 || after >= minimum_step_);
+  return possible && distance < step ? distance : step;
+}
+
 bool DefectControlledJacobi::plan_next(std::span<StepSlot> slots, Plan& plan) {
   if (time_ >= end_) return false;
-  const Time step = clip_to_end(time_, next_step_);
+  const Time step = settings_.fixed_step > 0 ? clip_to_end(time_, next_step_)
+                                             : clip_to_landing(time_, clip_to_end(time_, next_step_));
   const Time to = time_ + step;
   planned_end_ = to;
   midpoint_ = time_ + step / 2;  // an odd step puts it half a tick early; defects.hpp copes

@@ -1,6 +1,8 @@
 #pragma once
 // Non-iterative Jacobi co-simulation with defect control: Algorithm 1 of Glumac &
-// Kovačić 2023 (eqs. 12–39; DESIGN §4.2).
+// Kovačić, "Defect Analysis of a Non-Iterative Co-Simulation", Mathematics 11
+// (2023) 1342, doi:10.3390/math11061342 (eqs. 12–39; docs/defect-control.md,
+// docs/references.md).
 //
 // Per macro step k on [T_{k−1}, T_k], H_k = T_k − T_{k−1}:
 //  1. every input is the Taylor polynomial at T_{k−1} of its source's output, of
@@ -48,6 +50,11 @@ struct DefectControlSettings {
   /// Variable step: the run stops when H_{k+1} collapses below this (seconds; 0:
   /// never); unset: the default of step_floor.hpp.
   std::optional<double> abort_below_step;
+  /// Variable step: times (ticks, increasing) the steps land on instead of
+  /// crossing them — the breakpoints of stimuli, whose jumps an extrapolated
+  /// input would otherwise smear over a whole step. A time off the slaves' imposed
+  /// grid, or too close to the step start or to t_end for a midpoint, is skipped.
+  std::vector<Time> landing_times;
 };
 
 /// One macro step as the run log will take it: decision, defects, controller state.
@@ -102,6 +109,7 @@ class DefectControlledJacobi final : public Algorithm {
   void check_time_grid(const System& system, Time start, Time end);
   Time round_step(double seconds) const;
   Time clip_to_end(Time from, Time step) const;
+  Time clip_to_landing(Time from, Time step);
   void measure_connections(std::span<const StepSlot> slots, double step_start, double step);
   void measure_outputs(std::span<const StepSlot> slots, double midpoint, double midpoint_to_end, double step);
   double controlled_defect() const;
@@ -122,6 +130,7 @@ class DefectControlledJacobi final : public Algorithm {
   Time next_step_ = 0;      ///< H_k for the step plan_next prepares, in ticks
   Time planned_end_ = 0;    ///< T_k of the planned step
   Time midpoint_ = 0;       ///< of the planned step
+  std::size_t next_landing_ = 0;  ///< the first of settings_.landing_times after T_{k−1}
   std::vector<bool> samples_midpoint_;  ///< per slave: asked for the midpoint sample
 
   std::vector<MonitoredConnection> connections_;
