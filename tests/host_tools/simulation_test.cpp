@@ -10,12 +10,15 @@
 #include <array>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "host_tools/simulation_setup.hpp"
+#include "runtime/executor.hpp"
 #include "support/allocation_counter.hpp"
+#include "test_fmus.hpp"
 #include "test_support.hpp"
 
 namespace couplet {
@@ -215,6 +218,80 @@ TEST(Simulation, ObserversSeeEveryCommunicationPointWithoutAllocating) {
   EXPECT_EQ(probe.time(99), to_ticks(1.0));
   EXPECT_EQ(probe.value(99), simulation.trace("left.x")[100]);
   EXPECT_THROW(simulation.add_observer(probe), ConfigurationError);  // after initialize()
+}
+
+/// Counts the slave calls of a run beside the run log's recorder.
+class StepCounter final : public ExecutorObserver {
+ public:
+  void slave_set_up(std::size_t, Time) override { ++set_ups; }
+  void step_began(std::size_t) override {}
+  void slave_stepped(std::size_t, const StepRequest&, const OutputBuffers&,
+                     const LinkStepReport&) override {
+    ++steps;
+  }
+  void outputs_evaluated(std::size_t, std::span<const Polynomial>,
+                         std::span<const double>) override {}
+  void slave_linearized(std::size_t, std::span<const Polynomial>,
+                        std::span<const double>) override {}
+  void state_saved(std::size_t) override {}
+  void state_restored(std::size_t) override {}
+  std::uint64_t set_ups = 0;
+  std::uint64_t steps = 0;
+};
+
+TEST(Simulation, ExecutorObserversSeeEverySlaveCallBesideTheRunLog) {
+  const auto directory = fresh_directory("simulation-executor-observer");
+  Simulation simulation = two_mass_switch(kShortRun, {directory.string(), true, true});
+  StepCounter counter;
+  simulation.add_executor_observer(counter);
+  simulation.run();
+  const nlohmann::json summary = nlohmann::json::parse(simulation.summary());
+  EXPECT_EQ(counter.set_ups, 2u);
+  EXPECT_EQ(counter.steps, summary["slave_steps"].get<std::uint64_t>());
+  EXPECT_EQ(counter.steps, 400u);
+  // The recorder still sees every call: the log replays to the same hash.
+  int code = 0;
+  const std::string replay = testing::command_output(
+      std::string(COUPLET_BINARY) + " replay --verify " + (directory / "run.log").string(), code);
+  EXPECT_EQ(code, 0) << replay;
+  EXPECT_NE(replay.find(simulation.decision_hash()), std::string::npos) << replay;
+  EXPECT_THROW(simulation.add_executor_observer(counter), ConfigurationError);
+}
+
+TEST(Simulation, AFailedRunIsOverSaysWhyAndWritesItsSummary) {
+  const auto directory = fresh_directory("simulation-failed");
+  std::filesystem::create_directories(directory);
+  const auto scenario = directory / "faulty.yaml";
+  {
+    std::ofstream file(scenario);
+    file << "name: faulty\ntime: {start: 0, end: 1}\nslaves:\n  s:\n    fmu: "
+         << COUPLET_TEST_FMU("faulty")
+         << "\n    parameters: {fail_time: 0.5, fail_status: 3}\n"
+            "algorithm: {type: jacobi, step: 0.05}\nreference: none\n";
+  }
+  Simulation simulation =
+      Simulation::from_scenario(scenario.string(), {}, {(directory / "out").string(), true, true});
+  EXPECT_FALSE(simulation.step_until(to_ticks(0.25)));
+  try {
+    simulation.step_until(to_ticks(1.0));
+    FAIL() << "the failing step threw nothing";
+  } catch (const std::exception& error) {
+    EXPECT_NE(std::string(error.what()).find("fmi2DoStep"), std::string::npos) << error.what();
+  }
+  EXPECT_FALSE(simulation.finished());
+  const nlohmann::json summary =
+      nlohmann::json::parse(read_file(directory / "out" / "summary.json"));
+  EXPECT_EQ(summary["status"], "failed");
+  EXPECT_NE(summary["error"].get<std::string>().find("fmi2DoStep"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(simulation.summary()), summary);
+  try {
+    simulation.run();
+    FAIL() << "a failed run stepped on";
+  } catch (const ConfigurationError& error) {
+    EXPECT_NE(std::string(error.what()).find("failed"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("make a new Simulation"), std::string::npos)
+        << error.what();
+  }
 }
 
 TEST(Simulation, AFinishedRunStaysFinished) {
