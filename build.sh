@@ -180,7 +180,7 @@ case "${1:-}" in
     ;;
   package)
     install_missing "${packages[@]}" "${package_packages[@]}"
-    build couplet couplet-target couplet-netem
+    build couplet couplet-target couplet-netem couplet_python couplet_master_library
     (cd "$build_dir" && cpack -G DEB)
     ls "$build_dir"/*.deb
     ;;

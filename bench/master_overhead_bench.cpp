@@ -3,8 +3,17 @@
 // measured in one run, is the cost of the master's decisions and bookkeeping.
 // Heap allocations inside the stepping loop are counted with a hook on the
 // global allocation functions and reported as a counter (target: 0).
+// BM_ScenarioMacroStep: the same scenario stepped by the bare executor and by
+// couplet::Simulation (include/couplet/simulation.hpp), which `couplet run`
+// uses: the difference is the library's run loop (interrupt flag, pacer,
+// observers, progress), per macro step.
 #include <benchmark/benchmark.h>
 
+#include <nlohmann/json.hpp>
+
+#include "couplet/simulation.hpp"
+#include "host_tools/algorithm_factory.hpp"
+#include "host_tools/system_builder.hpp"
 #include "runtime/algorithms/jacobi.hpp"
 #include "runtime/executor.hpp"
 #include "support/allocation_counter.hpp"
@@ -106,6 +115,65 @@ void BM_DirectSlaveCalls(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_DirectSlaveCalls)->Arg(2)->Arg(8)->Arg(32)->Unit(benchmark::kMillisecond);
+
+// two_mass_switch with Euler slaves (one substep) and no reference: cheap
+// slaves, so that the loop around the executor shows.
+const Simulation::Overrides kCheapScenario = {
+    {"time.end", "100"},
+    {"reference", "none"},
+    {"slaves.left.solver", "{type: euler, substeps: 1}"},
+    {"slaves.right.solver", "{type: euler, substeps: 1}"}};
+
+std::string two_mass_switch() {
+  return std::string(COUPLET_SOURCE_DIR) + "/scenarios/two_mass_switch.yaml";
+}
+
+/// range(0) = 0: the executor alone, advance() in a bare loop; 1: the same
+/// scenario through couplet::Simulation::run().
+void BM_ScenarioMacroStep(benchmark::State& state) {
+  const bool through_simulation = state.range(0) == 1;
+  const tools::Scenario scenario = tools::load_scenario(two_mass_switch(), kCheapScenario);
+  const models::ModelCatalog catalog = models::ModelCatalog::builtin();
+  long allocations = 0;
+  std::int64_t steps = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    if (through_simulation) {
+      Simulation simulation = Simulation::from_scenario(two_mass_switch(), kCheapScenario);
+      simulation.step_until(1);  // initialize and the first step, which may size buffers
+      const long before = testing::allocations();
+      state.ResumeTiming();
+      // Up to the last step, which reaches the end: the end of the run (the
+      // summary, the files) is outside the stepping loop, as the executor's
+      // own teardown is in the other case.
+      simulation.step_until(simulation.end_time() - 1);
+      state.PauseTiming();
+      allocations += testing::allocations() - before;
+      steps += nlohmann::json::parse(simulation.summary())["macro_steps"].get<std::int64_t>() - 1;
+      simulation.run();
+    } else {
+      System system = tools::build_system(scenario, catalog);
+      const std::unique_ptr<Algorithm> algorithm = tools::make_algorithm(scenario);
+      Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
+                        tools::evaluation_grid(scenario));
+      executor.initialize();
+      executor.advance();
+      const long before = testing::allocations();
+      state.ResumeTiming();
+      while (executor.advance()) {
+      }
+      state.PauseTiming();
+      allocations += testing::allocations() - before;
+      steps += static_cast<std::int64_t>(executor.counters().macro_steps) - 1;
+    }
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(steps);
+  state.counters["ns_per_macro_step"] = benchmark::Counter(
+      static_cast<double>(steps), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["allocations_in_loop"] = static_cast<double>(allocations);
+}
+BENCHMARK(BM_ScenarioMacroStep)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace couplet

@@ -16,6 +16,10 @@ install(FILES targets/systemd/couplet-target@.service targets/systemd/couplet-ta
   DESTINATION ${CMAKE_INSTALL_DATADIR}/couplet/systemd COMPONENT target)
 if(TARGET couplet)
   install(TARGETS couplet couplet-netem RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT host)
+  # The master as a library (docs/library.md): in the host package, its
+  # development link with the headers.
+  install(TARGETS couplet_master_library EXPORT coupletTargets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT host NAMELINK_COMPONENT dev)
 endif()
 # The Python module, where Debian's python3 looks in the prefix /usr; it finds
 # couplet's shared libraries relative to itself, in any prefix.
@@ -31,13 +35,20 @@ install(FILES ${COUPLET_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/
 # Users' own FMUs: couplet_add_fmu() and the FMI 2.0 declarations it compiles against.
 install(FILES models/fmi/fmi2.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/couplet/fmi COMPONENT dev)
 install(EXPORT coupletTargets NAMESPACE couplet:: DESTINATION ${COUPLET_CMAKE_DIR} COMPONENT dev)
-configure_package_config_file(cmake/coupletConfig.cmake.in ${PROJECT_BINARY_DIR}/coupletConfig.cmake
+configure_package_config_file(cmake/coupletConfig.cmake.in ${PROJECT_BINARY_DIR}/installed/coupletConfig.cmake
   INSTALL_DESTINATION ${COUPLET_CMAKE_DIR} PATH_VARS CMAKE_INSTALL_INCLUDEDIR)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/coupletConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
-install(FILES ${PROJECT_BINARY_DIR}/coupletConfig.cmake ${PROJECT_BINARY_DIR}/coupletConfigVersion.cmake
+install(FILES ${PROJECT_BINARY_DIR}/installed/coupletConfig.cmake ${PROJECT_BINARY_DIR}/coupletConfigVersion.cmake
               cmake/CoupletFmu.cmake
   DESTINATION ${COUPLET_CMAKE_DIR} COMPONENT dev)
+# The same package from the build tree, without installing:
+# -DCMAKE_PREFIX_PATH=BUILD_DIR finds BUILD_DIR/coupletConfig.cmake, whose
+# targets are the build's libraries with the source tree's headers.
+export(EXPORT coupletTargets NAMESPACE couplet:: FILE ${PROJECT_BINARY_DIR}/coupletTargets.cmake)
+set(COUPLET_BUILD_TREE_FMI_INCLUDE_DIR ${PROJECT_SOURCE_DIR}/models/fmi)
+set(COUPLET_BUILD_TREE_FMU_CMAKE ${PROJECT_SOURCE_DIR}/cmake/CoupletFmu.cmake)
+configure_file(cmake/coupletBuildTreeConfig.cmake.in ${PROJECT_BINARY_DIR}/coupletConfig.cmake @ONLY)
 # Relocatable: the prefix is found from where the .pc file lies.
 file(RELATIVE_PATH COUPLET_PC_PREFIX /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
 string(REGEX REPLACE "/$" "" COUPLET_PC_PREFIX "${COUPLET_PC_PREFIX}")

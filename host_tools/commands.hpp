@@ -17,6 +17,7 @@ class InterruptGuard;
 class MpiSession;
 
 struct RunOptions {
+  /// Empty: no files (couplet::Simulation without a directory).
   std::string output_directory = "out";
   bool show_progress = false;  ///< progress on stderr (host_tools/progress.hpp)
   bool record_log = true;      ///< write run.log (docs/run-log.md)
@@ -29,6 +30,7 @@ struct RunOptions {
   /// (host_tools/mpi_executor.hpp, docs/mpi.md); rank 0 alone writes the output
   /// directory, the others return the same summary without writing anything.
   const MpiSession* mpi = nullptr;
+  bool write_results = true;  ///< write signals.csv and summary.json at the end
 };
 
 /// The run log's header for a run of `scenario`: the scenario as run and where

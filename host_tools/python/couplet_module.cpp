@@ -1,7 +1,7 @@
-// The Python module `couplet` (docs/python.md): runs, run logs and replay from
-// Python, through the same functions as the command line (host_tools/commands.hpp,
-// run_log.hpp, replay.hpp), so a run from Python decides bit for bit as
-// `couplet run` does. Tables come out as NumPy arrays; pandas is used only when
+// The Python module `couplet` (docs/python.md): runs, stepping, run logs and
+// replay from Python, through the same code as the command line (the master's
+// couplet::Simulation, include/couplet/simulation.hpp; run_log.hpp, replay.hpp),
+// so a run from Python decides bit for bit as `couplet run` does. Tables come out as NumPy arrays; pandas is used only when
 // a DataFrame is asked for.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -12,17 +12,16 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "couplet/errors.hpp"
+#include "couplet/simulation.hpp"
 #include "host_tools/commands.hpp"
 #include "host_tools/interrupt.hpp"
 #include "host_tools/link_report.hpp"
@@ -30,6 +29,7 @@
 #include "host_tools/replay.hpp"
 #include "host_tools/run_log.hpp"
 #include "host_tools/scenario.hpp"
+#include "host_tools/simulation_setup.hpp"
 #include "host_tools/system_builder.hpp"
 #include "runtime/decision_hash.hpp"
 
@@ -114,52 +114,6 @@ py::object data_frame(const py::dict& columns, const char* what) {
 
 // ---- couplet.run ----
 
-/// signals.csv as read back: `time` and one column per signal.
-struct SignalTable {
-  std::vector<std::string> names;  ///< without "time"
-  std::vector<double> time;
-  std::vector<std::vector<double>> columns;
-};
-
-std::vector<std::string> split_fields(const std::string& line) {
-  std::vector<std::string> fields;
-  std::istringstream text(line);
-  for (std::string field; std::getline(text, field, ',');) fields.push_back(field);
-  if (!line.empty() && line.back() == ',') fields.emplace_back();
-  return fields;
-}
-
-/// A cell as written by exact_text; an empty cell is a value not there (NaN).
-double parse_cell(const std::string& cell, const std::string& path) {
-  if (cell.empty()) return kNaN;
-  char* end = nullptr;
-  const double value = std::strtod(cell.c_str(), &end);
-  if (end == cell.c_str()) throw std::runtime_error("'" + path + "': '" + cell + "' is no number");
-  return value;
-}
-
-SignalTable read_signals_csv(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw std::runtime_error("cannot read '" + path + "'");
-  SignalTable table;
-  std::string line;
-  if (!std::getline(file, line)) return table;
-  std::vector<std::string> header = split_fields(line);
-  table.names.assign(header.begin() + (header.empty() ? 0 : 1), header.end());
-  table.columns.resize(table.names.size());
-  while (std::getline(file, line)) {
-    if (line.empty()) continue;
-    const std::vector<std::string> cells = split_fields(line);
-    if (cells.size() != header.size())
-      throw std::runtime_error("'" + path + "': a row with " + std::to_string(cells.size()) +
-                               " cells under " + std::to_string(header.size()) + " columns");
-    table.time.push_back(parse_cell(cells[0], path));
-    for (std::size_t c = 0; c < table.names.size(); ++c)
-      table.columns[c].push_back(parse_cell(cells[c + 1], path));
-  }
-  return table;
-}
-
 struct RunResult {
   py::object summary;
   py::array_t<double> time;
@@ -188,15 +142,32 @@ std::string temporary_run_directory() {
 /// (a run in another thread meanwhile keeps Python's).
 std::mutex interrupt_owner;
 
-nlohmann::json run_interruptibly(const tools::Scenario& scenario, tools::RunOptions options,
-                                 int& interrupted_by) {
+/// What a run leaves for Python: its summary and signals (those of
+/// summary.json and signals.csv, taken from the Simulation rather than read
+/// back), and the signal that interrupted it (0: none).
+struct RunOutcome {
+  nlohmann::json summary;
+  tools::SignalColumns signals;
+  int interrupted_by = 0;
+};
+
+RunOutcome run_interruptibly(const tools::Scenario& scenario, tools::RunOptions options) {
   std::unique_lock owner(interrupt_owner, std::try_to_lock);
-  if (!owner.owns_lock()) return tools::run_scenario(scenario, options);
-  const tools::InterruptGuard interrupt;
-  options.interrupt = &interrupt;
-  nlohmann::json summary = tools::run_scenario(scenario, options);
-  interrupted_by = interrupt.received();
-  return summary;
+  std::optional<tools::InterruptGuard> interrupt;
+  if (owner.owns_lock()) {
+    interrupt.emplace();
+    options.interrupt = &*interrupt;
+  }
+  Simulation simulation = tools::make_simulation(scenario, options);
+  simulation.run();
+  return {tools::summary_of(simulation), tools::signal_columns(simulation),
+          interrupt ? interrupt->received() : 0};
+}
+
+py::dict signal_dict(const tools::SignalColumns& signals) {
+  py::dict columns;
+  for (const auto& [name, values] : signals.columns) columns[py::str(name)] = to_array(values);
+  return columns;
 }
 
 RunResult run(const std::filesystem::path& scenario_path, const py::object& overrides,
@@ -204,8 +175,7 @@ RunResult run(const std::filesystem::path& scenario_path, const py::object& over
               bool progress) {
   const auto assignments = override_list(overrides);
   std::string directory;
-  nlohmann::json summary;
-  int interrupted_by = 0;
+  RunOutcome outcome;
   {
     const py::gil_scoped_release unlocked;
     const tools::Scenario scenario = tools::load_scenario(scenario_path.string(), assignments);
@@ -215,26 +185,85 @@ RunResult run(const std::filesystem::path& scenario_path, const py::object& over
     options.output_directory = directory;
     options.show_progress = progress;
     options.record_log = record_log;
-    summary = run_interruptibly(scenario, options, interrupted_by);
+    outcome = run_interruptibly(scenario, options);
   }
   // Ctrl-C stopped the run at a macro step (its files are written): Python's
   // way to say so.
-  if (interrupted_by != 0) {
+  if (outcome.interrupted_by != 0) {
     PyErr_SetNone(PyExc_KeyboardInterrupt);
     throw py::error_already_set();
   }
-  const SignalTable signals =
-      read_signals_csv((std::filesystem::path(directory) / "signals.csv").string());
   RunResult result;
-  result.summary = json_to_python(summary);
-  result.time = to_array(signals.time);
-  for (std::size_t c = 0; c < signals.names.size(); ++c)
-    result.signals[py::str(signals.names[c])] = to_array(signals.columns[c]);
-  result.decision_hash = summary.value("decision_hash", "");
+  result.summary = json_to_python(outcome.summary);
+  result.time = to_array(outcome.signals.time);
+  result.signals = signal_dict(outcome.signals);
+  result.decision_hash = outcome.summary.value("decision_hash", "");
   result.output_dir = directory;
-  result.status = summary.value("status", "");
+  result.status = outcome.summary.value("status", "");
   return result;
 }
+
+// ---- couplet.Simulation ----
+
+/// couplet::Simulation for Python: stepped from Python, its outputs read
+/// between steps. The GIL is released while it steps.
+class PythonSimulation {
+ public:
+  PythonSimulation(const std::filesystem::path& scenario_path, const py::object& overrides,
+                   const std::optional<std::filesystem::path>& output_dir, bool record_log)
+      : simulation_(make(scenario_path, override_list(overrides), output_dir, record_log)) {}
+
+  bool step_until(double t) {
+    const py::gil_scoped_release unlocked;
+    return simulation_.step_until_seconds(t);
+  }
+  bool run() {
+    const py::gil_scoped_release unlocked;
+    return simulation_.run();
+  }
+  void initialize() {
+    const py::gil_scoped_release unlocked;
+    simulation_.initialize();
+  }
+
+  /// sim["slave.port"]: an unknown name is a KeyError naming it.
+  double item(const std::string& name) const {
+    std::size_t index = 0;
+    try {
+      index = simulation_.output_index(name);
+    } catch (const ConfigurationError& error) {
+      throw py::key_error(error.what());
+    }
+    return simulation_.output(index);
+  }
+
+  const Simulation& simulation() const { return simulation_; }
+
+  py::array_t<double> grid() const { return to_array(simulation_.grid_times()); }
+  py::array_t<double> trace(const std::string& name) const {
+    return to_array(simulation_.trace(name));
+  }
+  py::dict signals() const { return signal_dict(tools::signal_columns(simulation_)); }
+  py::object dataframe() const {
+    py::dict columns;
+    columns["time"] = grid();
+    for (const auto& [name, values] : signals()) columns[name] = values;
+    return data_frame(columns, "Simulation.dataframe()");
+  }
+
+ private:
+  static Simulation make(const std::filesystem::path& scenario_path,
+                         const Simulation::Overrides& overrides,
+                         const std::optional<std::filesystem::path>& output_dir, bool record_log) {
+    const py::gil_scoped_release unlocked;
+    SimulationOptions options;
+    if (output_dir) options.output_directory = output_dir->string();
+    options.record_log = record_log;
+    return Simulation::from_scenario(scenario_path.string(), overrides, options);
+  }
+
+  Simulation simulation_;
+};
 
 // ---- couplet.read_log ----
 
@@ -574,6 +603,67 @@ void define_run(py::module_& module) {
              "into output_dir (None: a fresh temporary directory).");
 }
 
+void define_simulation(py::module_& module) {
+  py::class_<PythonSimulation>(module, "Simulation",
+                               "A co-simulation stepped from Python (docs/python.md).")
+      .def(py::init<const std::filesystem::path&, const py::object&,
+                    const std::optional<std::filesystem::path>&, bool>(),
+           py::arg("scenario_path"), py::arg("overrides") = py::none(),
+           py::arg("output_dir") = py::none(), py::arg("record_log") = false,
+           "Loads a scenario as `couplet run` does (overrides: {'key.path': value} as --set); "
+           "output_dir: where signals.csv and summary.json (and run.log with record_log=True) "
+           "go at the end (None: no files).")
+      .def("initialize", &PythonSimulation::initialize,
+           "Sets up the slaves and starts the algorithm (the first step_until does it).")
+      .def("step_until", &PythonSimulation::step_until, py::arg("t"),
+           "Carries out whole macro steps until the time reaches t (s): a t inside a step "
+           "ends at the step's end. Returns finished.")
+      .def("run", &PythonSimulation::run, "Steps to the scenario's end. Returns finished.")
+      .def_property_readonly("time",
+                             [](const PythonSimulation& self) {
+                               return self.simulation().time_seconds();
+                             },
+                             "the master's time (s)")
+      .def_property_readonly("start",
+                             [](const PythonSimulation& self) {
+                               return to_seconds(self.simulation().start_time());
+                             })
+      .def_property_readonly("end",
+                             [](const PythonSimulation& self) {
+                               return to_seconds(self.simulation().end_time());
+                             })
+      .def_property_readonly("finished",
+                             [](const PythonSimulation& self) { return self.simulation().finished(); })
+      .def("__getitem__", &PythonSimulation::item, py::arg("name"),
+           "the latest value of output 'slave.port' (KeyError naming an unknown one)")
+      .def_property_readonly(
+          "output_names",
+          [](const PythonSimulation& self) { return self.simulation().output_names(); })
+      .def_property_readonly(
+          "decision_hash",
+          [](const PythonSimulation& self) { return self.simulation().decision_hash(); })
+      .def_property_readonly("summary",
+                             [](const PythonSimulation& self) {
+                               return json_to_python(tools::summary_of(self.simulation()));
+                             },
+                             "summary.json's content as a dict (status 'running' before the end)")
+      .def_property_readonly("grid", &PythonSimulation::grid,
+                             "the evaluation grid's times reached so far (s)")
+      .def("trace", &PythonSimulation::trace, py::arg("name"),
+           "one output's values on the grid reached so far")
+      .def_property_readonly("signals", &PythonSimulation::signals,
+                             "the scenario's signals on the grid so far: name → array, as "
+                             "signals.csv's columns")
+      .def("dataframe", &PythonSimulation::dataframe,
+           "the grid so far and the signals as a pandas DataFrame")
+      .def("__repr__", [](const PythonSimulation& self) {
+        const Simulation& simulation = self.simulation();
+        return "<couplet.Simulation " + simulation.scenario_name() + " at t = " +
+               seconds_text(simulation.time()) + " s" +
+               (simulation.finished() ? ", finished" : "") + ">";
+      });
+}
+
 void define_read_log(py::module_& module) {
   py::class_<PythonRunLog>(module, "RunLog", "A run log read by couplet.read_log().")
       .def_property_readonly("path", [](const PythonRunLog& self) { return self.log().path; })
@@ -668,9 +758,10 @@ void define_replay(py::module_& module) {
 }  // namespace couplet::python
 
 PYBIND11_MODULE(couplet, module) {
-  module.doc() = "couplet co-simulation runs, run logs and replay (docs/python.md)";
+  module.doc() = "couplet co-simulation runs, stepping, run logs and replay (docs/python.md)";
   couplet::python::register_errors(module);
   couplet::python::define_run(module);
+  couplet::python::define_simulation(module);
   couplet::python::define_read_log(module);
   couplet::python::define_replay(module);
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installation, packaging and the target-only build, checked as a user would
 # use them (run by ctest; docs/deploy.md, docs/device-sdk.md).
-#   install_test.sh SOURCE_DIR BUILD_DIR install|package|target-only
+#   install_test.sh SOURCE_DIR BUILD_DIR install|package|target-only|build-tree
 # COUPLET_PYTHON: the interpreter the Python module was built for (default
 # Debian's /usr/bin/python3).
 set -euo pipefail
@@ -14,6 +14,27 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 decision_hash() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["decision_hash"])' "$1/summary.json"; }
 
+# The program embedding the master (tests/install/simulation_consumer, docs/library.md),
+# built out of tree with find_package(couplet) under CMAKE_PREFIX_PATH=$1, steps
+# two_mass_switch in half seconds and reaches the decision hash of `$2 run`.
+check_simulation_consumer() {
+  local prefix=$1 cli=$2 name=$3
+  cmake -S "$src/tests/install/simulation_consumer" -B "$work/$name" -DCMAKE_PREFIX_PATH="$prefix" \
+        -DCMAKE_BUILD_TYPE=Release >"$work/$name.log" 2>&1 ||
+    { cat "$work/$name.log" >&2; fail "$name: configuring the consumer with find_package(couplet)"; }
+  cmake --build "$work/$name" -j2 >"$work/$name.log" 2>&1 ||
+    { cat "$work/$name.log" >&2; fail "$name: building the consumer against couplet::master"; }
+  local scenario=$src/scenarios/two_mass_switch.yaml
+  local output
+  output=$("$work/$name/step_two_mass_switch" "$scenario" time.end=2) || fail "$name: the consumer failed: $output"
+  echo "$output"
+  grep -q "^t = 0.5 s: left.x = " <<<"$output" || fail "$name: no output read at t = 0.5 s"
+  grep -q "^finished: yes, 200 communication points$" <<<"$output" || fail "$name: not 200 communication points"
+  "$cli" run "$scenario" --set time.end=2 --no-log -o "$work/$name-cli" >/dev/null || fail "$name: $cli run"
+  [ "$(sed -n 's/^decision hash //p' <<<"$output")" = "$(decision_hash "$work/$name-cli")" ] ||
+    fail "$name: the embedded master decides otherwise than $cli run"
+}
+
 case "$what" in
   install)
     prefix=$work/prefix
@@ -22,6 +43,7 @@ case "$what" in
     for file in bin/couplet bin/couplet-target bin/couplet-netem \
                 include/couplet/device.hpp include/couplet/slave.hpp include/couplet/polynomial.hpp \
                 include/couplet/time.hpp include/couplet/errors.hpp include/couplet/fmi/fmi2.h \
+                include/couplet/simulation.hpp "$libdir/libcouplet-master.so" \
                 "$libdir/libcouplet-device.so" "$libdir/libcouplet-runtime.so" \
                 "$libdir/cmake/couplet/coupletConfig.cmake" "$libdir/cmake/couplet/CoupletFmu.cmake" \
                 "$libdir/pkgconfig/couplet.pc" share/couplet/systemd/couplet-target@.service; do
@@ -65,6 +87,8 @@ print(couplet.run(sys.argv[1], {"time.end": 1}, sys.argv[2]).decision_hash)' \
         "$src/scenarios/two_mass_switch.yaml" "$work/python") || fail "importing the installed module ($module)"
     [ "$python_hash" = "$(decision_hash "$work/cli")" ] ||
       fail "the installed Python module decides otherwise than the installed couplet"
+    # The master embedded in a program of one's own, against the installed package.
+    check_simulation_consumer "$prefix" "$prefix/bin/couplet" installed-consumer
     echo "install: ok"
     ;;
 
@@ -113,6 +137,13 @@ print(couplet.run(sys.argv[1], {"time.end": 1}, sys.argv[2]).decision_hash)' \
       fail "the full build configured without yaml-cpp: hiding packages had no effect"
     fi
     echo "target-only: ok"
+    ;;
+  build-tree)
+    # The same program against the build tree, nothing installed: its
+    # coupletConfig.cmake and exported targets (cmake/CoupletInstall.cmake).
+    [ -e "$build/coupletConfig.cmake" ] || fail "no coupletConfig.cmake in the build tree"
+    check_simulation_consumer "$build" "$build/couplet" build-tree-consumer
+    echo "build-tree: ok"
     ;;
   *)
     fail "unknown case $what"

@@ -32,6 +32,14 @@ on sys.path here, as PYTHONPATH would). Cases:
   dataframe with pandas: the run's, the calls', the plans' and the table's
             DataFrames hold the arrays; with pandas hidden, an ImportError that
             names python3-pandas, while the arrays still work.
+  stepping  couplet.Simulation: step_until(1.0) then sim["left.x"] equals the
+            CLI's signals.csv at t = 1.0 bit for bit; a t inside a macro step
+            ends at the step's end; the grid so far and the signals as arrays
+            equal signals.csv's first rows; run() reaches the CLI's decision
+            hash and summary; an unknown output raises KeyError naming it, a
+            bad scenario ConfigurationError, a value before initialize()
+            ConfigurationError; output_dir gets signals.csv and summary.json
+            as the CLI's.
   docs      the notebook session of docs/python.md runs as written (its
             /tmp directory moved into a temporary one) and prints the run's
             status, 1001 communication times and a reproduced replay.
@@ -425,6 +433,74 @@ def case_errors(couplet, build, source, tmp):
         print(f"non-string key: {error}")
 
 
+def expect_error(kind, call, needle, what):
+    try:
+        call()
+        check(False, f"{what}: raised nothing")
+    except kind as error:
+        print(f"{what}: {kind.__name__}: {error}")
+        check(needle in str(error), f"{what}: {needle!r} not in {error}")
+
+
+def case_stepping(couplet, build, source, tmp):
+    scenario = os.path.join(source, SCENARIO)
+    settings = {"time.end": 2}
+    cli = cli_run(build, source, os.path.join(tmp, "cli"), ["time.end=2"])
+    columns = read_csv_columns(os.path.join(tmp, "cli", "signals.csv"))
+    at_one = columns["time"].index(1.0)
+
+    sim = couplet.Simulation(scenario, settings)
+    check(sim.time == 0.0 and not sim.finished, f"before stepping: t = {sim.time}, finished {sim.finished}")
+    check(sim.step_until(1.0) is False, "step_until(1.0) finished the run")
+    check(sim.time == 1.0, f"after step_until(1.0): t = {sim.time}")
+    check(sim["left.x"] == columns["left.x"][at_one],
+          f"sim['left.x'] = {sim['left.x']!r}, signals.csv at t = 1: {columns['left.x'][at_one]!r}")
+    check(sim["left.v"] == columns["left.v"][at_one], "sim['left.v'] differs from signals.csv at t = 1")
+    check(same_values(sim.grid, columns["time"][:at_one + 1]), f"grid so far: {len(sim.grid)} times")
+    check(same_values(sim.trace("left.x"), columns["left.x"][:at_one + 1]), "trace('left.x') differs from signals.csv")
+    check(list(sim.signals) == [name for name in columns if name != "time"], f"signals {list(sim.signals)}")
+    check(same_values(sim.signals["left.x:reference"], columns["left.x:reference"][:at_one + 1]),
+          "the reference so far differs from signals.csv")
+    check(sim.summary["status"] == "running", f"summary before the end: {sim.summary['status']}")
+    check("left.x" in sim.output_names and "right.f" in sim.output_names, f"output names {sim.output_names}")
+    check(sim.run() is True and sim.finished and sim.time == 2.0, f"run(): t = {sim.time}, finished {sim.finished}")
+    check(sim.decision_hash == cli["decision_hash"] == sim.summary["decision_hash"],
+          f"decision hash {sim.decision_hash}, the CLI's {cli['decision_hash']}")
+    ours, theirs = without_wall_time(sim.summary), without_wall_time(cli)
+    check(ours == theirs, f"the summaries differ beyond wall time: {ours} / {theirs}")
+    check(same_values(sim.grid, columns["time"]), "the whole grid differs from signals.csv")
+
+    inside = couplet.Simulation(scenario, {"time.end": 2, "algorithm.step": 0.25})
+    inside.step_until(0.3)
+    check(inside.time == 0.5, f"step_until(0.3) with steps of 0.25 s ended at {inside.time}, not 0.5")
+
+    out = os.path.join(tmp, "library")
+    written = couplet.Simulation(scenario, settings, output_dir=out, record_log=True)
+    written.run()
+    with open(os.path.join(out, "signals.csv")) as mine, open(os.path.join(tmp, "cli", "signals.csv")) as theirs_csv:
+        check(mine.read() == theirs_csv.read(), "Simulation(output_dir=...).run() wrote another signals.csv")
+    check(os.path.exists(os.path.join(out, "run.log")), "record_log=True wrote no run.log")
+    check(couplet.read_log(os.path.join(out, "run.log")).decision_hash == cli["decision_hash"],
+          "the stepped run's log has another hash")
+
+    expect_error(KeyError, lambda: sim["left.q"], "slave 'left' has no output 'q'", "unknown port")
+    expect_error(KeyError, lambda: sim["nobody.x"], "no slave 'nobody'", "unknown slave")
+    expect_error(couplet.ConfigurationError, lambda: couplet.Simulation(scenario, {"algorithm.stepp": 0.1}),
+                 "stepp", "unknown override key")
+    expect_error(couplet.ConfigurationError, lambda: couplet.Simulation(os.path.join(tmp, "missing.yaml")),
+                 "missing.yaml", "missing scenario")
+    fresh = couplet.Simulation(scenario, settings)
+    expect_error(couplet.ConfigurationError, lambda: fresh["left.x"], "before initialize()",
+                 "a value before initialize()")
+    check(issubclass(couplet.ConfigurationError, ValueError), "ConfigurationError is no ValueError")
+    try:
+        import pandas  # noqa: F401
+        frame = sim.dataframe()
+        check(list(frame.columns)[:2] == ["time", "left.x"] and len(frame) == 201, f"dataframe {frame.shape}")
+    except ImportError:
+        pass
+
+
 def case_dataframe(couplet, build, source, tmp):
     out = os.path.join(tmp, "out")
     result = couplet.run(os.path.join(source, SCENARIO), {"time.end": 2}, out)
@@ -491,7 +567,7 @@ def case_docs(couplet, build, source, tmp):
 
 
 CASES = {"run": case_run, "docs": case_docs, "lossy": case_lossy, "damaged": case_damaged, "errors": case_errors,
-         "dataframe": case_dataframe}
+         "dataframe": case_dataframe, "stepping": case_stepping}
 
 
 def main(argv):

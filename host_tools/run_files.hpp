@@ -1,0 +1,35 @@
+#pragma once
+// The result files of a run or of a reference: signals.csv and summary.json,
+// each written atomically (host_tools/run_directory.hpp).
+#include <cstddef>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "couplet/time.hpp"
+
+namespace couplet::tools {
+
+/// One column of signals.csv: a signal's values on the evaluation grid.
+struct Column {
+  std::string name;
+  std::span<const double> values;  ///< [grid][stride]
+  std::size_t stride = 1;
+  std::size_t offset = 0;
+};
+
+/// signals.csv: the first `rows` grid times (a stopped run's rows end where
+/// every slave had arrived).
+void write_signals_csv(const std::filesystem::path& path, const std::vector<Time>& grid,
+                       const std::vector<Column>& columns, std::size_t rows);
+
+/// DIRECTORY/summary.json, indented.
+void write_summary(const std::filesystem::path& directory, const nlohmann::json& summary);
+
+/// A column's first `count` values.
+std::vector<double> column_of(std::span<const double> values, std::size_t stride,
+                              std::size_t offset, std::size_t count);
+
+}  // namespace couplet::tools

@@ -1,0 +1,33 @@
+#pragma once
+// What the in-tree clients of couplet::Simulation (include/couplet/simulation.hpp)
+// need beyond the installed API: a simulation of a scenario already loaded,
+// with the command line's options (signals, progress line, MPI), and the run's
+// summary and signals as the command line writes them.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "couplet/simulation.hpp"
+#include "host_tools/commands.hpp"
+#include "host_tools/scenario.hpp"
+
+namespace couplet::tools {
+
+/// A simulation of `scenario` run as `couplet run` runs it with `options`
+/// (options.output_directory empty: no files). Throws what from_scenario throws.
+Simulation make_simulation(const Scenario& scenario, const RunOptions& options);
+
+/// summary.json's content: after the end, the summary the run wrote (or, on an
+/// MPI rank other than 0, would have written); before it, the run so far.
+nlohmann::json summary_of(const Simulation& simulation);
+
+/// signals.csv as columns, up to the grid rows reached: the time (s) and each
+/// named column (the scenario's signals, then their references).
+struct SignalColumns {
+  std::vector<double> time;
+  std::vector<std::pair<std::string, std::vector<double>>> columns;
+};
+SignalColumns signal_columns(const Simulation& simulation);
+
+}  // namespace couplet::tools
