@@ -251,6 +251,14 @@ TEST(Checks, StopOnFailureEndsTheRunCleanly) {
   EXPECT_EQ(replay.exit_code, 0) << replay.output;
   EXPECT_NE(replay.output.find("stopped by check 'envelope' at t = 2.1 s"), std::string::npos)
       << replay.output;
+  // The report lists the verdicts and marks the first violation on body.x's plot.
+  const CommandResult report =
+      couplet("report " + directory.string() + " -o " + (directory / "report.html").string());
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  const std::string html = read_file(directory / "report.html");
+  EXPECT_NE(html.find("<h2>Checks</h2>"), std::string::npos);
+  EXPECT_NE(html.find("body.x = 4.41 above max 4.2 at t = 2.1 s"), std::string::npos);
+  EXPECT_NE(html.find("check &#39;envelope&#39; first violation"), std::string::npos);
 }
 
 TEST(Checks, ExitCodes) {
