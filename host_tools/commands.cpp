@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "host_tools/algorithm_factory.hpp"
+#include "host_tools/check_setup.hpp"
 #include "host_tools/group_builder.hpp"
 #include "host_tools/link_report.hpp"
 #include "host_tools/run_directory.hpp"
@@ -122,6 +123,7 @@ void validate_scenario(const Scenario& scenario) {
   System system = build_system(scenario, catalog);
   const std::unique_ptr<Algorithm> algorithm = make_algorithm(scenario);
   resolve_signals(scenario, system);
+  make_check_evaluator(scenario, system);
   Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
                               evaluation_grid(scenario));
   const RunPacer pacer(parse_clock(scenario.clock, scenario.source), system,
@@ -161,7 +163,8 @@ std::string summary_table(const nlohmann::json& summary) {
   if (const std::string status = summary.value("status", "completed"); status != "completed")
     row("status", status + (summary.contains("interrupted_by")
                                 ? " by " + summary["interrupted_by"].get<std::string>()
-                                : ""));
+                                : "") +
+                      (summary.contains("stopped_by") ? " by " + summary["stopped_by"].get<std::string>() : ""));
   if (summary.contains("macro_steps"))
     row("macro steps", std::to_string(summary["macro_steps"].get<std::uint64_t>()));
   if (summary.contains("slave_steps"))
@@ -215,6 +218,7 @@ std::string summary_table(const nlohmann::json& summary) {
       row("  " + name, line);
     }
   }
+  text << checks_table(summary);
   return text.str();
 }
 

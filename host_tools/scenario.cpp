@@ -417,7 +417,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
   }
   check_keys(root, source, "",
              {"name", "time", "slaves", "connections", "algorithm", "groups", "reference",
-              "evaluation", "clock", "limits", "executor"});
+              "evaluation", "clock", "limits", "executor", "checks"});
 
   Scenario scenario;
   scenario.source = source;
@@ -482,6 +482,8 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
       }
     }
   }
+  scenario.checks = parse_checks(root["checks"], source, scenario.start, scenario.end,
+                                 scenario.monolithic_reference, parse_clock(scenario.clock, source).wall);
   const YAML::Node evaluation = root["evaluation"];
   check_grid_points(evaluation && evaluation["grid"] ? evaluation["grid"] : root, source, scenario);
   check_settings(scenario);

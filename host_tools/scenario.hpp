@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "couplet/errors.hpp"
+#include "host_tools/check_settings.hpp"
 #include "host_tools/link_spec.hpp"
 #include "host_tools/scenario_limits.hpp"
 #include "models/ode_slave.hpp"
@@ -80,6 +81,7 @@ struct Scenario {
   std::vector<std::string> evaluation_signals;  ///< empty: every output
   ScenarioLimits limits;  ///< `limits:`: derived sizes allowed (docs/scenarios.md)
   ExecutorSettings executor;  ///< `executor:` (default: sequential)
+  std::vector<CheckSpec> checks;  ///< `checks:`: what the run should do (host_tools/check_settings.hpp)
   /// An SSP package's unpacked files (docs/ssp.md), which the FMU paths point
   /// into: kept while the scenario is, so that its slaves can be built.
   std::shared_ptr<const void> package;

@@ -13,6 +13,7 @@
 
 #include "couplet/errors.hpp"
 #include "host_tools/algorithm_factory.hpp"
+#include "host_tools/check_setup.hpp"
 #include "host_tools/clock_spec.hpp"
 #include "host_tools/group_builder.hpp"
 #include "host_tools/interrupt.hpp"
@@ -41,10 +42,11 @@ using namespace tools;
 
 /// How a run ended, for summary.json `status` and the run log's end record.
 struct RunEnd {
-  const char* status = "running";  ///< "running", "completed", "interrupted" or "failed"
+  const char* status = "running";  ///< "running", "completed", "interrupted", "stopped" or "failed"
   int signal = 0;                  ///< the signal that interrupted it
   std::string error;               ///< why it failed
   Time reached = 0;                ///< every slave's outputs are known up to here
+  std::string stopped_by;          ///< the check with stop_on_failure that failed
 
   bool completed() const { return std::string_view(status) == "completed"; }
 };
@@ -117,7 +119,7 @@ class RunResults {
   RunResults(const Scenario& scenario, System& system, Algorithm& algorithm,
              const Executor& executor, const std::vector<PortReference>& signals,
              const std::vector<Time>& grid, const models::MonolithicSolution* reference,
-             const MpiDispatcher* dispatcher = nullptr)
+             const MpiDispatcher* dispatcher, const CheckEvaluator& checks)
       : scenario_(scenario),
         system_(system),
         algorithm_(algorithm),
@@ -125,7 +127,8 @@ class RunResults {
         signals_(signals),
         grid_(grid),
         reference_(reference),
-        dispatcher_(dispatcher) {}
+        dispatcher_(dispatcher),
+        checks_(checks) {}
 
   /// The grid rows every slave reached by `end`. A run refused before its
   /// slaves were set up (by the run log's header, say) has no rows at all, not
@@ -142,6 +145,9 @@ class RunResults {
                          double wall_time) const {
     nlohmann::json summary = summarize(end, pacer, recorder, wall_time);
     add_reference_errors(summary, rows(end));
+    // The checks' verdicts, also of a failed or stopped run (what was seen so far).
+    if (!checks_.empty())
+      summary["checks"] = verdicts_json(checks_.verdicts(run_facts(summary, end.reached)));
     return summary;
   }
 
@@ -177,6 +183,7 @@ class RunResults {
     summary["status"] = end.status;
     if (end.signal != 0) summary["interrupted_by"] = signal_name(end.signal);
     if (!end.error.empty()) summary["error"] = end.error;
+    if (!end.stopped_by.empty()) summary["stopped_by"] = "check '" + end.stopped_by + "'";
     summary["algorithm"] = std::string(algorithm_.name());
     summary["executor"] = {
         {"type",
@@ -240,6 +247,7 @@ class RunResults {
   const std::vector<Time>& grid_;
   const models::MonolithicSolution* reference_;
   const MpiDispatcher* dispatcher_;
+  const CheckEvaluator& checks_;
 };
 
 }  // namespace
@@ -278,10 +286,12 @@ class Simulation::Impl {
                    to_ticks(scenario_.start), to_ticks(scenario_.end));
     if (options_.record_log) check_run_log_projection(scenario_);
     system_.validate(algorithm_->requirements());
+    checks_.emplace(make_check_evaluator(scenario_, system_));  // docs/scenarios.md#checks
+    if (!checks_->empty()) extra_executor_observers_.push_back(&*checks_);
     prepare_files();
     results_.emplace(scenario_, system_, *algorithm_, *executor_, signals_, grid_,
                      scenario_.monolithic_reference && writes_ ? &reference_ : nullptr,
-                     mpi_dispatcher_ ? &*mpi_dispatcher_ : nullptr);
+                     mpi_dispatcher_ ? &*mpi_dispatcher_ : nullptr, *checks_);
     end_.reached = to_ticks(scenario_.start);
     index_outputs();
   }
@@ -328,6 +338,7 @@ class Simulation::Impl {
     initialize(owner);
     if (over()) return true;
     bool algorithm_finished = false;
+    bool stopped_by_check = false;
     guarded([&] {
       // Once per macro step: the signal flag, one advance, the pacing, the log,
       // the observers and an atomic store for the progress line; nothing here
@@ -348,10 +359,16 @@ class Simulation::Impl {
         notify_observers();
         progress_->reached(executor_->frontier());
         end_.reached = time_all_slaves_reached(*executor_, to_ticks(scenario_.start));
+        // A safety envelope (stop_on_failure): ended here as cleanly as an interruption.
+        if (const CheckSpec* failed = checks_->stopping_check()) {
+          end_.stopped_by = failed->name;
+          stopped_by_check = true;
+          break;
+        }
       }
-      if (end_.signal != 0 || algorithm_finished) end_log();
+      if (end_.signal != 0 || algorithm_finished || stopped_by_check) end_log();
     });
-    if (end_.signal != 0 || algorithm_finished) end_run();
+    if (end_.signal != 0 || algorithm_finished || stopped_by_check) end_run();
     return over();
   }
 
@@ -515,19 +532,24 @@ class Simulation::Impl {
   /// The end record of a completed or interrupted run.
   void end_log() {
     if (end_.signal != 0) end_.status = "interrupted";
+    if (!end_.stopped_by.empty()) end_.status = "stopped";
     log_ended_ = true;
     if (recorder_) {
-      const bool completed = end_.signal == 0;
-      recorder_->finish({completed,
-                         completed ? "" : interruption_text(end_.signal, executor_->frontier()),
-                         executor_->decision_hash(), executor_->counters(), link_totals(system_)});
+      const bool completed = end_.signal == 0 && end_.stopped_by.empty();
+      const std::string why = end_.signal != 0
+                                  ? interruption_text(end_.signal, executor_->frontier())
+                              : completed ? ""
+                                          : "stopped by check '" + end_.stopped_by + "' at t = " +
+                                                seconds_text(executor_->frontier()) + " s";
+      recorder_->finish({completed, why, executor_->decision_hash(), executor_->counters(),
+                         link_totals(system_)});
     }
     progress_.reset();
   }
 
   /// summary.json and signals.csv of a completed or interrupted run.
   void end_run() {
-    if (end_.signal == 0) {
+    if (end_.signal == 0 && end_.stopped_by.empty()) {
       end_.status = "completed";
       end_.reached = to_ticks(scenario_.end);
     }
@@ -612,6 +634,7 @@ class Simulation::Impl {
   ObserverFanOut fan_out_;
   std::vector<SimulationObserver*> observers_;
   std::uint64_t notified_macro_steps_ = 0;  ///< the observers' last communication point
+  std::optional<CheckEvaluator> checks_;  ///< the scenario's checks (an executor observer)
   std::optional<RunResults> results_;
   std::vector<std::pair<std::size_t, std::size_t>> output_ports_;  ///< slave, port
   std::vector<std::string> output_names_;
