@@ -15,6 +15,7 @@
 #include "host_tools/interrupt.hpp"
 #include "host_tools/log_commands.hpp"
 #include "host_tools/mpi_session.hpp"
+#include "host_tools/run_compare.hpp"
 #include "couplet/errors.hpp"
 
 // The project's version (CMakeLists.txt project(VERSION)), given by the build.
@@ -118,6 +119,22 @@ int main(int argc, char** argv) {
   report->add_option("log", log_path, "run log, or the run's output directory")->required();
   report->add_option("-o,--output", report_path, "HTML file to write")->capture_default_str();
 
+  std::string compare_a;
+  std::string compare_b;
+  CompareOptions compare_options;
+  CLI::App* compare = app.add_subcommand(
+      "compare", "compare two runs signal by signal and decision by decision; exit 3 beyond tolerance");
+  compare->add_option("a", compare_a, "first run: a run directory or a run log")->required();
+  compare->add_option("b", compare_b, "second run (the reference of --relative)")->required();
+  compare->add_option("--tolerance", compare_options.tolerance, "absolute tolerance ABS")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  compare->add_option("--relative", compare_options.relative, "relative tolerance REL: |a - b| <= ABS + REL |b|")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  compare->add_option("--signals", compare_options.signals, "compare only these signals (S1,S2,...)")
+      ->delimiter(',');
+
   CLI::App* generate = app.add_subcommand("generate", "write a scenario from a template");
   generate->require_subcommand(1);
   ChainScenarioOptions chain_options;
@@ -186,6 +203,7 @@ int main(int argc, char** argv) {
     if (export_command->parsed()) return export_log_command(log_path, export_options);
     if (inspect->parsed()) return inspect_log_command(log_path);
     if (report->parsed()) return report_log_command(log_path, report_path);
+    if (compare->parsed()) return compare_command(compare_a, compare_b, compare_options);
     const Scenario scenario = load_scenario(scenario_path, parse_overrides(assignments));
     if (validate->parsed()) {
       validate_scenario(scenario);
