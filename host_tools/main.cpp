@@ -16,6 +16,7 @@
 #include "host_tools/log_commands.hpp"
 #include "host_tools/mpi_session.hpp"
 #include "host_tools/run_compare.hpp"
+#include "host_tools/test_command.hpp"
 #include "couplet/errors.hpp"
 
 // The project's version (CMakeLists.txt project(VERSION)), given by the build.
@@ -135,6 +136,20 @@ int main(int argc, char** argv) {
   compare->add_option("--signals", compare_options.signals, "compare only these signals (S1,S2,...)")
       ->delimiter(',');
 
+  TestOptions test_options;
+  CLI::App* test = app.add_subcommand("test",
+                                      "run test scenarios (checks:, cases:) as a test suite, each run a "
+                                      "child process; exit 3 when a check fails");
+  test->add_option("paths", test_options.paths,
+                   "scenario files, or directories searched for *.yaml and *.ssp that declare checks:")
+      ->required();
+  test->add_option("--junit", test_options.junit_path, "write the results as JUnit XML to this file");
+  test->add_option("--jobs", test_options.jobs, "runs at a time (default: the number of cores)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1024}));
+  test->add_option("-o,--output", test_options.output_directory,
+                   "directory of the runs: DIR/<scenario>[/<case>]")
+      ->capture_default_str();
+
   CLI::App* generate = app.add_subcommand("generate", "write a scenario from a template");
   generate->require_subcommand(1);
   ChainScenarioOptions chain_options;
@@ -204,6 +219,7 @@ int main(int argc, char** argv) {
     if (inspect->parsed()) return inspect_log_command(log_path);
     if (report->parsed()) return report_log_command(log_path, report_path);
     if (compare->parsed()) return compare_command(compare_a, compare_b, compare_options);
+    if (test->parsed()) return test_command(test_options);
     const Scenario scenario = load_scenario(scenario_path, parse_overrides(assignments));
     if (validate->parsed()) {
       validate_scenario(scenario);
