@@ -10,11 +10,13 @@
 #include <string_view>
 
 #include "host_tools/algorithm_factory.hpp"
+#include "host_tools/check_setup.hpp"
 #include "host_tools/group_builder.hpp"
 #include "host_tools/interrupt.hpp"
 #include "host_tools/link_report.hpp"
 #include "host_tools/mpi_executor.hpp"
 #include "host_tools/mpi_session.hpp"
+#include "host_tools/observer_fan_out.hpp"
 #include "host_tools/progress.hpp"
 #include "host_tools/run_directory.hpp"
 #include "host_tools/run_pacer.hpp"
@@ -102,10 +104,11 @@ namespace {
 
 /// How a run ended, for summary.json `status` and the run log's end record.
 struct RunEnd {
-  const char* status = "completed";  ///< "completed", "interrupted" or "failed"
+  const char* status = "completed";  ///< "completed", "interrupted", "stopped" or "failed"
   int signal = 0;                    ///< the signal that interrupted it
   std::string error;                 ///< why it failed
   Time reached = 0;                  ///< every slave's outputs are known up to here
+  std::string stopped_by;            ///< the check with stop_on_failure that failed
 
   bool completed() const { return std::string_view(status) == "completed"; }
 };
@@ -176,7 +179,7 @@ class RunResults {
   RunResults(const Scenario& scenario, System& system, Algorithm& algorithm,
              const Executor& executor, const std::vector<PortReference>& signals,
              const std::vector<Time>& grid, const models::MonolithicSolution* reference,
-             const MpiDispatcher* dispatcher = nullptr)
+             const MpiDispatcher* dispatcher = nullptr, const CheckEvaluator* checks = nullptr)
       : scenario_(scenario),
         system_(system),
         algorithm_(algorithm),
@@ -184,7 +187,8 @@ class RunResults {
         signals_(signals),
         grid_(grid),
         reference_(reference),
-        dispatcher_(dispatcher) {}
+        dispatcher_(dispatcher),
+        checks_(checks) {}
 
   nlohmann::json write(const std::filesystem::path& directory, const RunEnd& end,
                        const RunPacer& pacer, const Recorder* recorder, double wall_time) const {
@@ -197,6 +201,9 @@ class RunResults {
                              : std::size_t{0};
     nlohmann::json summary = summarize(end, pacer, recorder, wall_time);
     add_reference_errors(summary, rows);
+    // The checks' verdicts, also of a failed or stopped run (what was seen so far).
+    if (checks_ != nullptr && !checks_->empty())
+      summary["checks"] = verdicts_json(checks_->verdicts(run_facts(summary, end.reached)));
     write_signals_csv(directory / "signals.csv", grid_, columns(), rows);
     write_summary(directory, summary);
     return summary;
@@ -215,6 +222,7 @@ class RunResults {
     summary["status"] = end.status;
     if (end.signal != 0) summary["interrupted_by"] = signal_name(end.signal);
     if (!end.error.empty()) summary["error"] = end.error;
+    if (!end.stopped_by.empty()) summary["stopped_by"] = "check '" + end.stopped_by + "'";
     summary["algorithm"] = std::string(algorithm_.name());
     summary["executor"] = {{"type", scenario_.executor.type == ExecutorSettings::Type::threads ? "threads" : "sequential"},
                            {"threads", scenario_.executor.threads}};
@@ -293,6 +301,7 @@ class RunResults {
   const std::vector<Time>& grid_;
   const models::MonolithicSolution* reference_;
   const MpiDispatcher* dispatcher_;
+  const CheckEvaluator* checks_;
 };
 
 }  // namespace
@@ -346,6 +355,7 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
                  to_ticks(scenario.end));
   if (options.record_log) check_run_log_projection(scenario);
   system.validate(algorithm->requirements());
+  CheckEvaluator checks = make_check_evaluator(scenario, system);  // docs/scenarios.md#checks
   // A scenario refused up to here leaves the directory as it was; from here on
   // it holds this run's files only.
   std::filesystem::path directory;
@@ -354,13 +364,14 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
   if (options.record_log) {
     prepare_here([&] {
       recorder.emplace((directory / "run.log").string());
-      executor.set_observer(&*recorder);
     });
   }
+  ObserverFanOut observers{recorder ? &*recorder : nullptr, checks.empty() ? nullptr : &checks};
+  executor.set_observer(observers.target());
   const bool has_directory = !directory.empty();
   const RunResults results(scenario, system, *algorithm, executor, signals, grid,
                            scenario.monolithic_reference && writes ? &reference : nullptr,
-                           mpi_dispatcher ? &*mpi_dispatcher : nullptr);
+                           mpi_dispatcher ? &*mpi_dispatcher : nullptr, &checks);
   const auto began = Clock::now();
   const auto wall_time = [&] { return std::chrono::duration<double>(Clock::now() - began).count(); };
   RunEnd end;
@@ -392,13 +403,22 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
       }
       progress.reached(executor.frontier());
       end.reached = time_all_slaves_reached(executor, to_ticks(scenario.start));
+      // A safety envelope (stop_on_failure): ended here as cleanly as an interruption.
+      if (const CheckSpec* failed = checks.stopping_check()) {
+        end.stopped_by = failed->name;
+        break;
+      }
     }
     if (end.signal != 0) end.status = "interrupted";
+    if (!end.stopped_by.empty()) end.status = "stopped";
     log_ended = true;
     if (recorder) {
-      const bool completed = end.signal == 0;
-      recorder->finish({completed, completed ? "" : interruption_text(end.signal, executor.frontier()),
-                        executor.decision_hash(), executor.counters(), link_totals(system)});
+      const bool completed = end.completed();
+      const std::string why = end.signal != 0 ? interruption_text(end.signal, executor.frontier())
+                              : completed     ? ""
+                                              : "stopped by check '" + end.stopped_by + "' at t = " +
+                                                    seconds_text(executor.frontier()) + " s";
+      recorder->finish({completed, why, executor.decision_hash(), executor.counters(), link_totals(system)});
     }
   } catch (const std::exception& error) {
     // The log ends with the failure and stays readable (docs/run-log.md); the
@@ -427,7 +447,7 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
     }
     throw;
   }
-  if (end.signal == 0) end.reached = to_ticks(scenario.end);
+  if (end.completed()) end.reached = to_ticks(scenario.end);
   if (!writes) return results.summary_only(end, pacer, wall_time());
   return results.write(directory, end, pacer, recorder ? &*recorder : nullptr, wall_time());
 }
@@ -487,6 +507,7 @@ void validate_scenario(const Scenario& scenario) {
   System system = build_system(scenario, catalog);
   const std::unique_ptr<Algorithm> algorithm = make_algorithm(scenario);
   resolve_signals(scenario, system);
+  make_check_evaluator(scenario, system);
   Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
                               evaluation_grid(scenario));
   const RunPacer pacer(parse_clock(scenario.clock, scenario.source), system,
@@ -521,7 +542,8 @@ std::string summary_table(const nlohmann::json& summary) {
   if (const std::string status = summary.value("status", "completed"); status != "completed")
     row("status", status + (summary.contains("interrupted_by")
                                 ? " by " + summary["interrupted_by"].get<std::string>()
-                                : ""));
+                                : "") +
+                      (summary.contains("stopped_by") ? " by " + summary["stopped_by"].get<std::string>() : ""));
   if (summary.contains("macro_steps"))
     row("macro steps", std::to_string(summary["macro_steps"].get<std::uint64_t>()));
   if (summary.contains("slave_steps"))
@@ -575,6 +597,7 @@ std::string summary_table(const nlohmann::json& summary) {
       row("  " + name, line);
     }
   }
+  text << checks_table(summary);
   return text.str();
 }
 

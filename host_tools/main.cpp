@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "host_tools/chain_generator.hpp"
+#include "host_tools/check_setup.hpp"
 #include "host_tools/commands.hpp"
 #include "host_tools/interrupt.hpp"
 #include "host_tools/log_commands.hpp"
@@ -28,6 +29,7 @@ namespace {
 
 constexpr int kExitRunFailed = 1;
 constexpr int kExitConfiguration = 2;
+constexpr int kExitChecksFailed = 3;  // the run completed or was stopped, and a check failed
 
 /// A usage error as one line (CLI11 prints two); --help and --version exit 0.
 int exit_for_parse_error(const CLI::App& app, const CLI::ParseError& error) {
@@ -245,6 +247,13 @@ int main(int argc, char** argv) {
     if (const int signal_number = interrupt ? interrupt->received() : 0; signal_number != 0 &&
         summary.value("status", "") == "interrupted")
       return report_interruption(summary, output_directory, signal_number);
+    if (couplet::tools::checks_failed(summary)) {
+      std::cerr << "couplet: checks failed"
+                << (summary.contains("stopped_by") ? "; run stopped by " + summary["stopped_by"].get<std::string>()
+                                                   : std::string())
+                << " (summary.json checks)\n";
+      return kExitChecksFailed;
+    }
     return 0;
   } catch (const couplet::ConfigurationError& error) {
     if (prints) std::cerr << "couplet: configuration error: " << error.what() << "\n";

@@ -801,6 +801,55 @@ std::string summary_section(const RunLog& log, const ReportInputs& inputs) {
   return html + paragraph("No summary.json and no end record: no counters to show.");
 }
 
+// ---- checks (docs/scenarios.md#checks): their verdicts from summary.json
+
+nlohmann::json checks_of(const ReportInputs& inputs) {
+  if (inputs.summary_json.empty()) return nlohmann::json::array();
+  const nlohmann::json summary = nlohmann::json::parse(inputs.summary_json, nullptr, false);
+  if (!summary.is_object() || !summary.contains("checks") || !summary["checks"].is_array())
+    return nlohmann::json::array();
+  return summary["checks"];
+}
+
+std::string checks_section(const ReportInputs& inputs) {
+  std::vector<std::vector<std::string>> rows;
+  const auto cell = [](const nlohmann::json& value) {
+    return value.is_number() ? format_number(value.get<double>()) : std::string("-");
+  };
+  for (const nlohmann::json& check : checks_of(inputs)) {
+    rows.push_back({check.value("name", ""), check.value("kind", ""), check.value("signal", "-"),
+                    check.value("passed", false) ? "PASS" : "FAIL", cell(check["first_violation_time"]),
+                    cell(check["worst_value"]), check.value("message", "")});
+  }
+  if (rows.empty()) return {};
+  return "<h2>Checks</h2>\n" +
+         table({"check", "kind", "signal", "verdict", "first violation (s)", "worst value", "message"}, rows);
+}
+
+/// A failed check's first violation, marked on its signal's plot: the signal
+/// there, interpolated linearly between the plotted points.
+void mark_violations(std::vector<Series>& series, const nlohmann::json& checks) {
+  const std::size_t plotted = series.size();
+  for (const nlohmann::json& check : checks) {
+    if (!check.contains("signal") || !check["first_violation_time"].is_number()) continue;
+    const double t = check["first_violation_time"].get<double>();
+    for (std::size_t k = 0; k < plotted; ++k) {
+      const std::vector<Point>& points = series[k].points;
+      if (series[k].name != check.value("signal", "") || points.empty()) continue;
+      auto after = std::lower_bound(points.begin(), points.end(), t,
+                                    [](const Point& p, double x) { return p.x < x; });
+      if (after == points.end()) --after;
+      double y = after->y;
+      if (after != points.begin() && after->x != t) {
+        const Point& before = *(after - 1);
+        y = before.y + (after->y - before.y) * (t - before.x) / (after->x - before.x);
+      }
+      series.push_back({"check '" + check.value("name", "") + "' first violation", {{t, y}},
+                        series[k].color, false, true, false});
+    }
+  }
+}
+
 std::string signals_section(const RunLog& log, const ReportInputs& inputs) {
   std::vector<Column> columns = signals_from_csv(inputs.signals_csv);
   std::string source = "signals.csv";
@@ -818,7 +867,9 @@ std::string signals_section(const RunLog& log, const ReportInputs& inputs) {
                            group.quantity.axis,
                            false,
                            run_span(log)};
-    plots += line_plot(signals, group.signals);
+    std::vector<Series> marked = group.signals;
+    mark_violations(marked, checks_of(inputs));
+    plots += line_plot(signals, marked);
     const PlotSpec errors{
         "plot-error-" + std::to_string(number),
         "Error against the reference: co-simulation - reference, " + group.quantity.title,
@@ -1052,6 +1103,7 @@ std::string render_report(const RunLog& log, const ReportInputs& inputs) {
       "out; hover for the values.</p>\n";
   html += "<noscript><p class=\"note\">The plots need JavaScript.</p></noscript>\n";
   html += summary_section(log, inputs);
+  html += checks_section(inputs);
   html += signals_section(log, inputs);
   html += step_size_section(log);
   html += orders_section(log);

@@ -398,7 +398,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
   }
   check_keys(root, source, "",
              {"name", "time", "slaves", "connections", "algorithm", "groups", "reference",
-              "evaluation", "clock", "limits", "executor", "cases"});
+              "evaluation", "clock", "limits", "executor", "checks", "cases"});
 
   Scenario scenario;
   scenario.source = source;
@@ -463,6 +463,8 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
       }
     }
   }
+  scenario.checks = parse_checks(root["checks"], source, scenario.start, scenario.end,
+                                 scenario.monolithic_reference, parse_clock(scenario.clock, source).wall);
   const YAML::Node evaluation = root["evaluation"];
   check_grid_points(evaluation && evaluation["grid"] ? evaluation["grid"] : root, source, scenario);
   check_settings(scenario);

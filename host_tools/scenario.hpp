@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "couplet/errors.hpp"
+#include "host_tools/check_settings.hpp"
 #include "host_tools/link_spec.hpp"
 #include "host_tools/scenario_limits.hpp"
 #include "host_tools/test_cases.hpp"
@@ -77,6 +78,7 @@ struct Scenario {
   std::vector<std::string> evaluation_signals;  ///< empty: every output
   ScenarioLimits limits;  ///< `limits:`: derived sizes allowed (docs/scenarios.md)
   ExecutorSettings executor;  ///< `executor:` (default: sequential)
+  std::vector<CheckSpec> checks;  ///< `checks:`: what the run should do (host_tools/check_settings.hpp)
   /// `cases:`: the test cases `couplet test` runs (docs/testing.md); each one's
   /// overrides were checked to give a valid scenario.
   std::vector<TestCase> cases;
