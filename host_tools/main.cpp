@@ -17,6 +17,8 @@
 #include "host_tools/log_commands.hpp"
 #include "host_tools/mpi_session.hpp"
 #include "host_tools/resim.hpp"
+#include "host_tools/run_compare.hpp"
+#include "host_tools/test_command.hpp"
 #include "couplet/errors.hpp"
 
 // The project's version (CMakeLists.txt project(VERSION)), given by the build.
@@ -133,6 +135,36 @@ int main(int argc, char** argv) {
   resim->add_option("-o,--output", resim_options.output_directory, "output directory")
       ->capture_default_str();
 
+  std::string compare_a;
+  std::string compare_b;
+  CompareOptions compare_options;
+  CLI::App* compare = app.add_subcommand(
+      "compare", "compare two runs signal by signal and decision by decision; exit 3 beyond tolerance");
+  compare->add_option("a", compare_a, "first run: a run directory or a run log")->required();
+  compare->add_option("b", compare_b, "second run (the reference of --relative)")->required();
+  compare->add_option("--tolerance", compare_options.tolerance, "absolute tolerance ABS")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  compare->add_option("--relative", compare_options.relative, "relative tolerance REL: |a - b| <= ABS + REL |b|")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  compare->add_option("--signals", compare_options.signals, "compare only these signals (S1,S2,...)")
+      ->delimiter(',');
+
+  TestOptions test_options;
+  CLI::App* test = app.add_subcommand("test",
+                                      "run test scenarios (checks:, cases:) as a test suite, each run a "
+                                      "child process; exit 3 when a check fails");
+  test->add_option("paths", test_options.paths,
+                   "scenario files, or directories searched for *.yaml and *.ssp that declare checks:")
+      ->required();
+  test->add_option("--junit", test_options.junit_path, "write the results as JUnit XML to this file");
+  test->add_option("--jobs", test_options.jobs, "runs at a time (default: the number of cores)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1024}));
+  test->add_option("-o,--output", test_options.output_directory,
+                   "directory of the runs: DIR/<scenario>[/<case>]")
+      ->capture_default_str();
+
   CLI::App* generate = app.add_subcommand("generate", "write a scenario from a template");
   generate->require_subcommand(1);
   ChainScenarioOptions chain_options;
@@ -205,6 +237,8 @@ int main(int argc, char** argv) {
       resim_options.overrides = parse_overrides(assignments);
       return resim_command(log_path, resim_slave, resim_options);
     }
+    if (compare->parsed()) return compare_command(compare_a, compare_b, compare_options);
+    if (test->parsed()) return test_command(test_options);
     const Scenario scenario = load_scenario(scenario_path, parse_overrides(assignments));
     if (validate->parsed()) {
       validate_scenario(scenario);

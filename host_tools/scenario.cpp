@@ -349,6 +349,26 @@ void check_settings(const Scenario& scenario) {
 
 }  // namespace
 
+namespace {
+
+// Each case is the scenario with its overrides after the command line's: it
+// must load like any scenario. Its errors name the case, then the key.
+void check_test_cases(const std::string& text, const Scenario& scenario,
+                      const std::vector<std::pair<std::string, std::string>>& overrides) {
+  for (const TestCase& test_case : scenario.cases) {
+    std::vector<std::pair<std::string, std::string>> case_overrides = overrides;
+    case_overrides.insert(case_overrides.end(), test_case.overrides.begin(), test_case.overrides.end());
+    case_overrides.emplace_back("cases", "~");  // the case alone, without the other cases
+    try {
+      parse_scenario(text, scenario.source, case_overrides);
+    } catch (const ConfigurationError& error) {
+      throw ConfigurationError(test_case.where + ": " + error.what());
+    }
+  }
+}
+
+}  // namespace
+
 std::string locate(const std::string& source, const YAML::Node& node, const std::string& key) {
   // parse_scenario parses the text after one added line, so that a node's
   // 0-based line is the 1-based line of the file, and line 0 means a node that
@@ -417,7 +437,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
   }
   check_keys(root, source, "",
              {"name", "time", "slaves", "connections", "algorithm", "groups", "reference",
-              "evaluation", "clock", "limits", "executor", "checks"});
+              "evaluation", "clock", "limits", "executor", "checks", "cases"});
 
   Scenario scenario;
   scenario.source = source;
@@ -487,6 +507,8 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
   const YAML::Node evaluation = root["evaluation"];
   check_grid_points(evaluation && evaluation["grid"] ? evaluation["grid"] : root, source, scenario);
   check_settings(scenario);
+  scenario.cases = parse_test_cases(root["cases"], source);
+  check_test_cases(text, scenario, overrides);
   return scenario;
 }
 

@@ -16,6 +16,7 @@
 #include "host_tools/check_settings.hpp"
 #include "host_tools/link_spec.hpp"
 #include "host_tools/scenario_limits.hpp"
+#include "host_tools/test_cases.hpp"
 #include "models/ode_slave.hpp"
 #include "models/slave_source.hpp"
 
@@ -82,6 +83,9 @@ struct Scenario {
   ScenarioLimits limits;  ///< `limits:`: derived sizes allowed (docs/scenarios.md)
   ExecutorSettings executor;  ///< `executor:` (default: sequential)
   std::vector<CheckSpec> checks;  ///< `checks:`: what the run should do (host_tools/check_settings.hpp)
+  /// `cases:`: the test cases `couplet test` runs (docs/testing.md); each one's
+  /// overrides were checked to give a valid scenario.
+  std::vector<TestCase> cases;
   /// An SSP package's unpacked files (docs/ssp.md), which the FMU paths point
   /// into: kept while the scenario is, so that its slaves can be built.
   std::shared_ptr<const void> package;

@@ -1,13 +1,15 @@
 /* Fault fixtures for the importer's error paths (co-simulation only): one
  * Real output y = time, one Real input u (stored, unused), parameters
  * fail_time (default 1e300) and fail_status (default 3 = fmi2Error; 2 =
- * fmi2Discard, 1 = fmi2Warning, 4 = fmi2Fatal; other values mean 3).
+ * fmi2Discard, 1 = fmi2Warning, 4 = fmi2Fatal; 6 = abort() the process: a
+ * crash, for `couplet test`; other values mean 3).
  *   faulty          fmi2DoStep refuses with fail_status, after logging why,
  *                   once the step end exceeds fail_time (fmi2Warning: the
  *                   step is done and returns fmi2Warning)
  *   null_instance   COUPLET_FMU_NULL_INSTANCE: fmi2Instantiate logs and returns NULL
  *   missing_symbol  COUPLET_FMU_OMIT_DO_STEP: no fmi2DoStep in the binary */
 #include <math.h>
+#include <stdlib.h>
 
 #include "fmu_common.h"
 
@@ -39,6 +41,8 @@ static fmi2Status before_step(FmuInstance* instance, double tc, double h) {
   const FmuData* data = &instance->data;
   fmi2Status status;
   if (!(tc + h > data->r[VR_FAIL_TIME])) return fmi2OK;
+  /* A crash of the importing process (SIGABRT), as a broken FMU may cause. */
+  if (data->r[VR_FAIL_STATUS] == 6.0) abort();
   status = fail_status(data);
   if (status == fmi2Warning) {
     fmu_log(instance, status, "logStatusWarning", "step to t = %.17g: warning: fail_time %.17g reached", tc + h,
