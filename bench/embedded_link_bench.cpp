@@ -8,7 +8,8 @@
 // computed from the frame sizes (BM_LineTimePerMacroStep).
 //
 //   build/bench/embedded_link_bench [--macro_steps=N] [Google Benchmark flags]
-// N: the macro steps measured per pty case, after 200 of warm-up (default 10000).
+// N: the macro steps measured per pty case (default 10000), after a warm-up of
+// 200 plans (the executor's advance() calls).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

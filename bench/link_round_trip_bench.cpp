@@ -13,7 +13,8 @@
 // and solver cost only.
 //
 //   build/bench/link_round_trip_bench [--macro_steps=N] [Google Benchmark flags]
-// N: the macro steps measured per case, after 200 of warm-up (default 20000).
+// N: the macro steps measured per case (default 20000), after a warm-up of 200
+// plans (the executor's advance() calls).
 #include <benchmark/benchmark.h>
 
 #include <arpa/inet.h>
