@@ -2,10 +2,14 @@
 // bind, the ready line, then a Hello answered by a Describe over UDP loopback.
 // The SDK's example device (dc_motor_device) against couplet-target serving a
 // built-in model. One iteration is one program started and stopped again.
+//
+//   build/bench/device_startup_bench [--starts=N] [Google Benchmark flags]
+// N: the programs started per case (default 50).
 #include <benchmark/benchmark.h>
 
 #include <chrono>
 
+#include "bench/iteration_flag.hpp"
 #include "drivers/remote_slave.hpp"
 #include "drivers/udp_transport.hpp"
 #include "host_tools/target_process.hpp"
@@ -44,10 +48,24 @@ void BM_CoupletTargetStartup(benchmark::State& state) {
   start_and_hello(state, "", {"--model", "translational.mass", "--udp", "127.0.0.1:0", "--once"});
 }
 
-BENCHMARK(BM_DeviceProgramStartup)->Unit(benchmark::kMillisecond)->Iterations(50);
-BENCHMARK(BM_CoupletTargetStartup)->Unit(benchmark::kMillisecond)->Iterations(50);
+// Registered at run time: their fixed iteration count is the --starts flag.
+void register_benchmarks(benchmark::IterationCount starts) {
+  benchmark::RegisterBenchmark("BM_DeviceProgramStartup", BM_DeviceProgramStartup)
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(starts);
+  benchmark::RegisterBenchmark("BM_CoupletTargetStartup", BM_CoupletTargetStartup)
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(starts);
+}
 
 }  // namespace
 }  // namespace couplet
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  couplet::register_benchmarks(couplet::bench::take_iteration_flag(argc, argv, "starts", 50));
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

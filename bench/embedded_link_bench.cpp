@@ -6,11 +6,17 @@
 // at memory speed whatever the baud rate, so this measures the two programs'
 // processing and the pty's latency; the time the bytes take on a real line is
 // computed from the frame sizes (BM_LineTimePerMacroStep).
+//
+//   build/bench/embedded_link_bench [--macro_steps=N] [Google Benchmark flags]
+// N: the macro steps measured per pty case (default 10000), after a warm-up of
+// 200 plans (the executor's advance() calls).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <chrono>
 
+#include "bench/iteration_flag.hpp"
+#include "bench/macro_step_run.hpp"
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/system_builder.hpp"
 #include "protocol/cobs.hpp"
@@ -28,9 +34,14 @@ double percentile(std::vector<double> values, double q) {
   return values[static_cast<std::size_t>(q * static_cast<double>(values.size() - 1))];
 }
 
+constexpr int kWarmUpMacroSteps = 200;
+constexpr double kMacroStep = 0.01;
+
 void run_macro_steps(benchmark::State& state, const std::vector<std::string>& assignments) {
   std::vector<std::pair<std::string, std::string>> overrides = {
-      {"time.end", "100000"}, {"algorithm.step", "0.01"}, {"reference", "none"}};
+      {"time.end", bench::horizon_for(kWarmUpMacroSteps + state.max_iterations, kMacroStep)},
+      {"algorithm.step", std::to_string(kMacroStep)},
+      {"reference", "none"}};
   for (const std::string& assignment : assignments) overrides.push_back(tools::parse_override(assignment));
   const tools::Scenario scenario =
       tools::load_scenario(std::string(COUPLET_SOURCE_DIR) + "/scenarios/two_mass_switch.yaml", overrides);
@@ -38,13 +49,12 @@ void run_macro_steps(benchmark::State& state, const std::vector<std::string>& as
   std::unique_ptr<Algorithm> algorithm = tools::make_algorithm(scenario);
   Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end), {});
   executor.initialize();
-  for (int warm_up = 0; warm_up < 200; ++warm_up) executor.advance();
+  for (int warm_up = 0; warm_up < kWarmUpMacroSteps; ++warm_up) executor.advance();
   std::vector<double> microseconds;
-  microseconds.reserve(1 << 20);
+  microseconds.reserve(static_cast<std::size_t>(state.max_iterations));
   for (auto _ : state) {
-    const Time frontier = executor.frontier();
     const auto began = Clock::now();
-    while (executor.frontier() == frontier) executor.advance();
+    if (!bench::advance_one_macro_step(executor, state)) return;
     microseconds.push_back(std::chrono::duration<double, std::micro>(Clock::now() - began).count());
   }
   state.counters["median_us"] = percentile(microseconds, 0.5);
@@ -113,11 +123,29 @@ void BM_LineTimePerMacroStep(benchmark::State& state) {
   state.counters["ms_at_921600"] = static_cast<double>(line_bytes) * 10.0 / 921600.0 * 1e3;
 }
 
-BENCHMARK(BM_LinuxTargetOverPty)->Iterations(10000)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_EmbeddedCoreOverPty)->Iterations(10000)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_LineTimePerMacroStep)->Iterations(1)->Unit(benchmark::kMicrosecond);
+// Registered at run time: the pty cases' fixed iteration count is the
+// --macro_steps flag.
+void register_benchmarks(benchmark::IterationCount macro_steps) {
+  benchmark::RegisterBenchmark("BM_LinuxTargetOverPty", BM_LinuxTargetOverPty)
+      ->Iterations(macro_steps)
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("BM_EmbeddedCoreOverPty", BM_EmbeddedCoreOverPty)
+      ->Iterations(macro_steps)
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("BM_LineTimePerMacroStep", BM_LineTimePerMacroStep)
+      ->Iterations(1)
+      ->Unit(benchmark::kMicrosecond);
+}
 
 }  // namespace
 }  // namespace couplet
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  couplet::register_benchmarks(
+      couplet::bench::take_iteration_flag(argc, argv, "macro_steps", 10000));
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,10 +1,14 @@
-// Reproduction of papers/ifosmondi-jfm.txt figure 8 (issue 7; docs/iterative.md): the
+// Reproduction of figure 8 of Éguillon, Lacabanne, Tromeur-Dervout, "IFOSMONDI
+// co-simulation algorithm with Jacobian-free methods in PETSc" (ICCS 2020; DOI in
+// docs/references.md) (issue 7; docs/iterative.md): the
 // damper test case (scenarios/ifosmondi_damper.yaml) swept over D_D, i.e. over the
 // spectral radius √(D_SD/D_D) of the fixed-point map, with ε = 1e-4, for the fixed
 // point (classical IFOSMONDI) and IFOSMONDI-JFM with Newton–Krylov and Anderson
 // (KINSOL) and NGMRES; iterations, integrations and NRMSE against the monolithic reference, for
 // δt_ref = 0.01 (the paper's figure) and 0.1.
-//   build/bench/ifosmondi_harness [scenario.yaml]
+//   build/bench/ifosmondi_harness [--smoke] [scenario.yaml]
+// --smoke: δt_ref = 0.1 and two D_D (4 and 0.25) only, a run of seconds for the
+// smoke test (BenchSmoke.ifosmondi_harness).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -75,12 +79,12 @@ std::string table_cell(const std::string& message) {
   return cell;
 }
 
-void sweep(const std::string& path, double step) {
+void sweep(const std::string& path, double step, const std::vector<double>& dampings) {
   std::printf("\n### δt_ref = %g s, ε = 1e-4 (D_D sweep; radius = √(1/D_D))\n\n", step);
   std::printf("| D_D | radius | method | iterations | integrations | rejected | max NRMSE %% | wall s |\n");
   std::printf("|---:|---:|---|---:|---:|---:|---:|---:|\n");
   double fixed_point_integrations = 0, anderson_integrations = 0, newton_integrations = 0;
-  for (const double damping : kDampings) {
+  for (const double damping : dampings) {
     std::vector<Outcome> outcomes;
     for (const Method& method : kMethods) outcomes.push_back(run_case(path, method, damping, step));
     for (std::size_t m = 0; m < kMethods.size(); ++m) {
@@ -108,8 +112,15 @@ void sweep(const std::string& path, double step) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string path = argc > 1 ? argv[1] : std::string(COUPLET_SOURCE_DIR) + "/scenarios/ifosmondi_damper.yaml";
+  const bool smoke = argc > 1 && std::string(argv[1]) == "--smoke";
+  const int first_path_argument = smoke ? 2 : 1;
+  const std::string default_path = std::string(COUPLET_SOURCE_DIR) + "/scenarios/ifosmondi_damper.yaml";
+  const std::string path = argc > first_path_argument ? argv[first_path_argument] : default_path;
   std::printf("# IFOSMONDI damper sweep (IFOSMONDI-JFM paper, fig. 8): %s\n", path.c_str());
-  for (const double step : {0.01, 0.1}) sweep(path, step);
+  if (smoke) {
+    sweep(path, 0.1, {4, 0.25});
+    return 0;
+  }
+  for (const double step : {0.01, 0.1}) sweep(path, step, kDampings);
   return 0;
 }

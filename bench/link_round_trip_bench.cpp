@@ -11,6 +11,10 @@
 // the master's decision time (Algorithm::plan_next + accept) as a fraction of
 // the macro-step time, and rtt_us / ratio_to_2rtt. No evaluation grid: link
 // and solver cost only.
+//
+//   build/bench/link_round_trip_bench [--macro_steps=N] [Google Benchmark flags]
+// N: the macro steps measured per case (default 20000), after a warm-up of 200
+// plans (the executor's advance() calls).
 #include <benchmark/benchmark.h>
 
 #include <arpa/inet.h>
@@ -23,6 +27,8 @@
 #include <chrono>
 #include <thread>
 
+#include "bench/iteration_flag.hpp"
+#include "bench/macro_step_run.hpp"
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/system_builder.hpp"
 #include "runtime/executor.hpp"
@@ -103,9 +109,13 @@ double udp_loopback_round_trip_us(int count, std::size_t bytes) {
 
 // A step request of the two-mass switch at order 0 is about 150 bytes on the wire.
 constexpr std::size_t kStepRequestBytes = 150;
+constexpr int kWarmUpMacroSteps = 200;
+constexpr double kMacroStep = 0.01;
 
 void run_macro_steps(benchmark::State& state, const std::vector<std::string>& assignments) {
-  std::vector<std::pair<std::string, std::string>> overrides = {{"time.end", "100000"}, {"algorithm.step", "0.01"}};
+  std::vector<std::pair<std::string, std::string>> overrides = {
+      {"time.end", bench::horizon_for(kWarmUpMacroSteps + state.max_iterations, kMacroStep)},
+      {"algorithm.step", std::to_string(kMacroStep)}};
   for (const std::string& assignment : assignments) overrides.push_back(tools::parse_override(assignment));
   const tools::Scenario scenario =
       tools::load_scenario(std::string(COUPLET_SOURCE_DIR) + "/scenarios/two_mass_switch.yaml", overrides);
@@ -113,7 +123,7 @@ void run_macro_steps(benchmark::State& state, const std::vector<std::string>& as
   TimedAlgorithm algorithm(tools::make_algorithm(scenario));
   Executor executor(system, algorithm, to_ticks(scenario.start), to_ticks(scenario.end), {});
   executor.initialize();
-  for (int warm_up = 0; warm_up < 200; ++warm_up) executor.advance();
+  for (int warm_up = 0; warm_up < kWarmUpMacroSteps; ++warm_up) executor.advance();
   algorithm.reset();
 
   const bool remote = std::any_of(assignments.begin(), assignments.end(),
@@ -121,12 +131,11 @@ void run_macro_steps(benchmark::State& state, const std::vector<std::string>& as
   const double round_trip = remote ? udp_loopback_round_trip_us(5000, kStepRequestBytes) : 0.0;
 
   std::vector<double> microseconds;
-  microseconds.reserve(1 << 20);
+  microseconds.reserve(static_cast<std::size_t>(state.max_iterations));
   const auto began = Clock::now();
   for (auto _ : state) {
-    const Time frontier = executor.frontier();
     const auto step_began = Clock::now();
-    while (executor.frontier() == frontier) executor.advance();
+    if (!bench::advance_one_macro_step(executor, state)) return;
     microseconds.push_back(std::chrono::duration<double, std::micro>(Clock::now() - step_began).count());
   }
   const double total = std::chrono::duration<double>(Clock::now() - began).count();
@@ -157,13 +166,31 @@ void BM_TwoRemoteSlavesUdpDefectControl(benchmark::State& state) {
                           "algorithm={type: defect_control, step: 0.01, input_order: 1}"});
 }
 
-BENCHMARK(BM_LocalSlaves)->Iterations(20000)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_TwoRemoteSlavesUdp)->Iterations(20000)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_TwoRemoteEulerSlavesUdp)->Iterations(20000)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_TwoRemoteSlavesUdpTaylor)->Iterations(20000)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_TwoRemoteSlavesUdpDefectControl)->Iterations(20000)->Unit(benchmark::kMicrosecond);
+// Registered at run time: their fixed iteration count is the --macro_steps flag.
+void register_benchmarks(benchmark::IterationCount macro_steps) {
+  const std::pair<const char*, void (*)(benchmark::State&)> cases[] = {
+      {"BM_LocalSlaves", BM_LocalSlaves},
+      {"BM_TwoRemoteSlavesUdp", BM_TwoRemoteSlavesUdp},
+      {"BM_TwoRemoteEulerSlavesUdp", BM_TwoRemoteEulerSlavesUdp},
+      {"BM_TwoRemoteSlavesUdpTaylor", BM_TwoRemoteSlavesUdpTaylor},
+      {"BM_TwoRemoteSlavesUdpDefectControl", BM_TwoRemoteSlavesUdpDefectControl},
+  };
+  for (const auto& [name, function] : cases) {
+    benchmark::RegisterBenchmark(name, function)
+        ->Iterations(macro_steps)
+        ->Unit(benchmark::kMicrosecond);
+  }
+}
 
 }  // namespace
 }  // namespace couplet
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  couplet::register_benchmarks(
+      couplet::bench::take_iteration_flag(argc, argv, "macro_steps", 20000));
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -5,12 +5,17 @@
 // MISSILES against IFOSMONDI-JFM converged tightly, at equal macro steps. Prints
 // markdown tables: error against the monolithic reference and wall time, all
 // measured in this one run so that the time ratios compare.
-//   build/bench/missiles_harness
+//   build/bench/missiles_harness [--smoke]
+// --smoke: the coarsest macro step of each table only (two in the convergence
+// table) and IFOSMONDI-JFM at ε 1e-2 only, a run of seconds for the smoke test
+// (BenchSmoke.missiles_harness).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -38,6 +43,19 @@ struct Outcome {
   std::filesystem::path directory;
   std::string failure;
 };
+
+bool smoke = false;  // --smoke
+
+/// The macro steps of a table: all of them, or the first `smoke_count` with --smoke.
+std::vector<double> steps_of(std::vector<double> steps, std::size_t smoke_count = 1) {
+  if (smoke) steps.resize(std::min(steps.size(), smoke_count));
+  return steps;
+}
+
+/// The methods compared: all, or the first three (up to IFOSMONDI-JFM ε 1e-2) with --smoke.
+std::span<const Method> methods() {
+  return std::span(kMethods).first(smoke ? 3 : kMethods.size());
+}
 
 std::string source_path(const char* name) { return std::string(COUPLET_SOURCE_DIR) + "/scenarios/" + name; }
 
@@ -78,15 +96,16 @@ void print_row(double step, const Method& method, const Outcome& outcome, const 
 void linear_case() {
   std::printf("\n### Linear mechanical case (table 3), signal left.x, slaves on CVODE (rtol 1e-9)\n\n");
   std::printf("| δt s | method | RMSE m | NRMSE %% | wall s |\n|---:|---|---:|---:|---:|\n");
-  for (const double step : {1e-2, 1e-3, 1e-4}) {
-    for (const Method& method : kMethods) print_row(step, method, run_case("missiles_linear.yaml", method, step, "left.x"));
+  for (const double step : steps_of({1e-2, 1e-3, 1e-4})) {
+    for (const Method& method : methods())
+      print_row(step, method, run_case("missiles_linear.yaml", method, step, "left.x"));
   }
   std::printf("\n### MISSILES convergence in δt, slaves integrated exactly (solver: exact)\n\n");
   std::printf("| δt s | RMSE of left.x m | observed order |\n|---:|---:|---:|\n");
   const std::vector<std::pair<std::string, std::string>> exact = {
       {"slaves.left.solver", "{type: exact}"}, {"slaves.right.solver", "{type: exact}"}};
   double previous = 0.0;
-  for (const double step : {8e-3, 4e-3, 2e-3, 1e-3, 5e-4}) {
+  for (const double step : steps_of({8e-3, 4e-3, 2e-3, 1e-3, 5e-4}, 2)) {
     const Outcome outcome = run_case("missiles_linear.yaml", kMethods[1], step, "left.x", exact);
     if (previous > 0.0) {
       std::printf("| %g | %.3e | %.2f |\n", step, outcome.rmse, std::log2(previous / outcome.rmse));
@@ -126,8 +145,8 @@ double invariant_drift(const std::filesystem::path& signals) {
 void lotka_volterra() {
   std::printf("\n### Lotka–Volterra (§4.2, table 6), signal prey.prey, 10 s, slaves on CVODE (rtol 1e-12)\n\n");
   std::printf("| δt s | method | RMSE | NRMSE %% | wall s | invariant drift |\n|---:|---|---:|---:|---:|---:|\n");
-  for (const double step : {1e-2, 1e-3, 1e-4}) {
-    for (const Method& method : kMethods) {
+  for (const double step : steps_of({1e-2, 1e-3, 1e-4})) {
+    for (const Method& method : methods()) {
       const Outcome outcome = run_case("missiles_lotka_volterra.yaml", method, step, "prey.prey");
       char drift[48] = "";
       if (outcome.failure.empty())
@@ -139,7 +158,14 @@ void lotka_volterra() {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  for (int k = 1; k < argc; ++k) {
+    if (std::string(argv[k]) != "--smoke") {
+      std::fprintf(stderr, "usage: %s [--smoke]\n", argv[0]);
+      return 2;
+    }
+    smoke = true;
+  }
   linear_case();
   lotka_volterra();
   return 0;

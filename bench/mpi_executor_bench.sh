@@ -41,7 +41,13 @@ best() {  # LABEL COMMAND...: best wall_time_s of the repeats; checks the hash
   shift
   for ((k = 0; k < repeats; ++k)); do
     rm -rf "$work/out"
-    "$@" run "$work/chain.yaml" -q --no-log -o "$work/out" >/dev/null
+    # best runs in a command substitution, where set -e does not reach: a failed
+    # run must stop it by name (the caller stops on its status).
+    if ! "$@" run "$work/chain.yaml" -q --no-log -o "$work/out" >"$work/run.txt" 2>&1; then
+      echo "$label: the run failed:" >&2
+      cat "$work/run.txt" >&2
+      exit 1
+    fi
     hash=$(field "$work/out/summary.json" decision_hash)
     # The first run's hash (the run without mpirun) is the reference.
     [ -f "$work/hash" ] || echo "$hash" >"$work/hash"
@@ -63,12 +69,14 @@ best() {  # LABEL COMMAND...: best wall_time_s of the repeats; checks the hash
 
 echo "chain: $bodies bodies in $subsystems segments ($(grep -c 'model:' "$work/chain.yaml") slaves), end $end s;" \
      "best of $repeats; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-read -r sequential _ <<<"$(best "no mpirun" "$couplet")"
+result=$(best "no mpirun" "$couplet") || exit 1
+read -r sequential _ <<<"$result"
 printf "%-12s %10s %9s %11s %14s\n" "ranks" "T [s]" "speed-up" "efficiency" "in exchanges"
 printf "%-12s %10.3f\n" "no mpirun" "$sequential"
 t1=""
 for p in "${ranks[@]}"; do
-  read -r t share <<<"$(best "np $p" "${mpirun[@]}" -np "$p" "$couplet")"
+  result=$(best "np $p" "${mpirun[@]}" -np "$p" "$couplet") || exit 1
+  read -r t share <<<"$result"
   [ -z "$t1" ] && t1=$t
   python3 -c "import sys; t1, t, p = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]); print(f'{p:<12} {t:10.3f} {t1 / t:9.2f} {100 * t1 / (p * t):10.1f}% {sys.argv[4]:>14}')" "$t1" "$t" "$p" "$share"
 done

@@ -1,8 +1,11 @@
 #include "runtime/executor.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <optional>
 
 #include "couplet/errors.hpp"
+#include "runtime/initial_evaluation_order.hpp"
 #include "runtime/input_coupling.hpp"
 
 namespace couplet {
@@ -76,16 +79,17 @@ void Executor::initialize() {
 }
 
 // Feedthrough outputs depend on their inputs at the start time. Without an
-// algebraic loop, each pass settles at least one more level of the graph whose
-// nodes are (output, derivative order): the k-th derivative of a feedthrough
-// output depends on the k-th input derivative, and through the source's
-// dynamics that one on lower orders elsewhere. (orders + 1) × (outputs + 1)
-// passes therefore make every value and derivative consistent whatever the
-// slave order. With a loop (iterative algorithms only) the passes give a start
-// value that the algorithm then iterates on. Each evaluation reads the one
-// before it (Gauss–Seidel order), so each is a wave of its own; it still goes
-// through the dispatcher, which owns the slave calls (an MPI one: the process
-// that holds the slave).
+// algebraic loop the values and derivatives have one consistent set, reached by
+// passes in initial_evaluation_order(): each pass settles at least one more
+// derivative order (the k-th derivative of a feedthrough output depends on the
+// k-th input derivative, and through the source's dynamics that one on lower
+// orders elsewhere), so the passes stop after the first that changes no output
+// — about (orders + 2) passes over the slaves, linear in their number. With a
+// loop (iterative algorithms only) (orders + 1) × (outputs + 1) passes in slave
+// order give a start value that the algorithm then iterates on. Each evaluation
+// reads the one before it (Gauss–Seidel order), so each is a wave of its own; it
+// still goes through the dispatcher, which owns the slave calls (an MPI one: the
+// process that holds the slave).
 void Executor::compute_initial_outputs() {
   const InputSources sources(system_);
   std::size_t output_count = 1;
@@ -94,14 +98,30 @@ void Executor::compute_initial_outputs() {
     output_count += slot.output_count;
     highest_order = std::max(highest_order, slot.output_derivative_order);
   }
+  // One evaluation of `slave` on its sources' current outputs; true when an
+  // output value or derivative changed (bit for bit).
+  std::vector<double> before;
+  const auto evaluate = [&](std::size_t slave) {
+    before = slots_[slave].outputs;
+    const int degree = system_.description(slave).capabilities.max_input_degree;
+    assign_taylor_inputs(slave, sources, slots_, degree, 1.0);
+    const PlannedAction evaluation{slave, SlaveAction::evaluate_outputs};
+    dispatch_and_complete({&evaluation, 1});
+    const std::vector<double>& after = slots_[slave].outputs;
+    return std::memcmp(before.data(), after.data(), before.size() * sizeof(double)) != 0;
+  };
   const std::size_t passes = static_cast<std::size_t>(highest_order + 1) * output_count;
-  for (std::size_t pass = 0; pass < passes; ++pass) {
-    for (std::size_t s = 0; s < slots_.size(); ++s) {
-      const int degree = system_.description(s).capabilities.max_input_degree;
-      assign_taylor_inputs(s, sources, slots_, degree, 1.0);
-      const PlannedAction evaluation{s, SlaveAction::evaluate_outputs};
-      dispatch_and_complete({&evaluation, 1});
+  if (const std::optional<std::vector<std::size_t>> order =
+          initial_evaluation_order(system_, sources)) {
+    for (std::size_t pass = 0; pass < passes; ++pass) {
+      bool changed = false;
+      for (const std::size_t s : *order) changed = evaluate(s) || changed;
+      if (!changed) return;
     }
+    return;
+  }
+  for (std::size_t pass = 0; pass < passes; ++pass) {
+    for (std::size_t s = 0; s < slots_.size(); ++s) evaluate(s);
   }
 }
 
