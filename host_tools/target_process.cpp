@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "couplet/errors.hpp"
@@ -38,6 +39,30 @@ std::string read_line(int descriptor, std::chrono::milliseconds timeout) {
     if (byte == '\n') return line;
     line.push_back(byte);
   }
+}
+
+/// Where a spawned program listens, from one of its stdout lines: a couplet
+/// program's "NAME ready serial /dev/pts/7" (or "... ready udp HOST:PORT"), or
+/// QEMU's "char device redirected to /dev/pts/7 (label serial0)" for a board's
+/// first UART on a pseudo-terminal. False for any other line.
+bool parse_announcement(const std::string& line, std::string& kind, std::string& address) {
+  static constexpr std::string_view kQemuPty = "char device redirected to ";
+  std::istringstream words(line);
+  if (line.starts_with(kQemuPty)) {
+    words.seekg(static_cast<std::streamoff>(kQemuPty.size()));
+    words >> address;
+    kind = "serial";
+    return !address.empty();
+  }
+  std::string announced;  // the program's name for itself
+  std::string ready;
+  words >> announced >> ready >> kind >> address;
+  if (announced.empty() || ready != "ready" || address.empty()) {
+    kind.clear();
+    address.clear();
+    return false;
+  }
+  return true;
 }
 
 bool wait_for_exit(pid_t pid, std::chrono::milliseconds patience) {
@@ -117,12 +142,13 @@ std::unique_ptr<TargetProcess> TargetProcess::spawn(const std::string& program,
   ::close(pipe_ends[1]);
   std::unique_ptr<TargetProcess> process(new TargetProcess(pid, pipe_ends[0]));
 
-  const std::string line = read_line(pipe_ends[0], timeout);
-  std::istringstream words_in(line);
-  std::string announced;  // the program's name for itself
-  std::string ready;
-  words_in >> announced >> ready >> process->kind_ >> process->address_;
-  if (announced.empty() || ready != "ready" || process->address_.empty()) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const std::string line = left.count() > 0 ? read_line(pipe_ends[0], left) : std::string();
+    if (line.empty() || parse_announcement(line, process->kind_, process->address_)) break;
+  }
+  if (process->address_.empty()) {
     const std::string why = exit_description(pid);
     throw ConfigurationError("slave '" + slave_name + "': the spawned " + shown +
                              " did not start: " + why);
