@@ -30,7 +30,8 @@ constexpr NumberRange kRetransmitRange{1e-3, 60.0, " s"};
 // A name without a slash is looked up on PATH, as a shell does (an installed
 // emulator: qemu-system-arm); any other path is relative to the scenario file,
 // as FMUs are.
-std::string program_path(const YAML::Node& node, const std::string& source, const std::string& key) {
+std::string program_path(const YAML::Node& node, const std::string& source,
+                         const std::string& key) {
   const std::string name = require_string(node, source, key);
   if (name.find('/') == std::string::npos) {
     const char* search = std::getenv("PATH");
@@ -54,7 +55,8 @@ std::string program_path(const YAML::Node& node, const std::string& source, cons
 std::vector<std::string> argument_list(const YAML::Node& node, const std::string& source,
                                        const std::string& key) {
   if (!node.IsSequence()) {
-    throw ConfigurationError(locate(source, node, key) + ": expected a list of words, e.g. [-M, mps2-an386]");
+    throw ConfigurationError(locate(source, node, key) +
+                             ": expected a list of words, e.g. [-M, mps2-an386]");
   }
   std::vector<std::string> words;
   for (std::size_t k = 0; k < node.size(); ++k) {
@@ -67,7 +69,8 @@ std::vector<std::string> argument_list(const YAML::Node& node, const std::string
 
 LinkSpec parse_link(const YAML::Node& node, const std::string& source, const std::string& path) {
   check_keys(node, source, path,
-             {"udp", "serial", "spawn", "program", "arguments", "realtime", "timeout", "retransmit_timeout"});
+             {"udp", "serial", "spawn", "program", "arguments", "realtime", "timeout",
+              "retransmit_timeout"});
   LinkSpec link;
   link.where = locate(source, node, path);
   if (node["spawn"]) link.spawn = parse_flag(node["spawn"], source, path + ".spawn");

@@ -144,7 +144,8 @@ std::unique_ptr<TargetProcess> TargetProcess::spawn(const std::string& program,
 
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     const std::string line = left.count() > 0 ? read_line(pipe_ends[0], left) : std::string();
     if (line.empty() || parse_announcement(line, process->kind_, process->address_)) break;
   }

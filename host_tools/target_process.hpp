@@ -4,8 +4,9 @@
 // beside the running executable (/proc/self/exe), then one directory up. The
 // child reports where it listens on a stdout line ("couplet-target ready udp
 // 127.0.0.1:45678", or QEMU's "char device redirected to /dev/pts/7 (label
-// serial0)" for an emulated board's UART); lines before it are skipped; it receives SIGTERM if the master dies
-// (PR_SET_PDEATHSIG) and when this object is destroyed. It runs in a process
+// serial0)" for an emulated board's UART; lines before it are skipped); it
+// receives SIGTERM if the master dies (PR_SET_PDEATHSIG) and when this object
+// is destroyed. It runs in a process
 // group of its own, so a Ctrl-C meant for the master does not end it mid-run.
 #include <sys/types.h>
 

@@ -205,7 +205,7 @@ TEST(LinkScenario, ProgramOnPathWithArgumentsOfItsOwn) {
 TEST(LinkSpawn, TakesTheSerialLineFromQemusAnnouncement) {
   const auto target = tools::TargetProcess::spawn(
       "/bin/sh",
-      {"-c", "echo 'some warning'; echo 'char device redirected to /dev/pts/77 (label serial0)'; sleep 10"},
+      {"-c", "echo 'some warning'; echo 'char device redirected to /dev/pts/77 (label serial0)'; exec sleep 10"},
       "left", std::chrono::seconds(5));
   EXPECT_EQ(target->kind(), "serial");
   EXPECT_EQ(target->address(), "/dev/pts/77");
