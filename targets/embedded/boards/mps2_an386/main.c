@@ -5,7 +5,7 @@
  * costs and the stack it used. Those go to the console (UART1) when a session
  * ends, as one line:
  *
- *   session: frames F rejected R repeats P stale S steps N step_cycles_min A
+ *   session: frames F rejected R repeats P stale S overrun O steps N step_cycles_min A
  *   step_cycles_max B step_cycles_total C stack_used U stack_size T
  *
  * A step's cycles are those of the couplet_slave_poll call that decoded the
@@ -65,6 +65,7 @@ static void report_session(void) {
   report_field("rejected", counters->rejected);
   report_field("repeats", counters->repeats);
   report_field("stale", counters->stale);
+  report_field("overrun", counters->overrun);
   report_field("steps", counters->steps);
   report_field("step_cycles_min", cycles.min);
   report_field("step_cycles_max", cycles.max);
