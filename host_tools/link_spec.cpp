@@ -1,9 +1,5 @@
 #include "host_tools/link_spec.hpp"
 
-#include <unistd.h>
-
-#include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 
 #include "drivers/endpoint.hpp"
@@ -27,25 +23,14 @@ bool parse_flag(const YAML::Node& node, const std::string& source, const std::st
 constexpr NumberRange kTimeoutRange{1e-3, 3600.0, " s"};
 constexpr NumberRange kRetransmitRange{1e-3, 60.0, " s"};
 
-// A name without a slash is looked up on PATH, as a shell does (an installed
-// emulator: qemu-system-arm); any other path is relative to the scenario file,
-// as FMUs are.
+// A name without a slash stays a name: TargetProcess looks it up on PATH when
+// it starts the program, as a shell does (an installed emulator:
+// qemu-system-arm); so a run log's scenario still parses where it is not
+// installed. Any other path is relative to the scenario file, as FMUs are.
 std::string program_path(const YAML::Node& node, const std::string& source,
                          const std::string& key) {
   const std::string name = require_string(node, source, key);
-  if (name.find('/') == std::string::npos) {
-    const char* search = std::getenv("PATH");
-    std::string directories = search != nullptr ? search : "";
-    for (std::size_t begin = 0; begin <= directories.size();) {
-      const std::size_t end = std::min(directories.find(':', begin), directories.size());
-      const std::filesystem::path candidate =
-          std::filesystem::path(end == begin ? "." : directories.substr(begin, end - begin)) / name;
-      if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
-      begin = end + 1;
-    }
-    throw ConfigurationError(locate(source, node, key) + ": no program '" + name +
-                             "' on PATH (write ./" + name + " for one beside the scenario)");
-  }
+  if (name.find('/') == std::string::npos) return name;
   const std::filesystem::path file = name;
   return (file.is_absolute() ? file : std::filesystem::path(source).parent_path() / file)
       .lexically_normal()

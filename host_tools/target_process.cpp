@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -22,6 +23,21 @@ namespace {
 constexpr auto kExitPatience = std::chrono::seconds(2);
 
 bool is_executable(const std::filesystem::path& path) { return ::access(path.c_str(), X_OK) == 0; }
+
+/// A program named without a slash, searched on PATH as a shell does; empty
+/// when no directory of PATH has it.
+std::string find_on_path(const std::string& name) {
+  const char* search = std::getenv("PATH");
+  const std::string directories = search != nullptr ? search : "";
+  for (std::size_t begin = 0; begin <= directories.size();) {
+    const std::size_t end = std::min(directories.find(':', begin), directories.size());
+    const std::filesystem::path directory =
+        end == begin ? "." : directories.substr(begin, end - begin);
+    if (is_executable(directory / name)) return (directory / name).string();
+    begin = end + 1;
+  }
+  return {};
+}
 
 /// Reads one line from `descriptor` within `timeout`; empty on EOF or timeout.
 std::string read_line(int descriptor, std::chrono::milliseconds timeout) {
@@ -106,7 +122,15 @@ std::unique_ptr<TargetProcess> TargetProcess::spawn(const std::string& program,
                                                     const std::vector<std::string>& arguments,
                                                     const std::string& slave_name,
                                                     std::chrono::milliseconds timeout) {
-  const std::string executable = program.empty() ? locate_executable() : program;
+  std::string executable = program.empty() ? locate_executable() : program;
+  if (!program.empty() && program.find('/') == std::string::npos) {
+    executable = find_on_path(program);
+    if (executable.empty()) {
+      throw ConfigurationError("slave '" + slave_name + "': no program '" + program +
+                               "' to spawn on PATH (write ./" + program +
+                               " for one beside the scenario)");
+    }
+  }
   if (!is_executable(executable)) {
     throw ConfigurationError("slave '" + slave_name + "': the program '" + executable +
                              "' to spawn is not an executable file");

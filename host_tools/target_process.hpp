@@ -19,7 +19,8 @@ namespace couplet::tools {
 
 class TargetProcess {
  public:
-  /// Starts `program` (empty: couplet-target) with `arguments` and waits up to
+  /// Starts `program` (empty: couplet-target; a name without a slash: found on
+  /// PATH) with `arguments` and waits up to
   /// `timeout` for its ready line ("PROGRAM ready udp HOST:PORT", or QEMU's
   /// "char device redirected to PATH (label serial0)"). Throws
   /// ConfigurationError naming `slave_name` on failure.

@@ -12,7 +12,6 @@
 //     step costs a bounded number of instructions (QEMU's -icount clock).
 // Exits 77 (skipped) when qemu-system-arm or the firmware image is missing.
 #include <gtest/gtest.h>
-#include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
 #include <map>
@@ -53,12 +52,12 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 // The scenario's QEMU command line as committed, with the firmware's path
 // written out (${COUPLET_BUILD_DIR} is the build tree of this test's couplet).
 std::vector<std::string> scenario_qemu_arguments() {
-  const YAML::Node scenario = YAML::LoadFile(scenario_path(kScenario));
+  const tools::Scenario scenario = load(kScenario, {});
   const std::string build_dir =
       std::filesystem::path(kFirmware).parent_path().parent_path().parent_path();
   std::vector<std::string> words;
-  for (const YAML::Node& word : scenario["slaves"]["left"]["link"]["arguments"])
-    words.push_back(replace_all(word.as<std::string>(), "${COUPLET_BUILD_DIR}", build_dir));
+  for (const std::string& word : scenario.slaves.at(0).link->arguments.value())
+    words.push_back(replace_all(word, "${COUPLET_BUILD_DIR}", build_dir));
   return words;
 }
 
