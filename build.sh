@@ -20,12 +20,13 @@ packages=(cmake g++ make libeigen3-dev libsundials-dev libyaml-cpp-dev libcli11-
 # Only for the tests: the report test parses the HTML with Python and renders it
 # in headless Chromium (couplet report itself needs neither); the packaging
 # tests run cpack, whose Debian dependencies come from dpkg-shlibdeps and file;
-# the embedded core is checked for a Cortex-M4 with Debian's cross compiler; the
-# Python module's DataFrame helpers are tested with pandas (the module works without);
-# couplet test's JUnit XML is validated against tests/data/junit.xsd with xmllint;
-# the smoke test of bench/hil_next_to_cyclictest.sh runs cyclictest (rt-tests).
+# the embedded core is checked for a Cortex-M4 with Debian's cross compiler and run on
+# an emulated Cortex-M4 board (qemu-system-arm); the Python module's DataFrame
+# helpers are tested with pandas (the module works without); couplet test's JUnit
+# XML is validated against tests/data/junit.xsd with xmllint; the smoke test of
+# bench/hil_next_to_cyclictest.sh runs cyclictest (rt-tests).
 test_packages=(chromium python3 dpkg-dev file gcc-arm-none-eabi libnewlib-arm-none-eabi python3-pandas
-               libxml2-utils rt-tests)
+               libxml2-utils rt-tests qemu-system-arm)
 package_packages=(dpkg-dev file)
 # libFuzzer and the sanitizer runtimes of clang (./build.sh fuzz).
 fuzz_packages=(clang libclang-rt-14-dev)

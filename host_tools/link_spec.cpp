@@ -23,11 +23,39 @@ bool parse_flag(const YAML::Node& node, const std::string& source, const std::st
 constexpr NumberRange kTimeoutRange{1e-3, 3600.0, " s"};
 constexpr NumberRange kRetransmitRange{1e-3, 60.0, " s"};
 
+// A name without a slash stays a name: TargetProcess looks it up on PATH when
+// it starts the program, as a shell does (an installed emulator:
+// qemu-system-arm); so a run log's scenario still parses where it is not
+// installed. Any other path is relative to the scenario file, as FMUs are.
+std::string program_path(const YAML::Node& node, const std::string& source,
+                         const std::string& key) {
+  const std::string name = require_string(node, source, key);
+  if (name.find('/') == std::string::npos) return name;
+  const std::filesystem::path file = name;
+  return (file.is_absolute() ? file : std::filesystem::path(source).parent_path() / file)
+      .lexically_normal()
+      .string();
+}
+
+std::vector<std::string> argument_list(const YAML::Node& node, const std::string& source,
+                                       const std::string& key) {
+  if (!node.IsSequence()) {
+    throw ConfigurationError(locate(source, node, key) +
+                             ": expected a list of words, e.g. [-M, mps2-an386]");
+  }
+  std::vector<std::string> words;
+  for (std::size_t k = 0; k < node.size(); ++k) {
+    words.push_back(require_string(node[k], source, key + "[" + std::to_string(k) + "]"));
+  }
+  return words;
+}
+
 }  // namespace
 
 LinkSpec parse_link(const YAML::Node& node, const std::string& source, const std::string& path) {
   check_keys(node, source, path,
-             {"udp", "serial", "spawn", "program", "realtime", "timeout", "retransmit_timeout"});
+             {"udp", "serial", "spawn", "program", "arguments", "realtime", "timeout",
+              "retransmit_timeout"});
   LinkSpec link;
   link.where = locate(source, node, path);
   if (node["spawn"]) link.spawn = parse_flag(node["spawn"], source, path + ".spawn");
@@ -71,11 +99,14 @@ LinkSpec parse_link(const YAML::Node& node, const std::string& source, const std
       throw ConfigurationError(locate(source, program, path + ".program") +
                                ": the program to start needs spawn: true");
     }
-    // Relative to the scenario file, as FMUs are.
-    const std::filesystem::path file = require_string(program, source, path + ".program");
-    link.program = (file.is_absolute() ? file : std::filesystem::path(source).parent_path() / file)
-                       .lexically_normal()
-                       .string();
+    link.program = program_path(program, source, path + ".program");
+  }
+  if (const YAML::Node arguments = node["arguments"]) {
+    if (link.program.empty()) {
+      throw ConfigurationError(locate(source, arguments, path + ".arguments") +
+                               ": arguments are those of a program to start; they need program:");
+    }
+    link.arguments = argument_list(arguments, source, path + ".arguments");
   }
   if (link.realtime && !link.spawn) {
     throw ConfigurationError(link.where + ": realtime: true starts a spawned target in real-time mode; it needs spawn: true");

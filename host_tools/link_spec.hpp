@@ -5,11 +5,15 @@
 //   link: {spawn: true, udp: "127.0.0.1:0"}         start a local couplet-target
 //   link: {spawn: true, serial: {device: pty}}      ... over a pseudo-terminal
 //   link: {spawn: true, program: PATH, udp: ...}    start a device program instead
+//   link: {spawn: true, program: qemu-system-arm, arguments: [...], serial: {device: pty}}
+//                                                   ... with a command line of its own (an emulator)
 // Optional: timeout (s, dead peer), retransmit_timeout (s), realtime (spawned
 // target advances on the wall clock).
 #include <yaml-cpp/yaml.h>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace couplet::tools {
 
@@ -19,6 +23,10 @@ struct LinkSpec {
   unsigned baud = 115200;
   bool spawn = false;
   std::string program;        ///< with spawn: the program to start (empty: couplet-target)
+  /// With program: its whole command line after its name, instead of the
+  /// target options couplet gives (--serial pty --once ...); for programs that
+  /// are not couplet targets, such as an emulator running a board's firmware.
+  std::optional<std::vector<std::string>> arguments;
   bool realtime = false;
   double timeout = 2.0;               ///< seconds without an answer: the peer is dead
   double retransmit_timeout = 0.05;   ///< seconds before the first retransmission

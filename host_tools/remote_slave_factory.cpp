@@ -21,6 +21,7 @@ constexpr auto kSpawnTimeout = std::chrono::seconds(10);
 
 std::vector<std::string> target_arguments(const SlaveSpec& spec) {
   const LinkSpec& link = *spec.link;
+  if (link.arguments) return *link.arguments;  // a program with a command line of its own
   std::vector<std::string> arguments;
   if (!spec.model.empty()) arguments = {"--model", spec.model};
   if (!spec.fmu.empty()) {

@@ -6,10 +6,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "couplet/errors.hpp"
@@ -21,6 +23,21 @@ namespace {
 constexpr auto kExitPatience = std::chrono::seconds(2);
 
 bool is_executable(const std::filesystem::path& path) { return ::access(path.c_str(), X_OK) == 0; }
+
+/// A program named without a slash, searched on PATH as a shell does; empty
+/// when no directory of PATH has it.
+std::string find_on_path(const std::string& name) {
+  const char* search = std::getenv("PATH");
+  const std::string directories = search != nullptr ? search : "";
+  for (std::size_t begin = 0; begin <= directories.size();) {
+    const std::size_t end = std::min(directories.find(':', begin), directories.size());
+    const std::filesystem::path directory =
+        end == begin ? "." : directories.substr(begin, end - begin);
+    if (is_executable(directory / name)) return (directory / name).string();
+    begin = end + 1;
+  }
+  return {};
+}
 
 /// Reads one line from `descriptor` within `timeout`; empty on EOF or timeout.
 std::string read_line(int descriptor, std::chrono::milliseconds timeout) {
@@ -38,6 +55,30 @@ std::string read_line(int descriptor, std::chrono::milliseconds timeout) {
     if (byte == '\n') return line;
     line.push_back(byte);
   }
+}
+
+/// Where a spawned program listens, from one of its stdout lines: a couplet
+/// program's "NAME ready serial /dev/pts/7" (or "... ready udp HOST:PORT"), or
+/// QEMU's "char device redirected to /dev/pts/7 (label serial0)" for a board's
+/// first UART on a pseudo-terminal. False for any other line.
+bool parse_announcement(const std::string& line, std::string& kind, std::string& address) {
+  static constexpr std::string_view kQemuPty = "char device redirected to ";
+  std::istringstream words(line);
+  if (line.starts_with(kQemuPty)) {
+    words.seekg(static_cast<std::streamoff>(kQemuPty.size()));
+    words >> address;
+    kind = "serial";
+    return !address.empty();
+  }
+  std::string announced;  // the program's name for itself
+  std::string ready;
+  words >> announced >> ready >> kind >> address;
+  if (announced.empty() || ready != "ready" || address.empty()) {
+    kind.clear();
+    address.clear();
+    return false;
+  }
+  return true;
 }
 
 bool wait_for_exit(pid_t pid, std::chrono::milliseconds patience) {
@@ -81,7 +122,15 @@ std::unique_ptr<TargetProcess> TargetProcess::spawn(const std::string& program,
                                                     const std::vector<std::string>& arguments,
                                                     const std::string& slave_name,
                                                     std::chrono::milliseconds timeout) {
-  const std::string executable = program.empty() ? locate_executable() : program;
+  std::string executable = program.empty() ? locate_executable() : program;
+  if (!program.empty() && program.find('/') == std::string::npos) {
+    executable = find_on_path(program);
+    if (executable.empty()) {
+      throw ConfigurationError("slave '" + slave_name + "': no program '" + program +
+                               "' to spawn on PATH (write ./" + program +
+                               " for one beside the scenario)");
+    }
+  }
   if (!is_executable(executable)) {
     throw ConfigurationError("slave '" + slave_name + "': the program '" + executable +
                              "' to spawn is not an executable file");
@@ -117,12 +166,14 @@ std::unique_ptr<TargetProcess> TargetProcess::spawn(const std::string& program,
   ::close(pipe_ends[1]);
   std::unique_ptr<TargetProcess> process(new TargetProcess(pid, pipe_ends[0]));
 
-  const std::string line = read_line(pipe_ends[0], timeout);
-  std::istringstream words_in(line);
-  std::string announced;  // the program's name for itself
-  std::string ready;
-  words_in >> announced >> ready >> process->kind_ >> process->address_;
-  if (announced.empty() || ready != "ready" || process->address_.empty()) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    const std::string line = left.count() > 0 ? read_line(pipe_ends[0], left) : std::string();
+    if (line.empty() || parse_announcement(line, process->kind_, process->address_)) break;
+  }
+  if (process->address_.empty()) {
     const std::string why = exit_description(pid);
     throw ConfigurationError("slave '" + slave_name + "': the spawned " + shown +
                              " did not start: " + why);

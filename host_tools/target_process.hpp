@@ -2,9 +2,11 @@
 // A target program — couplet-target or a device program built with the SDK —
 // started by the master for `link: {spawn: true}` (host test benches). The executable is looked up in $COUPLET_TARGET, then
 // beside the running executable (/proc/self/exe), then one directory up. The
-// child reports where it listens on its first stdout line ("couplet-target
-// ready udp 127.0.0.1:45678"); it receives SIGTERM if the master dies
-// (PR_SET_PDEATHSIG) and when this object is destroyed. It runs in a process
+// child reports where it listens on a stdout line ("couplet-target ready udp
+// 127.0.0.1:45678", or QEMU's "char device redirected to /dev/pts/7 (label
+// serial0)" for an emulated board's UART; lines before it are skipped); it
+// receives SIGTERM if the master dies (PR_SET_PDEATHSIG) and when this object
+// is destroyed. It runs in a process
 // group of its own, so a Ctrl-C meant for the master does not end it mid-run.
 #include <sys/types.h>
 
@@ -17,8 +19,10 @@ namespace couplet::tools {
 
 class TargetProcess {
  public:
-  /// Starts `program` (empty: couplet-target) with `arguments` and waits up to
-  /// `timeout` for its ready line ("PROGRAM ready udp HOST:PORT"). Throws
+  /// Starts `program` (empty: couplet-target; a name without a slash: found on
+  /// PATH) with `arguments` and waits up to
+  /// `timeout` for its ready line ("PROGRAM ready udp HOST:PORT", or QEMU's
+  /// "char device redirected to PATH (label serial0)"). Throws
   /// ConfigurationError naming `slave_name` on failure.
   static std::unique_ptr<TargetProcess> spawn(const std::string& program,
                                               const std::vector<std::string>& arguments,

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "host_tools/target_process.hpp"
 #include "process_support.hpp"
 #include "test_support.hpp"
 
@@ -163,6 +164,68 @@ TEST(LinkScenario, RejectsInconsistentLinks) {
   EXPECT_THROW(load("{udp: \"127.0.0.1:5000\", timeout: -1}"), ConfigurationError);
   EXPECT_THROW(load("{udp: \"127.0.0.1:5000\", colour: blue}"), ConfigurationError);
   EXPECT_NO_THROW(load("{serial: {device: /dev/ttyUSB0, baud: 921600}, timeout: 1}"));
+}
+
+// `program:` without a slash is kept as a name (looked up on PATH when it
+// starts); `arguments:` replace the target options and need a program. Errors
+// name the scenario element.
+TEST(LinkScenario, ProgramOnPathWithArgumentsOfItsOwn) {
+  const auto load = [](const std::string& link) {
+    return tools::load_scenario(scenario_path("two_mass_switch.yaml"), {{"slaves.right.link", link}});
+  };
+  const auto message = [&](const std::string& link) {
+    try {
+      load(link);
+    } catch (const ConfigurationError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  const tools::Scenario scenario = load("{spawn: true, program: sh, arguments: [-c, \"exit 3\"], serial: {device: pty}}");
+  const tools::LinkSpec& link = *scenario.slaves.at(1).link;
+  EXPECT_EQ(link.program, "sh") << "looked up on PATH when started, not when parsed";
+  EXPECT_EQ(link.arguments, (std::vector<std::string>{"-c", "exit 3"}));
+  EXPECT_FALSE(load("{spawn: true, program: sh, serial: {device: pty}}").slaves.at(1).link->arguments);
+
+  const std::string without_program = message("{spawn: true, arguments: [-x], serial: {device: pty}}");
+  EXPECT_NE(without_program.find("slaves.right.link.arguments: arguments are those of a program to start; they need program:"),
+            std::string::npos)
+      << without_program;
+  const std::string not_a_list = message("{spawn: true, program: sh, arguments: -x, serial: {device: pty}}");
+  EXPECT_NE(not_a_list.find("slaves.right.link.arguments: expected a list of words"), std::string::npos) << not_a_list;
+}
+
+// QEMU announces a board's UART on a pty with "char device redirected to
+// /dev/pts/N (label serial0)", possibly after other lines: the spawned
+// program's serial line is taken from it.
+TEST(LinkSpawn, TakesTheSerialLineFromQemusAnnouncement) {
+  const auto target = tools::TargetProcess::spawn(
+      "/bin/sh",
+      {"-c", "echo 'some warning'; echo 'char device redirected to /dev/pts/77 (label serial0)'; exec sleep 10"},
+      "left", std::chrono::seconds(5));
+  EXPECT_EQ(target->kind(), "serial");
+  EXPECT_EQ(target->address(), "/dev/pts/77");
+  try {
+    tools::TargetProcess::spawn("/bin/sh", {"-c", "echo 'nothing useful'; exit 4"}, "left", std::chrono::seconds(5));
+    ADD_FAILURE() << "a program that never announces a line must fail";
+  } catch (const ConfigurationError& error) {
+    EXPECT_NE(std::string(error.what()).find("slave 'left': the spawned sh did not start: "),
+              std::string::npos)
+        << error.what();
+  }
+  // A name without a slash is looked up on PATH.
+  EXPECT_EQ(tools::TargetProcess::spawn("sh", {"-c", "echo 'x ready serial /dev/pts/78'; exec sleep 10"}, "left",
+                                        std::chrono::seconds(5))
+                ->address(),
+            "/dev/pts/78");
+  try {
+    tools::TargetProcess::spawn("couplet-no-such-program", {}, "left", std::chrono::seconds(5));
+    ADD_FAILURE() << "a program missing from PATH must fail";
+  } catch (const ConfigurationError& error) {
+    EXPECT_NE(std::string(error.what()).find("slave 'left': no program 'couplet-no-such-program' to spawn on PATH"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 }  // namespace
