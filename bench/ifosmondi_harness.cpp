@@ -1,4 +1,4 @@
-// Reproduction of papers/ifosmondi-jfm.txt figure 8 (issue 7; docs/iterative.md): the
+// Reproduction of the IFOSMONDI-JFM paper's figure 8 (issue 7; docs/references.md): the
 // damper test case (scenarios/ifosmondi_damper.yaml) swept over D_D, i.e. over the
 // spectral radius √(D_SD/D_D) of the fixed-point map, with ε = 1e-4, for the fixed
 // point (classical IFOSMONDI) and IFOSMONDI-JFM with Newton–Krylov and Anderson

@@ -1,5 +1,5 @@
 #pragma once
-// The catalog of built-in models (DESIGN §5, §7 `couplet models`): name, ports,
+// The catalog of built-in models (docs/models.md, `couplet models`): name, ports,
 // parameters with defaults, and a factory. Each model family registers itself
 // from its own file (rotational.cpp, translational.cpp, missiles.cpp,
 // lotka_volterra.cpp, ...).

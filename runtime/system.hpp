@@ -1,5 +1,5 @@
 #pragma once
-// System: slaves plus connections, validated before a run (DESIGN §3 "System").
+// System: slaves plus connections, validated before a run (docs/architecture.md).
 #include <cstddef>
 #include <memory>
 #include <optional>

@@ -1,6 +1,7 @@
 #pragma once
 // Non-iterative Jacobi co-simulation with defect control: Algorithm 1 of Glumac &
-// Kovačić 2023 (eqs. 12–39; DESIGN §4.2).
+// Kovačić, Defect Analysis (eqs. 12–39 of that paper; docs/references.md,
+// docs/defect-control.md).
 //
 // Per macro step k on [T_{k−1}, T_k], H_k = T_k − T_{k−1}:
 //  1. every input is the Taylor polynomial at T_{k−1} of its source's output, of

@@ -1,4 +1,4 @@
-// Initial outputs (DESIGN §4.2: output derivatives at t0 are computed properly
+// Initial outputs (docs/defect-control.md: output derivatives at t0 are computed properly
 // before the first exchange): through the rotational pair's feedthrough every
 // derivative order the slaves report must be consistent with the monolithic
 // system at t0.
