@@ -4,6 +4,7 @@
 
 #include "drivers/endpoint.hpp"
 #include "host_tools/scenario.hpp"
+#include "host_tools/scenario_file_path.hpp"
 #include "couplet/errors.hpp"
 
 namespace couplet::tools {
@@ -71,11 +72,8 @@ LinkSpec parse_link(const YAML::Node& node, const std::string& source, const std
       throw ConfigurationError(locate(source, program, path + ".program") +
                                ": the program to start needs spawn: true");
     }
-    // Relative to the scenario file, as FMUs are.
-    const std::filesystem::path file = require_string(program, source, path + ".program");
-    link.program = (file.is_absolute() ? file : std::filesystem::path(source).parent_path() / file)
-                       .lexically_normal()
-                       .string();
+    link.program = resolve_scenario_file(require_string(program, source, path + ".program"), source,
+                                         locate(source, program, path + ".program"));
   }
   if (link.realtime && !link.spawn) {
     throw ConfigurationError(link.where + ": realtime: true starts a spawned target in real-time mode; it needs spawn: true");

@@ -11,6 +11,7 @@
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/clock_spec.hpp"
 #include "host_tools/group_builder.hpp"
+#include "host_tools/scenario_file_path.hpp"
 #include "host_tools/ssp_import.hpp"
 
 namespace couplet::tools {
@@ -178,11 +179,8 @@ SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std
   } else if (node["model"]) {
     spec.model = require_string(node["model"], source, path + ".model");
   } else {
-    // Relative to the scenario file, so a scenario and its FMUs move together.
-    const std::filesystem::path fmu = require_string(node["fmu"], source, path + ".fmu");
-    spec.fmu = (fmu.is_absolute() ? fmu : std::filesystem::path(source).parent_path() / fmu)
-                   .lexically_normal()
-                   .string();
+    spec.fmu = resolve_scenario_file(require_string(node["fmu"], source, path + ".fmu"), source,
+                                     locate(source, node["fmu"], path + ".fmu"));
     if (const YAML::Node kind = node["fmu_kind"]) {
       const std::string text = require_string(kind, source, path + ".fmu_kind");
       if (text == "cs")
