@@ -1,4 +1,5 @@
-// Reproduction harness for Glumac & Kovačić 2023 §4 (issue 3; DESIGN §4.2): the
+// Reproduction harness for Glumac & Kovačić, Defect Analysis §4 (issue 3;
+// docs/references.md): the
 // defect-controlled Jacobi on the rotational two-mass oscillator, horizon 1 s
 // unless --end says otherwise.
 // Prints three Markdown tables:

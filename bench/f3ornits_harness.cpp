@@ -1,5 +1,5 @@
-// Reproduction harness for F3ORNITS (issue 4; papers/f3ornits.txt §4, Table 1;
-// DESIGN §4.3, §5) on scenarios/two_mass_switch.yaml, plus the car of §4.1.
+// Reproduction harness for F3ORNITS (issue 4; F3ORNITS paper §4, Table 1;
+// docs/references.md) on scenarios/two_mass_switch.yaml, plus the car of §4.1.
 //
 // Prints Markdown tables:
 //   1. Table 1: NI Jacobi (ZOH, feedthrough re-evaluated) at H = 0.01 … 0.4, and

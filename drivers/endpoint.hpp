@@ -1,5 +1,5 @@
 #pragma once
-// "HOST:PORT" as written in scenarios and on command lines (DESIGN §7, §8).
+// "HOST:PORT" as written in scenarios and on command lines (docs/links.md).
 #include <cstdint>
 #include <string>
 

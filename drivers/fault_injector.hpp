@@ -1,6 +1,7 @@
 #pragma once
 // Seeded link impairments: loss, duplication, reordering, delay and corruption
-// (DESIGN §9: kernel netem is not available, so fault injection is ours). Used
+// (kernel netem is not available where couplet is tested, so fault
+// injection is ours). Used
 // by the in-process transport and by couplet-netem.
 //
 // Reordering as in netem: a reordered message is held back by an extra gap, so

@@ -2,7 +2,7 @@
 // An in-process link: two transports joined by two bounded queues, each direction
 // with its own seeded fault injector. For tests of the session layer and of
 // targets without sockets; allocation-free after construction (the queue slots
-// are allocated up front, DESIGN §3 real-time rules).
+// are allocated up front, docs/architecture.md "Real-time boundary").
 #include <memory>
 #include <utility>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Waiting for a descriptor with an absolute deadline (DESIGN §9: no SO_RCVTIMEO
+// Waiting for a descriptor with an absolute deadline (no SO_RCVTIMEO
 // on synchronous calls; non-blocking descriptors and poll instead).
 #include "drivers/transport.hpp"
 

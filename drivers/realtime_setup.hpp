@@ -1,6 +1,6 @@
 #pragma once
-// Real-time process settings (DESIGN §8 "SCHED_FIFO and mlockall when
-// permitted, a clear warning when not"): lock memory, run under SCHED_FIFO,
+// Real-time process settings (docs/links.md: SCHED_FIFO and mlockall when
+// permitted, a clear warning when not): lock memory, run under SCHED_FIFO,
 // pin to a CPU. Each step that the system refuses becomes a warning; the
 // program carries on with what it got.
 #include <string>

@@ -1,9 +1,10 @@
 #pragma once
-// Serial transport (DESIGN §8: COBS framing with a CRC): each frame (which
+// Serial transport (docs/links.md: COBS framing with a CRC): each frame (which
 // carries its own CRC-32, protocol/codec.hpp) goes on the line COBS-encoded
 // between two 0x00 delimiters, so that the receiver resynchronises at the next
 // zero after noise and noise between frames costs no frame. Boost.Asio serial_port in non-blocking mode, waited on with
-// poll (DESIGN §9). Works on a pseudo-terminal pair, which is how it is tested.
+// poll (a deadline per call, no SO_RCVTIMEO). Works on a pseudo-terminal pair,
+// which is how it is tested.
 //
 // Buffers are allocated once, in the constructor.
 #include <boost/asio/io_context.hpp>

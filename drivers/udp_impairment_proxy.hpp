@@ -1,7 +1,8 @@
 #pragma once
 // The core of couplet-netem: a UDP proxy that impairs traffic in both
 // directions with seeded loss, duplication, reordering, delay and corruption
-// (DESIGN §9: kernel netem is not available; drivers/fault_injector.hpp).
+// (kernel netem is not available where couplet is tested;
+// drivers/fault_injector.hpp).
 //
 // It listens on one address; the first datagram there names the client, and
 // everything from the client goes to the forward address, everything from the

@@ -1,6 +1,5 @@
 #pragma once
-// Wall-clock pacing (DESIGN §3 "Executor: a clock paces the run", §8 "Real
-// time"): model time t maps to the absolute deadline
+// Wall-clock pacing (docs/links.md, "Wall-clock runs"): model time t maps to the absolute deadline
 //     d(t) = anchor + (t − t0) / realtime_factor
 // on CLOCK_MONOTONIC, and the pacer sleeps with clock_nanosleep(TIMER_ABSTIME)
 // until it. Absolute deadlines do not drift: a late cycle does not shift the

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iomanip>
@@ -155,8 +156,15 @@ std::string describe_fmu(const std::string& fmu_path) {
 
 std::string summary_table(const nlohmann::json& summary) {
   std::ostringstream text;
+  // The label column is as wide as its longest label ("  slave.output", "link name").
+  std::size_t label_width = 22;
+  for (const char* section : {"errors", "links"}) {
+    if (!summary.contains(section)) continue;
+    for (const auto& entry : summary[section].items())
+      label_width = std::max(label_width, entry.key().size() + 7);
+  }
   const auto row = [&](const std::string& label, const std::string& value) {
-    text << "  " << std::left << std::setw(22) << label << value << "\n";
+    text << "  " << std::left << std::setw(static_cast<int>(label_width)) << label << value << "\n";
   };
   row("scenario", summary.value("scenario", ""));
   row("algorithm", summary.value("algorithm", ""));
@@ -212,10 +220,16 @@ std::string summary_table(const nlohmann::json& summary) {
   if (summary.contains("errors")) {
     text << "  error against the monolithic reference:\n";
     for (const auto& [name, error] : summary["errors"].items()) {
-      char line[96];
-      std::snprintf(line, sizeof line, "NRMSE %8.4f %%   RMSE %.3e",
-                    error["nrmse_pct"].get<double>(), error["rmse"].get<double>());
-      row("  " + name, line);
+      // Not finite (a reference that is zero throughout): summary.json holds null,
+      // which means "not available", not infinity.
+      const auto finite_or_na = [](const nlohmann::json& value, const char* format) {
+        if (!value.is_number() || !std::isfinite(value.get<double>())) return std::string("n/a");
+        char number[32];
+        std::snprintf(number, sizeof number, format, value.get<double>());
+        return std::string(number);
+      };
+      row("  " + name, "NRMSE " + finite_or_na(error["nrmse_pct"], "%8.4f %%") + "   RMSE " +
+                           finite_or_na(error["rmse"], "%.3e"));
     }
   }
   text << checks_table(summary);

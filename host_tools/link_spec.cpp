@@ -4,6 +4,8 @@
 
 #include "drivers/endpoint.hpp"
 #include "host_tools/scenario.hpp"
+#include "host_tools/scenario_file_path.hpp"
+#include "targets/build_directory.hpp"
 #include "couplet/errors.hpp"
 
 namespace couplet::tools {
@@ -26,15 +28,13 @@ constexpr NumberRange kRetransmitRange{1e-3, 60.0, " s"};
 // A name without a slash stays a name: TargetProcess looks it up on PATH when
 // it starts the program, as a shell does (an installed emulator:
 // qemu-system-arm); so a run log's scenario still parses where it is not
-// installed. Any other path is relative to the scenario file, as FMUs are.
+// installed. Any other path is a scenario file path (docs/scenarios.md, "File
+// paths"): ${COUPLET_BUILD_DIR} expanded, relative to the scenario file.
 std::string program_path(const YAML::Node& node, const std::string& source,
                          const std::string& key) {
   const std::string name = require_string(node, source, key);
   if (name.find('/') == std::string::npos) return name;
-  const std::filesystem::path file = name;
-  return (file.is_absolute() ? file : std::filesystem::path(source).parent_path() / file)
-      .lexically_normal()
-      .string();
+  return resolve_scenario_file(name, source, locate(source, node, key));
 }
 
 std::vector<std::string> argument_list(const YAML::Node& node, const std::string& source,
@@ -45,7 +45,17 @@ std::vector<std::string> argument_list(const YAML::Node& node, const std::string
   }
   std::vector<std::string> words;
   for (std::size_t k = 0; k < node.size(); ++k) {
-    words.push_back(require_string(node[k], source, key + "[" + std::to_string(k) + "]"));
+    // A word is no path (an option, a machine name) but may name a file the
+    // build makes: ${COUPLET_BUILD_DIR} is expanded, nothing else is done to it.
+    const std::string element = key + "[" + std::to_string(k) + "]";
+    const std::string word = require_string(node[k], source, element);
+    try {
+      words.push_back(word.find("${") == std::string::npos
+                          ? word
+                          : targets::expand_path_variables(word, targets::build_directory()).path);
+    } catch (const ConfigurationError& error) {
+      throw ConfigurationError(locate(source, node[k], element) + ": " + error.what());
+    }
   }
   return words;
 }

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "host_tools/group_builder.hpp"
 #include "host_tools/log_export.hpp"
 #include "host_tools/log_export_mat.hpp"
 #include "host_tools/log_inspect.hpp"
@@ -21,6 +22,7 @@
 #include "host_tools/report.hpp"
 #include "host_tools/run_log.hpp"
 #include "host_tools/scenario.hpp"
+#include "host_tools/signals_table.hpp"
 #include "host_tools/system_builder.hpp"
 #include "runtime/decision_hash.hpp"
 #include "runtime/exact_text.hpp"
@@ -227,11 +229,16 @@ void write_text(const std::string& path, const std::string& text) {
   if (!file) throw std::runtime_error("cannot write '" + path + "'");
 }
 
-/// The rows --grid asks for: the logged scenario's evaluation grid.
+/// The rows --grid asks for: the logged scenario's evaluation grid, with the
+/// columns of its signals.csv (signals_table()).
 ExportTable grid_export(const RunLog& log) {
   std::vector<Time> grid;
+  std::vector<std::string> signals;
   try {
-    grid = evaluation_grid(parse_scenario(log.scenario_text, log.scenario_source));
+    const Scenario scenario = parse_scenario(log.scenario_text, log.scenario_source);
+    grid = evaluation_grid(scenario);
+    for (const std::string& written : scenario.evaluation_signals)
+      signals.push_back(outer_name(scenario, written));
   } catch (const std::exception& error) {
     throw RunLogError("run log '" + log.path +
                       "': --grid needs the evaluation grid of the logged scenario, which does not "
@@ -241,7 +248,12 @@ ExportTable grid_export(const RunLog& log) {
     throw RunLogError("run log '" + log.path +
                       "': --grid: the logged scenario has no evaluation grid (evaluation.grid)");
   }
-  return grid_table(log, grid);
+  const ExportTable all_outputs = grid_table(log, grid);
+  try {
+    return signals_table(all_outputs, signals);
+  } catch (const RunLogError& error) {
+    throw RunLogError("run log '" + log.path + "': --grid: " + error.what());
+  }
 }
 
 }  // namespace
@@ -313,8 +325,11 @@ int report_log_command(const std::string& log_or_directory, const std::string& r
                        read_text_if_present(directory / "signals.csv")};
   check_run_files_agree(log, files);
   const ReportInputs inputs{files.signals_csv, files.summary_json};
-  write_text(report_path, render_report(log, inputs));
-  std::cerr << "couplet: report written to " << report_path << "\n";
+  // Without -o the report goes beside the log, into the run's directory.
+  const std::string output =
+      report_path.empty() ? (directory / "report.html").string() : report_path;
+  write_text(output, render_report(log, inputs));
+  std::cerr << "couplet: report written to " << output << "\n";
   return corrupted(log) ? 1 : 0;
 }
 

@@ -26,9 +26,9 @@ struct ExportOptions {
 int export_log_command(const std::string& log_path, const ExportOptions& options);
 /// `couplet inspect RUN.log`.
 int inspect_log_command(const std::string& log_path);
-/// `couplet report RUN.log|DIR -o report.html`: DIR means DIR/run.log, and
+/// `couplet report RUN.log|DIR [-o FILE]`: DIR means DIR/run.log, and
 /// signals.csv and summary.json beside the log are used when present, after
-/// check_run_files_agree().
+/// check_run_files_agree(). An empty `report_path` writes report.html beside the log.
 int report_log_command(const std::string& log_or_directory, const std::string& report_path);
 
 /// The files of one run directory, as read (empty text: the file is absent).

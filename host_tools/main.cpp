@@ -14,6 +14,7 @@
 #include "host_tools/check_setup.hpp"
 #include "host_tools/commands.hpp"
 #include "host_tools/interrupt.hpp"
+#include "host_tools/key_value_assignment.hpp"
 #include "host_tools/log_commands.hpp"
 #include "host_tools/mpi_session.hpp"
 #include "host_tools/resim.hpp"
@@ -70,16 +71,19 @@ int main(int argc, char** argv) {
   CLI::App* run = app.add_subcommand("run", "co-simulate a scenario; writes summary.json and signals.csv");
   run->add_option("scenario", scenario_path, "scenario file (YAML), or an SSP package (.ssp) with its PACKAGE.couplet.yaml")->required();
   run->add_option("-o,--output", output_directory, "output directory")->capture_default_str();
-  run->add_option("--set", assignments, "override a scenario key: key.path=value (repeatable)");
+  run->add_option("--set", assignments, "override a scenario key: key.path=value (repeatable)")
+      ->check(key_value_assignment());
 
   CLI::App* reference = app.add_subcommand("reference", "solve the scenario monolithically (reference)");
   reference->add_option("scenario", scenario_path, "scenario file (YAML), or an SSP package (.ssp) with its PACKAGE.couplet.yaml")->required();
   reference->add_option("-o,--output", output_directory, "output directory")->capture_default_str();
-  reference->add_option("--set", assignments, "override a scenario key: key.path=value (repeatable)");
+  reference->add_option("--set", assignments, "override a scenario key: key.path=value (repeatable)")
+      ->check(key_value_assignment());
 
   CLI::App* validate = app.add_subcommand("validate", "check a scenario without running it");
   validate->add_option("scenario", scenario_path, "scenario file (YAML), or an SSP package (.ssp) with its PACKAGE.couplet.yaml")->required();
-  validate->add_option("--set", assignments, "override a scenario key: key.path=value (repeatable)");
+  validate->add_option("--set", assignments, "override a scenario key: key.path=value (repeatable)")
+      ->check(key_value_assignment());
 
   CLI::App* models = app.add_subcommand("models", "list the built-in models, or an FMU's variables and capabilities");
   std::vector<std::string> fmu_paths;
@@ -118,10 +122,11 @@ int main(int argc, char** argv) {
   CLI::App* inspect = app.add_subcommand("inspect", "print a readable summary of a run log");
   inspect->add_option("log", log_path, "run log (DIR/run.log)")->required();
 
-  std::string report_path = "report.html";
+  std::string report_path;  // empty: report.html in the run's directory
   CLI::App* report = app.add_subcommand("report", "write a self-contained HTML report of a run");
   report->add_option("log", log_path, "run log, or the run's output directory")->required();
-  report->add_option("-o,--output", report_path, "HTML file to write")->capture_default_str();
+  report->add_option("-o,--output", report_path,
+                     "HTML file to write (default: report.html beside the log)");
 
   std::string resim_slave;
   ResimOptions resim_options;

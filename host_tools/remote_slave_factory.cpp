@@ -5,6 +5,7 @@
 #include "drivers/remote_slave.hpp"
 #include "drivers/serial_transport.hpp"
 #include "drivers/udp_transport.hpp"
+#include "host_tools/scenario_file_path.hpp"
 #include "host_tools/system_builder.hpp"
 #include "host_tools/target_process.hpp"
 #include "couplet/errors.hpp"
@@ -81,6 +82,7 @@ std::unique_ptr<Slave> make_remote_slave(const Scenario& scenario, const SlaveSp
   std::string udp = link.udp;
   std::string device = link.serial_device;
   if (link.spawn) {
+    if (!link.program.empty()) require_existing_file(link.program, link.where + ".program");
     process = TargetProcess::spawn(link.program, target_arguments(spec), spec.name, kSpawnTimeout);
     (link.is_udp() ? udp : device) = process->address();
   }

@@ -11,6 +11,7 @@
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/clock_spec.hpp"
 #include "host_tools/group_builder.hpp"
+#include "host_tools/scenario_file_path.hpp"
 #include "host_tools/ssp_import.hpp"
 
 namespace couplet::tools {
@@ -143,13 +144,6 @@ ExecutorSettings parse_executor(const YAML::Node& node, const std::string& sourc
   return settings;
 }
 
-// Relative to the scenario file, so that a scenario and its files move together.
-std::string relative_to_scenario(const std::string& source, const std::filesystem::path& file) {
-  return (file.is_absolute() ? file : std::filesystem::path(source).parent_path() / file)
-      .lexically_normal()
-      .string();
-}
-
 // stimulus.table plays a file, which catalog parameters (numbers) cannot name:
 // its settings are keys of the slave.
 void parse_table_settings(const YAML::Node& node, const std::string& source,
@@ -176,7 +170,8 @@ void parse_table_settings(const YAML::Node& node, const std::string& source,
                              models::kTableStimulusName +
                              " is played on the host: couplet-target cannot read its file");
   }
-  spec.table_file = relative_to_scenario(source, require_string(node["file"], source, path + ".file"));
+  spec.table_file = resolve_scenario_file(require_string(node["file"], source, path + ".file"),
+                                      source, locate(source, node["file"], path + ".file"));
   if (node["interpolation"]) {
     spec.table_interpolation = require_choice<models::TableInterpolation>(
         node["interpolation"], source, path + ".interpolation", "interpolation",
@@ -220,7 +215,8 @@ SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std
   } else if (node["model"]) {
     spec.model = require_string(node["model"], source, path + ".model");
   } else {
-    spec.fmu = relative_to_scenario(source, require_string(node["fmu"], source, path + ".fmu"));
+    spec.fmu = resolve_scenario_file(require_string(node["fmu"], source, path + ".fmu"), source,
+                                     locate(source, node["fmu"], path + ".fmu"));
     if (const YAML::Node kind = node["fmu_kind"]) {
       const std::string text = require_string(kind, source, path + ".fmu_kind");
       if (text == "cs")

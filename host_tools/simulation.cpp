@@ -15,6 +15,7 @@
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/check_setup.hpp"
 #include "host_tools/clock_spec.hpp"
+#include "host_tools/failed_start.hpp"
 #include "host_tools/group_builder.hpp"
 #include "host_tools/interrupt.hpp"
 #include "host_tools/link_report.hpp"
@@ -263,7 +264,12 @@ class Simulation::Impl {
     // Under mpirun (docs/mpi.md) every rank builds and runs the same master; the
     // preparation below is replicated except where `writes_` says rank 0 alone.
     if (options_.mpi != nullptr) check_distributable(scenario_);
-    system_ = build_system(scenario_, catalog_);
+    // A target that never answers Hello fails the run before it began: its
+    // summary.json is written all the same (docs/cli.md).
+    system_ = options_.output_directory.empty()
+                  ? build_system(scenario_, catalog_)
+                  : build_system_or_record_failure(scenario_, catalog_, options_.output_directory,
+                                                   writes_);
     algorithm_ = make_algorithm(scenario_);
     signals_ = resolve_signals(scenario_, system_);
     grid_ = evaluation_grid(scenario_);

@@ -2,6 +2,7 @@
 
 #include "host_tools/group_builder.hpp"
 #include "host_tools/remote_slave_factory.hpp"
+#include "host_tools/scenario_file_path.hpp"
 #include "couplet/errors.hpp"
 
 namespace couplet::tools {
@@ -21,6 +22,7 @@ std::unique_ptr<models::SlaveSource> open_source(const SlaveSpec& spec,
                              "', whose behaviour lives in its own program: couplet has no "
                              "equations for it (no monolithic reference: use reference: none)");
   }
+  if (!spec.fmu.empty()) require_existing_file(spec.fmu, spec.where);
   try {
     if (!spec.fmu.empty()) return models::fmu_source(spec.fmu, spec.fmu_kind);
     if (spec.model == models::kTableStimulusName)
@@ -59,11 +61,15 @@ System build_system(const Scenario& scenario, const models::ModelCatalog& catalo
       // A group member lives inside its composite slave, which takes the place of
       // the group's first member (docs/iterative.md).
       if (const GroupSpec* group = group_of(scenario, spec.name)) {
-        if (!system.find_slave(group->name))
-          system.add_slave(group->name, make_group_slave(scenario, *group, catalog));
+        if (!system.find_slave(group->name)) {
+          const std::size_t index =
+              system.add_slave(group->name, make_group_slave(scenario, *group, catalog));
+          system.set_slave_origin(index, group->where);
+        }
         continue;
       }
-      system.add_slave(spec.name, make_slave_of(scenario, spec, catalog));
+      const std::size_t index = system.add_slave(spec.name, make_slave_of(scenario, spec, catalog));
+      system.set_slave_origin(index, spec.where);
     } catch (const ConfigurationError& error) {
       const std::string message = error.what();
       if (message.rfind(scenario.source, 0) == 0) throw;
@@ -73,7 +79,8 @@ System build_system(const Scenario& scenario, const models::ModelCatalog& catalo
   for (const ConnectionSpec& connection : scenario.connections) {
     if (is_inside_group(scenario, connection)) continue;  // inside its composite slave
     try {
-      system.connect(outer_name(scenario, connection.from), outer_name(scenario, connection.to));
+      system.connect(outer_name(scenario, connection.from), outer_name(scenario, connection.to),
+                     connection.where);
     } catch (const ConfigurationError& error) {
       throw ConfigurationError(connection.where + ": " + error.what());
     }

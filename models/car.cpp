@@ -1,5 +1,5 @@
-// Car with a speed controller: F3ORNITS §4.1 (papers/f3ornits.txt, figs. 9–12;
-// DESIGN §5). The test case shows why coupling variables need their dynamics: the
+// Car with a speed controller: F3ORNITS paper §4.1, figs. 9–12 (docs/references.md;
+// docs/models.md). The test case shows why coupling variables need their dynamics: the
 // controller only sees the car's position and differentiates it.
 //
 // car.vehicle, states (position, v), input force F, outputs position and v (the

@@ -1,5 +1,5 @@
-// The IFOSMONDI damper test case (papers/ifosmondi-jfm.txt §5, table 1, eqs. 29–32;
-// DESIGN §5): a body on a spring/damper pushed by a preset force, coupled on force,
+// The IFOSMONDI damper test case (IFOSMONDI-JFM paper §5, table 1, eqs. 29–32;
+// docs/references.md): a body on a spring/damper pushed by a preset force, coupled on force,
 // velocity and position to a massless damper plate. Both sides have direct
 // feedthrough, so the fixed-point map of the coupling has spectral radius
 // √(D_SD / D_D) (eq. 34): D_D < D_SD makes it non-contractant.

@@ -102,7 +102,7 @@ void LinearModel::check_sizes() const {
 
 // An output has direct feedthrough when some input enters it algebraically, i.e.
 // its row of D is nonzero on some segment: the master needs this to detect
-// algebraic loops (DESIGN §3, System).
+// algebraic loops (runtime/system.cpp).
 void LinearModel::set_feedthrough_flags() {
   for (std::size_t i = 0; i < description_.outputs.size(); ++i) {
     const Eigen::Index row = as_index(i);

@@ -1,6 +1,7 @@
 #pragma once
 // A model given by piecewise-affine equations, one LinearForm per event segment:
-//   ẋ = A x + B u + e,   y = C x + D u + h        (DESIGN §5; Glumac eqs. 40–41)
+//   ẋ = A x + B u + e,   y = C x + D u + h        (Defect Analysis eqs. 40–41,
+//                                                  docs/references.md)
 // Segment k holds for t in [event_{k-1}, event_k); the first segment extends to
 // −∞, the last to +∞. At exactly an event time the new segment holds (model.hpp).
 //

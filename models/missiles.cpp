@@ -1,5 +1,5 @@
 // Linear mechanical benchmark of MISSILES (Éguillon et al. 2023, §4.1, figure 5 and
-// table 3; papers/missiles.txt; DESIGN §5): two bodies on a line, positions measured
+// table 3; docs/references.md): two bodies on a line, positions measured
 // from their rest positions, positive to the right.
 //
 //   wall ─c₁,d₁─ [m₁] ─c₂,d₂─ [m₂] ─c₃,d₃─ wall
@@ -9,7 +9,7 @@
 // outputs x₁ and v₁ (the paper's y_{1,2} and y_{1,1}: it lists velocity first):
 //   m₁ v̇₁ = −c₁ x₁ − d₁ v₁ + f
 // System (S₂), missiles.right: the right body and the coupling spring c₂ / damper
-// d₂ (DESIGN §5); states x_{2,1} = x₂, x_{2,2} = v₂; inputs u_{2,2} = x₁ and
+// d₂; states x_{2,1} = x₂, x_{2,2} = v₂; inputs u_{2,2} = x₁ and
 // u_{2,1} = v₁ (ports x, v); output y_{2,1} = f with direct feedthrough:
 //   f = c₂ (x₂ − x₁) + d₂ (v₂ − v₁),     m₂ v̇₂ = −c₃ x₂ − d₃ v₂ − f
 // Check against table 3's initial coupling conditions: with x₁(0) = −1 m,

@@ -1,7 +1,7 @@
 #pragma once
 // A model: the equations of one subsystem, ẋ = f(t, x, u), y = g(t, x, u),
 // without a solver. An OdeSlave wraps a model with a solver; the monolithic
-// reference assembles several models into one ODE (DESIGN §2, §5).
+// reference assembles several models into one ODE (docs/models.md).
 #include <Eigen/Dense>
 #include <map>
 #include <memory>
@@ -61,7 +61,7 @@ class Model {
   /// r + 1 rows u, u̇, ..., u⁽ʳ⁾ (from the input polynomials in a co-simulation,
   /// from the sources' analytic output derivatives in the monolithic reference),
   /// and an output reading u̇ must be declared direct feedthrough. Example: a
-  /// controller that differentiates a position input (DESIGN §5, car).
+  /// controller that differentiates a position input (the car of models/car.cpp).
   virtual int input_derivative_order() const { return 0; }
 
   /// Times (seconds, increasing) at which the equations switch. For t >= an event

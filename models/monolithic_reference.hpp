@@ -1,5 +1,5 @@
 #pragma once
-// The monolithic reference (DESIGN §6): all models of a scenario assembled into
+// The monolithic reference (docs/models.md): all models of a scenario assembled into
 // one ODE, the connection equations u_target = y_source solved exactly at every
 // right-hand-side evaluation, integrated by CVODE with tight tolerances and
 // stopped at every model time event. Models with discrete behaviour (FMI model

@@ -1,6 +1,6 @@
 #pragma once
 // The ODE slave: a Model integrated by a Solver, seen by the master as a
-// couplet::Slave that can roll back (DESIGN §2 "models/", §3 "Slave").
+// couplet::Slave that can roll back (docs/models.md).
 //
 // The slave splits every macro step at the model's time events, so that a solver
 // only ever integrates one smooth segment of the equations; the solver is one of
@@ -39,7 +39,7 @@ struct SolverSettings {
 };
 
 /// Restrictions a scenario declares so that a model slave behaves like a device
-/// (DESIGN §4.3: "device-like slaves can be emulated"). They only ever remove
+/// (`capabilities` in docs/scenarios.md). They only ever remove
 /// capabilities; step requests outside them are rejected as protocol violations.
 struct CapabilityLimits {
   std::optional<int> max_input_degree;         ///< e.g. 0: a device that takes ZOH only

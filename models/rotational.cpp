@@ -1,5 +1,6 @@
 // Rotational two-mass oscillator of Glumac & Kovačić 2023, §4, systems (40) and (41)
-// (papers/defect-controlled-noniterative.txt; DESIGN §5). The extracted text of the
+// ("Defect Analysis of a Non-Iterative Co-Simulation", docs/references.md). The
+// extracted text of the
 // paper lost its minus signs; they are restored here from the physics:
 //
 //   mass 1:  J₁ φ̈₁ = −c₁ φ₁ − d₁ ω₁ − τ,   mass 2:  J₂ φ̈₂ = −c₂ φ₂ − d₂ ω₂ + τ,

@@ -1,5 +1,6 @@
 #include "models/slave_source.hpp"
 
+#include <algorithm>
 #include <iomanip>
 #include <sstream>
 
@@ -9,6 +10,15 @@
 
 namespace couplet::models {
 namespace {
+
+/// A column as wide as its longest entry plus two spaces, and at least `minimum`,
+/// so that a long name never runs into the next column.
+template <typename Range, typename Name>
+int column_width(const Range& rows, Name name_of, std::size_t minimum) {
+  std::size_t width = minimum;
+  for (const auto& row : rows) width = std::max(width, name_of(row).size() + 2);
+  return static_cast<int>(width);
+}
 
 std::string describe_model(const ModelDescription& model) {
   std::ostringstream text;
@@ -22,8 +32,11 @@ std::string describe_model(const ModelDescription& model) {
          << (model.outputs[j].direct_feedthrough ? " (feedthrough)" : "");
   }
   text << "\n  parameters:\n";
+  const int name_width = column_width(
+      model.parameters, [](const ParameterDescription& p) -> const std::string& { return p.name; },
+      14);
   for (const ParameterDescription& parameter : model.parameters) {
-    text << "    " << std::left << std::setw(14) << parameter.name << " = " << std::setw(10)
+    text << "    " << std::left << std::setw(name_width) << parameter.name << " = " << std::setw(10)
          << parameter.default_value << "  " << parameter.meaning << "\n";
   }
   return text.str();
@@ -156,10 +169,16 @@ std::string FmuSource::describe() const {
   if (experiment.step_size)
     text << "  default experiment step size: " << *experiment.step_size << " s\n";
   text << "  variables (name, causality, variability, type, start, unit):\n";
+  const int name_width = column_width(
+      description.variables, [](const fmi::Variable& v) -> const std::string& { return v.name; },
+      16);
+  const int causality_width = column_width(
+      description.variables,
+      [](const fmi::Variable& v) { return std::string(fmi::to_string(v.causality)); }, 12);
   for (const fmi::Variable& variable : description.variables) {
     if (variable.causality == fmi::Causality::local) continue;
-    text << "    " << std::left << std::setw(16) << variable.name << std::setw(12)
-         << fmi::to_string(variable.causality) << std::setw(11)
+    text << "    " << std::left << std::setw(name_width) << variable.name
+         << std::setw(causality_width) << fmi::to_string(variable.causality) << std::setw(11)
          << fmi::to_string(variable.variability) << std::setw(9) << fmi::to_string(variable.type);
     if (variable.start) {
       text << std::setw(12) << *variable.start;

@@ -1,6 +1,7 @@
 // Translational two-mass oscillator with a switch: our stand-in for F3ORNITS §4.2
-// (papers/f3ornits.txt, fig. 13: "behavior of the right mass changes after 100 s"),
-// whose parameters are not published; equations and defaults from DESIGN §5.
+// (fig. 13 of that paper, docs/references.md: "behavior of the right mass changes
+// after 100 s"), whose parameters are not published; equations and defaults are
+// ours (docs/models.md).
 //
 // translational.mass (the left mass), states (x, v), input f, outputs x, v:
 //   m v̇ = −c x − d v + f

@@ -1,7 +1,7 @@
 #pragma once
 // Consistent Overhead Byte Stuffing (Cheshire & Baker 1999): a frame on a serial
 // line is COBS(bytes) between two 0x00 delimiters, so a receiver resynchronises
-// at the next zero after any corruption (DESIGN §8 "Serial: COBS framing").
+// at the next zero after any corruption (docs/links.md, wire protocol).
 // Allocation-free: the caller supplies the output buffer.
 #include <cstddef>
 #include <cstdint>

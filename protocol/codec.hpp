@@ -1,5 +1,5 @@
 #pragma once
-// Frames of the wire protocol (DESIGN §8). One frame is one UDP datagram, or one
+// Frames of the wire protocol (docs/links.md). One frame is one UDP datagram, or one
 // COBS block on a serial line:
 //
 //   offset 0   magic 0xC5

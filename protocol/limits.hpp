@@ -1,5 +1,5 @@
 #pragma once
-// Capacities of the wire messages (DESIGN §8: fixed-size fields so the target
+// Capacities of the wire messages (docs/links.md: fixed-size fields so the target
 // side never allocates). The numbers live in couplet.options, where nanopb reads
 // them; they are repeated here as constants for C++ code and checked against the
 // generated structs at compile time, so the two cannot drift apart.

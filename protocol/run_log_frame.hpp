@@ -1,5 +1,5 @@
 #pragma once
-// Frames of the run log (DESIGN §3 "Recorder", docs/run-log.md):
+// Frames of the run log (docs/run-log.md):
 //
 //   file   "COUPLOG1" (8 bytes), then frames
 //   frame  payload length n (uint32 LE) | payload: one LogRecord (nanopb) |

@@ -1,5 +1,5 @@
 #pragma once
-// Sequence numbers of requests (DESIGN §8): 32 bits, increasing modulo 2^32,
+// Sequence numbers of requests (docs/links.md): 32 bits, increasing modulo 2^32,
 // compared with serial-number arithmetic (RFC 1982) so that the comparison
 // survives wraparound. 0 is reserved for unsequenced messages (pushes).
 #include <cstdint>

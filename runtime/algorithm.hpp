@@ -1,5 +1,5 @@
 #pragma once
-// The Algorithm interface: pure decision logic (DESIGN §3 "Algorithm").
+// The Algorithm interface: pure decision logic (docs/algorithms.md).
 //
 // Given what the slaves returned, an algorithm chooses the next communication
 // times and input polynomials. It never calls a slave: it writes requests into

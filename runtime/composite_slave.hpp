@@ -1,5 +1,5 @@
 #pragma once
-// The composite slave (DESIGN §3 "Slave kinds"; docs/iterative.md): a group of
+// The composite slave (docs/iterative.md): a group of
 // rollback-capable slaves, strongly coupled among themselves, solved by IFOSMONDI or
 // IFOSMONDI-JFM inside and seen by the outer master as one slave. Strongly coupled
 // host models are thus solved implicitly while the outer coupling — e.g. to a device

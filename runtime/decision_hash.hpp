@@ -1,7 +1,7 @@
 #pragma once
 // A 64-bit FNV-1a hash over every master decision (step times, input polynomials,
 // requested samples). Two runs with the same configuration and the same slave
-// results must produce the same value (DESIGN §3 "Determinism").
+// results must produce the same value (`decision_hash` in docs/cli.md).
 #include <bit>
 #include <cstdint>
 #include <cstdio>

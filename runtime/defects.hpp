@@ -1,5 +1,6 @@
 #pragma once
-// Co-simulation defects of one macro step (Glumac & Kovačić 2023, §3; DESIGN §4.2):
+// Co-simulation defects of one macro step (Glumac & Kovačić, Defect Analysis,
+// §3; docs/references.md, docs/defect-control.md):
 // the connection defect δu = ũ − ỹ (eq. 17), the output-defect estimate from the
 // midpoint sample (eqs. 30–32) and the RMS of such defect polynomials over a step.
 //
@@ -42,7 +43,7 @@ Polynomial output_defect_estimate(double taylor_at_midpoint, double sample_at_mi
 
 /// RMS of output_defect_estimate over the step [T_k − step, T_k], closed form:
 ///   |ỹ(t_mid) − y_mid| · (H / (T_k − t_mid))^{n+1} / √(2n + 3),
-/// which for t_mid = T_k − H/2 is DESIGN §4.2's |y_mid − P_n(T_k − H/2)|·2^{n+1}/√(2n+3)
+/// which for t_mid = T_k − H/2 is |y_mid − P_n(T_k − H/2)|·2^{n+1}/√(2n+3)
 /// (from (1/H)∫_0^H (s/a)^{2n+2} ds = (H/a)^{2n+2}/(2n+3) with a = T_k − t_mid).
 double output_defect_rms(double taylor_at_midpoint, double sample_at_midpoint, double step,
                          double midpoint_to_end, int order);

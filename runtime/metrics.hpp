@@ -1,5 +1,6 @@
 #pragma once
-// Accuracy metrics of DESIGN §6.
+// Accuracy metrics against the monolithic reference (docs/models.md, "Monolithic
+// reference"; the `errors` of summary.json in docs/cli.md).
 #include <span>
 
 namespace couplet {

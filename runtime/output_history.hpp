@@ -2,7 +2,7 @@
 // The latest communication points (t⁽ⁿ⁾, y⁽ⁿ⁾) of one output (F3ORNITS §2.1
 // notation): what the order function (eqs. 18–20) and the estimated outputs
 // (eqs. 21–22) are calibrated on. A fixed-capacity ring, so that it can live on
-// the real-time path (DESIGN §3: no heap allocation after start-up).
+// the real-time path (no heap allocation after start-up, docs/architecture.md).
 #include <array>
 #include <cstddef>
 #include <span>

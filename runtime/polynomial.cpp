@@ -12,7 +12,8 @@ namespace {
 
 constexpr int kMaxCoefficients = Polynomial::kMaxDegree + 1;
 // Ω^CLS takes degree + 2 points or more; we bound the count so that the least
-// squares problem lives in fixed-capacity matrices (no heap allocation, DESIGN §3).
+// squares problem lives in fixed-capacity matrices (no heap allocation on the real-time path,
+// docs/architecture.md).
 constexpr int kMaxFitPoints = 2 * kMaxCoefficients;
 
 // Fixed maximum sizes: Eigen keeps these on the stack, so the QR does not allocate.

@@ -1,5 +1,5 @@
 #pragma once
-// The recorder (DESIGN §3 "Recorder", docs/run-log.md): writes the run log —
+// The recorder (docs/run-log.md): writes the run log —
 // configuration, slave descriptions, every executor call on a slave (the
 // master's decision and what the slave returned, with timing), and after every
 // plan the algorithm's internals.

@@ -8,6 +8,17 @@ namespace couplet {
 
 namespace {
 
+/// For a connection written backwards: ": 'f' is an input of that slave (a connection
+/// runs from: an output, to: an input)"; empty when the name is not a port at all.
+std::string other_direction(const SlaveDescription& desc, std::string_view variable, bool output) {
+  const auto named = [&](const auto& port) { return port.name == variable; };
+  const bool other_way = output ? std::any_of(desc.inputs.begin(), desc.inputs.end(), named)
+                                : std::any_of(desc.outputs.begin(), desc.outputs.end(), named);
+  if (!other_way) return "";
+  return ": '" + std::string(variable) + "' is an " + (output ? "input" : "output") +
+         " of that slave (a connection runs from: an output, to: an input)";
+}
+
 std::pair<std::string_view, std::string_view> split_qualified(std::string_view qualified) {
   const std::size_t dot = qualified.find('.');
   if (dot == std::string_view::npos || dot == 0 || dot + 1 == qualified.size()) {
@@ -24,8 +35,17 @@ std::size_t System::add_slave(std::string name, std::unique_ptr<Slave> slave) {
     throw ConfigurationError("slave name '" + name + "' must be non-empty and contain no '.'");
   }
   if (find_slave(name)) throw ConfigurationError("slave '" + name + "' is defined twice");
-  slaves_.push_back(Entry{std::move(name), std::move(slave)});
+  slaves_.push_back(Entry{std::move(name), std::move(slave), {}});
   return slaves_.size() - 1;
+}
+
+void System::set_slave_origin(std::size_t index, std::string origin) {
+  slaves_.at(index).origin = std::move(origin);
+}
+
+std::string System::located(std::size_t index, std::string_view message) const {
+  const std::string& origin = slaves_.at(index).origin;
+  return origin.empty() ? std::string(message) : origin + ": " + std::string(message);
 }
 
 std::unique_ptr<Slave> System::replace_slave(std::size_t index, std::unique_ptr<Slave> slave) {
@@ -67,14 +87,14 @@ PortReference System::resolve(std::string_view qualified, bool output) const {
       known += (known.empty() ? "" : ", ") + desc.inputs[j].name;
     }
   }
-  throw ConfigurationError("connection endpoint '" + std::string(qualified) + "': slave '" +
-                           std::string(slave_name) + "' has no " + (output ? "output" : "input") +
-                           " '" + std::string(variable) + "' (its " +
-                           (output ? "outputs" : "inputs") + ": " +
-                           (known.empty() ? "none" : known) + ")");
+  throw ConfigurationError(
+      "connection endpoint '" + std::string(qualified) + "': slave '" + std::string(slave_name) +
+      "' has no " + (output ? "output" : "input") + " '" + std::string(variable) + "'" +
+      other_direction(desc, variable, output) + "; its " + (output ? "outputs" : "inputs") + ": " +
+      (known.empty() ? "none" : known));
 }
 
-void System::connect(std::string_view source, std::string_view target) {
+void System::connect(std::string_view source, std::string_view target, std::string origin) {
   const PortReference from = resolve(source, true);
   const PortReference to = resolve(target, false);
   if (const auto existing = source_of(to)) {
@@ -82,6 +102,7 @@ void System::connect(std::string_view source, std::string_view target) {
                              output_name(*existing) + "' and by '" + std::string(source) + "'");
   }
   connections_.push_back(Connection{from, to});
+  connection_origins_.push_back(std::move(origin));
 }
 
 std::optional<PortReference> System::source_of(PortReference input) const {
@@ -105,34 +126,38 @@ void System::validate(const AlgorithmRequirements& requirements) const {
     const SlaveDescription& desc = description(s);
     for (std::size_t i = 0; i < desc.inputs.size(); ++i) {
       if (!source_of({s, i})) {
-        throw ConfigurationError("input '" + input_name({s, i}) +
-                                 "' is not connected: add a connection to it");
+        throw ConfigurationError(located(
+            s, "input '" + input_name({s, i}) + "' is not connected: add a connection to it"));
       }
     }
     if (requirements.needs_rollback && !desc.capabilities.can_rollback) {
-      throw ConfigurationError("slave '" + slave_name(s) + "' cannot roll back, but algorithm '" +
-                               requirements.algorithm_name + "' is iterative and needs rollback");
+      throw ConfigurationError(
+          located(s, "slave '" + slave_name(s) + "' cannot roll back, but algorithm '" +
+                         requirements.algorithm_name + "' is iterative and needs rollback"));
     }
     if (requirements.needs_linearization && !desc.capabilities.can_linearize) {
-      throw ConfigurationError("slave '" + slave_name(s) + "' cannot linearize (state and Jacobians), "
-                               "but algorithm '" + requirements.algorithm_name + "' needs it");
+      throw ConfigurationError(located(s, "slave '" + slave_name(s) +
+                                              "' cannot linearize (state and Jacobians), "
+                                              "but algorithm '" +
+                                              requirements.algorithm_name + "' needs it"));
     }
     if (!desc.inputs.empty() &&
         desc.capabilities.max_input_degree < requirements.required_input_degree) {
       throw ConfigurationError(
-          "slave '" + slave_name(s) + "' accepts input polynomials of degree at most " +
-          std::to_string(desc.capabilities.max_input_degree) + ", but algorithm '" +
-          requirements.algorithm_name + "' sends degree " +
-          std::to_string(requirements.required_input_degree));
+          located(s, "slave '" + slave_name(s) + "' accepts input polynomials of degree at most " +
+                         std::to_string(desc.capabilities.max_input_degree) + ", but algorithm '" +
+                         requirements.algorithm_name + "' sends degree " +
+                         std::to_string(requirements.required_input_degree)));
     }
   }
   for (const Connection& connection : connections_) {
     const int reported = description(connection.source.slave).capabilities.output_derivative_order;
     if (reported < requirements.required_output_derivatives) {
-      throw ConfigurationError("output '" + output_name(connection.source) + "' reports " +
-                               std::to_string(reported) + " time derivative(s), but algorithm '" +
-                               requirements.algorithm_name + "' needs " +
-                               std::to_string(requirements.required_output_derivatives));
+      throw ConfigurationError(located(
+          connection.source.slave,
+          "output '" + output_name(connection.source) + "' reports " + std::to_string(reported) +
+              " time derivative(s), but algorithm '" + requirements.algorithm_name + "' needs " +
+              std::to_string(requirements.required_output_derivatives)));
     }
   }
   if (!requirements.resolves_algebraic_loops) check_no_algebraic_loop();
@@ -154,12 +179,16 @@ void System::check_no_algebraic_loop() const {
       node_port[first_output[s] + j] = {s, j};
     }
   }
-  for (const Connection& connection : connections_) {
+  // Each edge remembers the connection it goes through, whose origin names the loop.
+  std::vector<std::vector<std::size_t>> edge_connection(node_count);
+  for (std::size_t c = 0; c < connections_.size(); ++c) {
+    const Connection& connection = connections_[c];
     const auto& outputs = description(connection.target.slave).outputs;
     for (std::size_t j = 0; j < outputs.size(); ++j) {
       if (outputs[j].direct_feedthrough) {
-        successors[first_output[connection.source.slave] + connection.source.port].push_back(
-            first_output[connection.target.slave] + j);
+        const std::size_t from = first_output[connection.source.slave] + connection.source.port;
+        successors[from].push_back(first_output[connection.target.slave] + j);
+        edge_connection[from].push_back(c);
       }
     }
   }
@@ -169,16 +198,20 @@ void System::check_no_algebraic_loop() const {
   const auto visit = [&](auto&& self, std::size_t node) -> void {
     mark[node] = Mark::active;
     path.push_back(node);
-    for (const std::size_t next : successors[node]) {
+    for (std::size_t e = 0; e < successors[node].size(); ++e) {
+      const std::size_t next = successors[node][e];
       if (mark[next] == Mark::active) {
         std::string cycle;
         const auto begin = std::find(path.begin(), path.end(), next);
         for (auto it = begin; it != path.end(); ++it) cycle += output_name(node_port[*it]) + " -> ";
         cycle += output_name(node_port[next]);
-        throw ConfigurationError("algebraic loop through direct-feedthrough outputs: " + cycle +
-                                 "; a non-iterative algorithm cannot resolve it (break the loop "
-                                 "or use an algorithm that resolves loops: ifosmondi, ifosmondi_jfm, "
-                                 "missiles)");
+        const std::string& origin = connection_origins_[edge_connection[node][e]];
+        throw ConfigurationError(
+            (origin.empty() ? "" : origin + ": ") +
+            "algebraic loop through direct-feedthrough outputs: " + cycle +
+            "; a non-iterative algorithm cannot resolve it (break the loop "
+            "or use an algorithm that resolves loops: ifosmondi, ifosmondi_jfm, "
+            "missiles)");
       }
       if (mark[next] == Mark::unvisited) self(self, next);
     }

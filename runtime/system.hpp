@@ -1,5 +1,5 @@
 #pragma once
-// System: slaves plus connections, validated before a run (DESIGN §3 "System").
+// System: slaves plus connections, validated before a run (docs/architecture.md).
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -41,8 +41,16 @@ class System {
   std::size_t add_slave(std::string name, std::unique_ptr<Slave> slave);
 
   /// Connects "slave.output" to "slave.input"; throws ConfigurationError naming the
-  /// unknown slave or variable, or the doubly driven input.
-  void connect(std::string_view source, std::string_view target);
+  /// unknown slave or variable, or the doubly driven input. `origin` says where the
+  /// connection was declared ("scenario.yaml:14: connections[2]"); validation
+  /// errors about it begin with it.
+  void connect(std::string_view source, std::string_view target, std::string origin = {});
+
+  /// Where slave `index` was declared ("scenario.yaml:12: slaves.left"): validation
+  /// errors about the slave begin with it, so that they name the scenario line.
+  void set_slave_origin(std::size_t index, std::string origin);
+  /// `message` prefixed with slave `index`'s origin (unchanged when it has none).
+  std::string located(std::size_t index, std::string_view message) const;
 
   std::size_t slave_count() const { return slaves_.size(); }
   Slave& slave(std::size_t index) { return *slaves_[index].slave; }
@@ -75,12 +83,14 @@ class System {
   struct Entry {
     std::string name;
     std::unique_ptr<Slave> slave;
+    std::string origin;  ///< where it was declared, or empty
   };
   PortReference resolve(std::string_view qualified, bool output) const;
   void check_no_algebraic_loop() const;
 
   std::vector<Entry> slaves_;
   std::vector<Connection> connections_;
+  std::vector<std::string> connection_origins_;  ///< parallel to connections_
 };
 
 }  // namespace couplet

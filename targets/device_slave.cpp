@@ -303,9 +303,14 @@ std::string describe_device(const DeviceDescription& device) {
        << (device.realtime ? ", runs on the wall clock" : "") << "\n  parameters:";
   if (device.parameters.empty()) text << " none";
   text << "\n";
+  // As wide as the longest name, so that a long one never runs into its value.
+  std::size_t name_width = 21;
+  for (const DeviceParameter& parameter : device.parameters)
+    name_width = std::max(name_width, parameter.name.size() + 2);
   for (const DeviceParameter& parameter : device.parameters) {
-    text << "    " << std::left << std::setw(21) << parameter.name << " = "
-         << parameter.default_value << (parameter.unit.empty() ? "" : " " + parameter.unit) << "\n";
+    text << "    " << std::left << std::setw(static_cast<int>(name_width)) << parameter.name
+         << " = " << parameter.default_value << (parameter.unit.empty() ? "" : " " + parameter.unit)
+         << "\n";
   }
   return text.str();
 }

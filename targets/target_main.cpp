@@ -12,6 +12,7 @@
 
 #include "models/catalog.hpp"
 #include "models/slave_source.hpp"
+#include "targets/build_directory.hpp"
 #include "targets/target_program.hpp"
 
 int main(int argc, char** argv) {
@@ -39,7 +40,9 @@ int main(int argc, char** argv) {
       const models::FmuKind kind = fmu_kind == "cs"   ? models::FmuKind::co_simulation
                                    : fmu_kind == "me" ? models::FmuKind::model_exchange
                                                       : models::FmuKind::automatic;
-      return models::fmu_source(fmu, kind);
+      // A quoted '${COUPLET_BUILD_DIR}/…' means the build tree of this program.
+      const std::string file = targets::expand_path_variables(fmu, targets::build_directory()).path;
+      return models::fmu_source(file, kind);
     }
     return models::catalog_source(models::ModelCatalog::builtin(), model);
   };

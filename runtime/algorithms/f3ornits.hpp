@@ -1,6 +1,7 @@
 #pragma once
 // F3ORNITS: flexible-order polynomial inputs, error-based time-stepper and an
-// asynchronous scheduler (papers/f3ornits.txt §3; DESIGN §4.3). Non-iterative: it
+// asynchronous scheduler (F3ORNITS paper §3; docs/references.md, docs/f3ornits.md).
+// Non-iterative: it
 // never rolls back, so it accepts any slave whatever its capabilities (highest
 // input degree, imposed step, no inputs, no outputs).
 //
@@ -57,7 +58,7 @@ struct F3ornitsSettings {
   bool smoothing = false;  ///< C¹ Hermite inputs (§3.1.4); every slave with inputs must accept degree ≥ 3
   TimeStepperSettings time_stepper;  ///< normalization, ν, tolerances, ρ bounds, step bounds
   double initial_step = 0.01;  ///< δt⁽⁰⁾ in seconds (Remark 3), clamped into [min_step, max_step]
-  bool synchronous = false;    ///< all variable-step slaves share the minimum (DESIGN §4.3)
+  bool synchronous = false;    ///< all variable-step slaves share the minimum (docs/f3ornits.md)
   /// The run stops when a slave's proposed step collapses below this (seconds; 0:
   /// never); unset: the default of runtime/algorithms/step_floor.hpp.
   std::optional<double> abort_below_step;

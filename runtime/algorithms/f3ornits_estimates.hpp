@@ -1,6 +1,6 @@
 #pragma once
 // Estimated outputs and the input polynomials built from them in F3ORNITS
-// (papers/f3ornits.txt §3.1.2–3.1.4).
+// (F3ORNITS paper §3.1.2–3.1.4; docs/references.md).
 //
 // - Estimated output ŷ⁽ⁿ⁺¹⁾ of degree p (eqs. 21–22): in extrapolation mode Ω_p^Ex
 //   through the p + 1 newest points (eq. 11); in CLS mode Ω_p^CLS on the p + 2

@@ -1,5 +1,6 @@
 #pragma once
-// The order function of F3ORNITS (papers/f3ornits.txt §3.1.1, eqs. 18–20).
+// The order function of F3ORNITS (F3ORNITS paper §3.1.1, eqs. 18–20;
+// docs/references.md).
 //
 // Once the newest value y⁽ⁿ⁺¹⁾ of an output is known, each degree q = 0..min(M, n)
 // is scored by how well Ω_q^Ex, calibrated on the q + 1 points before the newest,

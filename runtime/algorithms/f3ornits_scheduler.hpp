@@ -1,7 +1,7 @@
 #pragma once
 // The scheduler of F3ORNITS: from the time-steppers' proposals to the times at
-// which slaves actually meet (papers/f3ornits.txt §3.2.2, eq. 40, which leaves it
-// unspecified; these rules are ours, DESIGN §4.3).
+// which slaves actually meet (F3ORNITS paper §3.2.2, eq. 40, which leaves it
+// unspecified; these rules are ours, docs/f3ornits.md; docs/references.md).
 //
 // The run is a sequence of rendez-vous: the next one is the earliest time an
 // unfinished slave has reached, and every slave there steps (in one plan, slave

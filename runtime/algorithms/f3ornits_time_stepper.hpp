@@ -1,5 +1,6 @@
 #pragma once
-// The time-stepper of F3ORNITS (papers/f3ornits.txt §3.2.1, eqs. 29–39).
+// The time-stepper of F3ORNITS (F3ORNITS paper §3.2.1, eqs. 29–39;
+// docs/references.md).
 //
 // After a step of a slave, each of its outputs compares the value it reached with
 // the estimate it had sent (eqs. 33–35 numerator) and normalizes the difference:
@@ -13,7 +14,7 @@
 // [min_step, max_step]. Slaves without outputs propose t_end (eq. 39).
 //
 // Ours: when the scheduler ended the last step earlier than proposed (to meet a
-// neighbour, DESIGN §4.3), the [ρ_min, ρ_max] bounds apply to the step the
+// neighbour, docs/f3ornits.md), the [ρ_min, ρ_max] bounds apply to the step the
 // time-stepper had proposed, not to the shortened one; ρ itself still scales the
 // step actually taken, which is the one the error was measured on. Without it a
 // single short rendez-vous step would shrink every later step for long, since

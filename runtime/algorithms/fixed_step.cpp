@@ -146,9 +146,10 @@ void FixedStepAlgorithm::check_imposed_steps(const System& system) const {
   for (std::size_t s = 0; s < system.slave_count(); ++s) {
     const Time imposed = system.description(s).capabilities.imposed_step;
     if (imposed > 0 && (settings_.step % imposed != 0 || (end_ - time_) % imposed != 0)) {
-      throw ConfigurationError("slave '" + system.slave_name(s) + "' imposes a step of " +
-                               std::to_string(to_seconds(imposed)) +
-                               " s; algorithm.step and the time span must be multiples of it");
+      throw ConfigurationError(
+          system.located(s, "slave '" + system.slave_name(s) + "' imposes a step of " +
+                                std::to_string(to_seconds(imposed)) +
+                                " s; algorithm.step and the time span must be multiples of it"));
     }
   }
 }

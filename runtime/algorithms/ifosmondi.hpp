@@ -1,5 +1,6 @@
 #pragma once
-// Classical IFOSMONDI (papers/ifosmondi-jfm.txt §3.2.1, eqs. 25–26; DESIGN §4.4): the
+// Classical IFOSMONDI (IFOSMONDI-JFM paper §3.2.1, eqs. 25–26;
+// docs/references.md): the
 // coupling of every macro step solved by the fixed-point iteration x ← Ψ(x) on the
 // values and derivatives of the inputs at the step end. It converges when Ψ is a
 // contraction (spectral radius of J_Ψ below 1; for the damper test case √(D_SD/D_D),

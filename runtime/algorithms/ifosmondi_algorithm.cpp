@@ -50,8 +50,9 @@ void IfosmondiAlgorithm::start(const RunSetup& setup, std::span<StepSlot> slots)
   coupling_ = IfosmondiCoupling(setup.system, given_);
   for (const std::size_t s : coupling_.stepped_slaves()) {
     if (setup.system.description(s).capabilities.imposed_step > 0) {
-      throw ConfigurationError("slave '" + setup.system.slave_name(s) + "' imposes its step size, but algorithm '" +
-                               std::string(name()) + "' chooses step sizes itself (eq. 28)");
+      throw ConfigurationError(setup.system.located(
+          s, "slave '" + setup.system.slave_name(s) + "' imposes its step size, but algorithm '" +
+                 std::string(name()) + "' chooses step sizes itself (eq. 28)"));
     }
   }
   const std::size_t unknowns = coupling_.unknown_count();

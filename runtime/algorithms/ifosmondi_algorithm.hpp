@@ -1,6 +1,7 @@
 #pragma once
 // What IFOSMONDI (fixed point) and IFOSMONDI-JFM (KINSOL) share: the iterative macro
-// step of papers/ifosmondi-jfm.txt §3 (DESIGN §4.4) as a sequence of plans.
+// step of the IFOSMONDI-JFM paper §3 (docs/references.md, docs/iterative.md) as a
+// sequence of plans.
 //
 // A macro step τ = [t⁽ᴺ⁾, t⁽ᴺ⁺¹⁾]:
 //   1. save every slave's state at t⁽ᴺ⁾ and step it over τ with the first iterate

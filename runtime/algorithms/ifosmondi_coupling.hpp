@@ -1,6 +1,6 @@
 #pragma once
-// The coupling problem of one IFOSMONDI macro step (papers/ifosmondi-jfm.txt §3;
-// DESIGN §4.4): unknowns, input polynomials, first iterate, residual, convergence.
+// The coupling problem of one IFOSMONDI macro step (IFOSMONDI-JFM paper §3;
+// docs/references.md): unknowns, input polynomials, first iterate, residual, convergence.
 //
 // On τ = [t⁽ᴺ⁾, t⁽ᴺ⁺¹⁾] the unknowns are the values and time derivatives of the
 // coupled inputs at t⁽ᴺ⁺¹⁾, x = (ũ, u̇̃) ∈ R²ⁿ (n coupled inputs, in slave then

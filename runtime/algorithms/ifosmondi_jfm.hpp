@@ -1,7 +1,8 @@
 #pragma once
-// IFOSMONDI-JFM (papers/ifosmondi-jfm.txt §3–4; DESIGN §4.4): the coupling of every
+// IFOSMONDI-JFM (IFOSMONDI-JFM paper §3–4; docs/references.md): the coupling of every
 // macro step, γ(x) = x − Ψ(x) = 0 on the values and derivatives of the inputs at the
-// step end (eq. 24), solved by a Jacobian-free method of SUNDIALS KINSOL: Newton–Krylov
+// step end (that paper's eq. 24), solved by a Jacobian-free method of SUNDIALS KINSOL:
+// Newton–Krylov
 // with line search (the paper's NewtonLS), fixed point with Anderson acceleration (its
 // Anderson), or plain fixed point (classical IFOSMONDI run through KINSOL). Unlike the
 // fixed point, Newton and Anderson also converge when Ψ is not a contraction.

@@ -1,13 +1,14 @@
 #pragma once
-// Step size control of IFOSMONDI (papers/ifosmondi-jfm.txt §3.4, eq. 28; DESIGN §4.4).
+// Step size control of IFOSMONDI (IFOSMONDI-JFM paper §3.4, eq. 28;
+// docs/references.md).
 // The adaptation is not error based: it follows whether the iteration converged.
 //   converged:  the next step is 30 % longer, never longer than δt_ref;
 //   failed:     the same step is retried on its first half, never shorter than
 //               min_step (below it the run ends: the caller reports the failure).
 // Eq. 28 as printed says max{δt_ref, 1.3 δt}; the text ("tries to increase the size
-// of 30 %, without exceeding δt_ref") and DESIGN §4.4 mean min{…}, which we do.
+// of 30 %, without exceeding δt_ref") mean min{…}, which we do.
 //
-// Sizes are integer ticks (DESIGN §3 "Time"), and the arithmetic is integer, so the
+// Sizes are integer ticks (include/couplet/time.hpp), and the arithmetic is integer, so the
 // schedule is exact. Clipping a step to the end of the run (or of a composite
 // slave's outer step) does not shrink the controller's step: that is not a sign of
 // convergence trouble.

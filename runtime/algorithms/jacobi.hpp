@@ -1,5 +1,5 @@
 #pragma once
-// Jacobi at fixed step (DESIGN §4.1): every slave steps over [t, t+H] with inputs
+// Jacobi at fixed step (docs/algorithms.md): every slave steps over [t, t+H] with inputs
 // extrapolated from the outputs all slaves reported at t; the slaves of one step
 // are independent, so a plan holds them all and they may run concurrently.
 // "NI Jacobi" in the papers is this with ZOH inputs.

@@ -78,7 +78,7 @@ void KinsolReplay::create() {
 
   const bool newton = settings.method == KinsolMethod::newton;
   if (settings.method == KinsolMethod::anderson) {
-    // Must precede KINInit, which sizes the acceleration space (DESIGN §9).
+    // Must precede KINInit, which sizes the acceleration space (KINSOL documents this order).
     const long depth = std::clamp<long>(settings.anderson_depth, 1, static_cast<long>(unknowns));
     check(KINSetMAA(memory_, depth), "KINSetMAA");
   }

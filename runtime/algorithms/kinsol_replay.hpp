@@ -12,7 +12,7 @@
 // uninterrupted solve. The price is re-running KINSOL's own arithmetic, O(m²) in the m
 // evaluations of a step, negligible beside the slaves' integrations.
 //
-// Methods (papers/ifosmondi-jfm.txt §4.2, appendix A; DESIGN §4.4):
+// Methods (IFOSMONDI-JFM paper §4.2, appendix A; docs/references.md):
 //   newton       F = γ; KIN_LINESEARCH; SPGMR (no preconditioner) with KINSOL's
 //                difference-quotient Jacobian-vector products; constant forcing term
 //                η (krylov_tolerance); maximum Newton step 10⁸ (table 3's maxstep);

@@ -8,7 +8,7 @@
 //   I_k ← I_k + ln H_{k+1} − ln H̄   (anti-windup)
 //   I_0 = ln H₁.
 //
-// No step is ever rejected: a hardware slave cannot roll back (DESIGN §4.2), so the
+// No step is ever rejected: a hardware slave cannot roll back (docs/defect-control.md), so the
 // controller only chooses the next step. Pure arithmetic on its inputs: no clocks,
 // no allocation.
 #include <limits>

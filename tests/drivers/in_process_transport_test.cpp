@@ -1,5 +1,6 @@
-// The in-process link and its seeded fault injection (DESIGN §9: fault
-// injection is ours): every impairment happens, at about its rate, identically
+// The in-process link and its seeded fault injection (kernel netem is not
+// available where couplet is tested, so fault injection is ours): every impairment
+// happens, at about its rate, identically
 // for the same seed.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Serial transport on a pseudo-terminal pair (DESIGN §8: COBS framing with a
+// Serial transport on a pseudo-terminal pair (docs/links.md: COBS framing with a
 // CRC): frames of every size cross the line, and the receiver resynchronises
 // after noise.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
-// UDP transport on the loopback interface (DESIGN §8: one message per datagram;
-// §9: deadlines through poll, no SO_RCVTIMEO).
+// UDP transport on the loopback interface (docs/links.md: one message per
+// datagram; deadlines through poll, no SO_RCVTIMEO).
 #include <gtest/gtest.h>
 
 #include <numeric>

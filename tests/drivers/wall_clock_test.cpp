@@ -1,4 +1,4 @@
-// Wall-clock pacing (DESIGN §3, §8): absolute deadlines on CLOCK_MONOTONIC, a
+// Wall-clock pacing (docs/links.md): absolute deadlines on CLOCK_MONOTONIC, a
 // real-time factor, and lateness statistics.
 #include <gtest/gtest.h>
 

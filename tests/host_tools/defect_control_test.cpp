@@ -1,5 +1,5 @@
-// Defect-controlled variable-step Jacobi (issue 3; Glumac & Kovačić 2023,
-// Algorithm 1, eqs. 12–39; DESIGN §4.2), run through scenarios as `couplet run`
+// Defect-controlled variable-step Jacobi (issue 3; Glumac & Kovačić, Defect
+// Analysis, Algorithm 1, eqs. 12–39; docs/references.md), run through scenarios as `couplet run`
 // runs them, on the rotational two-mass oscillator of the paper's §4.
 #include <gtest/gtest.h>
 
@@ -475,7 +475,7 @@ TEST(DefectControl, HonoursAnImposedStep) {
   EXPECT_THROW(run_directly({"time.end=2", fixed_step(0.0015, 1)}, true, millisecond), ConfigurationError);
 }
 
-// DESIGN §3: no heap allocation on the stepping path after start.
+// docs/architecture.md: no heap allocation on the stepping path after start.
 TEST(DefectControl, AllocatesNothingAfterTheFirstSteps) {
   for (const std::string solver : {"cvode", "euler"}) {
     const DirectRun variable = run_directly(with_solver({"time.end=10", variable_step(1e-5, 1)}, solver), true);

@@ -1,4 +1,4 @@
-// Real-time path (DESIGN §3): after start-up, F3ORNITS plans and accepts without
+// Real-time path (docs/architecture.md): after start-up, F3ORNITS plans and accepts without
 // heap allocation. Counted with the global allocation hook of this test program;
 // the slaves report no intermediate samples, so that the executor's sample
 // buffers (which grow with the largest step) stay out of the count.

@@ -1,4 +1,4 @@
-// Jacobi and Gauss–Seidel against the monolithic reference (issue 2, DESIGN §4.1, §5).
+// Jacobi and Gauss–Seidel against the monolithic reference (issue 2, docs/algorithms.md).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -55,7 +55,7 @@ TEST(FixedStepCoupling, TwoRunsGiveTheSameDecisionHash) {
   EXPECT_NE(first.at("decision_hash"), other.at("decision_hash"));
 }
 
-// DESIGN §5: NI Jacobi on the two-mass switch, measured with an independent
+// NI Jacobi on the two-mass switch, measured with an independent
 // implementation (exact LTI sub-steps): H = 0.01 → 0.037 % / 0.041 %,
 // H = 0.4 → 2.1 % / 2.4 %. Reproduced within 20 %.
 TEST(FixedStepCoupling, TwoMassSwitchNiJacobiFigures) {

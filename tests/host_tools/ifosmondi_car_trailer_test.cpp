@@ -2,7 +2,8 @@
 // IFOSMONDI-JFM, run as `couplet run` runs it. The controller's force is direct
 // feedthrough of the derivative of its position input; the coupling unknowns mix
 // positions, speeds, forces and force derivatives of up to 10⁶ N/s. With eq. 27 of
-// papers/ifosmondi-jfm.txt alone (‖γ‖ against ε‖x‖) every step "converged" while the
+// the IFOSMONDI-JFM paper (docs/references.md) alone (‖γ‖ against ε‖x‖) every step
+// "converged" while the
 // speed unknown stayed up to 12 m/s off after the controller took over at t = 10 s:
 // NRMSE 247 % on the controller's force, spikes of 12.8 kN. Each unknown is now held
 // to its own tolerance (ConvergenceTest).

@@ -1,5 +1,5 @@
-// IFOSMONDI and IFOSMONDI-JFM on the damper test case (issue 7; papers/ifosmondi-jfm.txt
-// §5; DESIGN §4.4, §5), run through scenarios/ifosmondi_damper.yaml as `couplet run`
+// IFOSMONDI and IFOSMONDI-JFM on the damper test case (issue 7; IFOSMONDI-JFM paper
+// §5, docs/references.md), run through scenarios/ifosmondi_damper.yaml as `couplet run`
 // runs it. The fixed-point map has spectral radius √(D_SD/D_D) = √(1/D_D).
 #include <gtest/gtest.h>
 

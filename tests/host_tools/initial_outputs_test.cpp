@@ -1,7 +1,8 @@
-// Initial outputs (output derivatives at t0 are computed properly before the
-// first exchange): through the rotational pair's feedthrough every derivative
-// order the slaves report must be consistent with the monolithic system at t0;
-// and computing them takes a few passes over the slaves, whatever their number.
+// Initial outputs (docs/defect-control.md: output derivatives at t0 are computed properly
+// before the first exchange): through the rotational pair's feedthrough every
+// derivative order the slaves report must be consistent with the monolithic
+// system at t0; and computing them takes a few passes over the slaves, whatever
+// their number.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>

@@ -1,4 +1,4 @@
-// Real-time path over a link (DESIGN §3 "Executor", §8): after start-up and the
+// Real-time path over a link (docs/architecture.md, docs/links.md): after start-up and the
 // first macro step, neither the master (executor, algorithm, remote slave proxy,
 // transport) nor the target (server, model slave, transport) allocates on the
 // heap. Both sides run in this process — the target on a thread — so one

@@ -1,4 +1,4 @@
-// Slaves behind links (issue 5, DESIGN §8): in virtual time a remote slave gives
+// Slaves behind links (issue 5, docs/links.md): in virtual time a remote slave gives
 // exactly the results of the same slave run locally — signals.csv byte for byte
 // and the decision hash — over UDP loopback, through couplet-netem with loss,
 // duplication and reordering, and over a pseudo-terminal; a killed target ends
@@ -126,7 +126,7 @@ TEST(RemoteOverSerial, PseudoTerminalGivesIdenticalResults) {
             std::string::npos);
 }
 
-// DESIGN §3 "Errors": a dead peer ends the run with a non-zero exit code and a
+// docs/cli.md "Exit codes": a dead peer ends the run with a non-zero exit code and a
 // one-line message naming the slave, within the configured timeout.
 TEST(RemoteTargetKilled, RunEndsWithinTheTimeoutNamingTheSlave) {
   ChildProcess target({binary_beside_couplet("couplet-target"), "--model", "translational.coupled_mass", "--udp",

@@ -1,4 +1,4 @@
-// Real-time path (DESIGN §3 "Executor"): after start-up and the first step, the
+// Real-time path (docs/architecture.md): after start-up and the first step, the
 // stepping loop performs no heap allocation. Proven with a counting hook on the
 // global allocation functions of this test program.
 #include <gtest/gtest.h>

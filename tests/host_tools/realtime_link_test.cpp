@@ -1,5 +1,5 @@
-// Wall-clock runs (DESIGN §3 "a clock paces the run", §7 summary `realtime`,
-// §8): pacing changes no decision when every result is in time; real-time
+// Wall-clock runs (docs/links.md "Wall-clock runs", summary `realtime`): pacing
+// changes no decision when every result is in time; real-time
 // targets follow the wall clock and the master reports lateness and misses; a
 // dead real-time target ends the run naming the slave.
 #include <gtest/gtest.h>

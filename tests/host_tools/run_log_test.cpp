@@ -1,4 +1,4 @@
-// The run log (issue 6, DESIGN §3 "Recorder", docs/run-log.md): replay
+// The run log (issue 6, docs/run-log.md): replay
 // reproduces every algorithm's decisions bit for bit, also for remote runs
 // through a lossy proxy and for runs killed mid-way; an altered slave result is
 // found at its step; recording changes no decision.

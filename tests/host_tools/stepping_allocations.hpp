@@ -1,6 +1,6 @@
 #pragma once
-// Heap allocations in a run's stepping loop after its warm-up (DESIGN §3
-// real-time path), counted by the hook of support/allocation_counter.hpp —
+// Heap allocations in a run's stepping loop after its warm-up (docs/architecture.md,
+// "Real-time boundary"), counted by the hook of support/allocation_counter.hpp —
 // which replaces the global allocation functions: include this header in one
 // source file per test program.
 #include <gtest/gtest.h>

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -29,6 +30,15 @@ inline std::string command_output(const std::string& command, int& exit_code) {
 inline std::string scenario_path(const std::string& name) {
   return std::string(COUPLET_SOURCE_DIR) + "/scenarios/" + name;
 }
+
+/// The shipped scenarios name the files the build makes as ${COUPLET_BUILD_DIR}/…,
+/// which couplet takes from the folder of its own executable. Test programs live in
+/// BUILD/tests, so they point the variable at the couplet under test, as a user
+/// running a scenario from another program would (unless the caller set it).
+inline const bool kBuildDirectoryOfTheCoupletUnderTest = [] {
+  const std::string build_tree = std::filesystem::path(COUPLET_BINARY).parent_path().string();
+  return ::setenv("COUPLET_BUILD_DIR", build_tree.c_str(), 0) == 0;
+}();
 
 /// Output directory of the run `name` in this test process. ctest runs tests in
 /// parallel, and several tests run the same case: the process id keeps them

@@ -1,4 +1,4 @@
-// The car with a speed controller (DESIGN §5, F3ORNITS §4.1) and the model
+// The car with a speed controller (F3ORNITS paper §4.1, docs/references.md) and the model
 // extension it needs: a model reading the time derivative of its input
 // (Model::input_derivative_order), in the ODE slave and in the monolithic reference.
 #include <gtest/gtest.h>

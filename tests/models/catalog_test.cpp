@@ -1,5 +1,5 @@
 // The built-in model catalog: names, ports, parameters and defaults are a contract
-// with scenarios and `couplet models` (DESIGN §5, §7); errors name the culprit.
+// with scenarios and `couplet models` (docs/models.md); errors name the culprit.
 #include "models/catalog.hpp"
 
 #include <gtest/gtest.h>

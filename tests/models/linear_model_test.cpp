@@ -1,7 +1,7 @@
 // LinearModel: analytic output derivatives against finite differences of closed-form
 // trajectories, event segments, feedthrough flags, no allocation on the hot path,
-// and the physics of the built-in linear pairs assembled by hand (Glumac §4 eqs.
-// 40–41; MISSILES table 3; DESIGN §5).
+// and the physics of the built-in linear pairs assembled by hand (Defect Analysis §4
+// eqs. 40–41; MISSILES table 3; docs/references.md).
 #include "models/linear_model.hpp"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // The monolithic reference against closed forms: coupled linear subsystems are
 // one linear ODE ẋ = M x + e whose solution is a matrix exponential, computed
-// here independently of the code under test (DESIGN §6 "Reference").
+// here independently of the code under test (docs/models.md).
 #include "models/monolithic_reference.hpp"
 
 #include <gtest/gtest.h>
@@ -462,7 +462,7 @@ TEST(MonolithicReference, RotationalOscillatorMatchesThePhysicalSystem) {
   }
 }
 
-// DESIGN §5 translational two-mass with the switch at t = 100 s: at the switch the
+// The translational two-mass with the switch at t = 100 s: at the switch the
 // wall stiffness becomes 4 and the anchor jumps to 1 m.
 TEST(MonolithicReference, TranslationalSwitchMatchesThePiecewisePhysicalSystem) {
   const auto catalog = ModelCatalog::builtin();

@@ -1,5 +1,5 @@
-// COBS framing and CRC-32 against published vectors (DESIGN §8 "Serial: COBS
-// framing with a CRC").
+// COBS framing and CRC-32 against published vectors (docs/links.md: COBS
+// framing with a CRC).
 #include <gtest/gtest.h>
 
 #include <array>

@@ -1,6 +1,6 @@
 // Frames of the wire protocol: every message round-trips exactly; truncated,
 // bit-flipped, oversized and schema-breaking frames are rejected with a reason
-// (DESIGN §8, protocol/codec.hpp).
+// (docs/links.md, protocol/codec.hpp).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// Serial-number comparison of sequence numbers across the 2^32 wrap (DESIGN §8).
+// Serial-number comparison of sequence numbers across the 2^32 wrap (docs/links.md).
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -1,4 +1,5 @@
-// Defects of one macro step (Glumac & Kovačić 2023 eqs. 17, 30–32; DESIGN §4.2):
+// Defects of one macro step (Glumac & Kovačić, Defect Analysis, eqs. 17,
+// 30–32; docs/references.md):
 // exact RMS of polynomials, the output-defect estimate and its closed-form RMS,
 // checked against independent numerical quadrature.
 #include "runtime/defects.hpp"
@@ -83,7 +84,7 @@ TEST(Defects, ConnectionDefectIsInputMinusOutputOnTheStep) {
   EXPECT_NEAR(mean_square(defect, 4.0, 4.5), quadrature, 1e-12 * quadrature);
 }
 
-// DESIGN §4.2: RMS = |y_mid − P_n(T_k − H/2)| · 2^{n+1}/√(2n+3).
+// docs/defect-control.md: RMS = |y_mid − P_n(T_k − H/2)| · 2^{n+1}/√(2n+3).
 TEST(Defects, OutputDefectClosedFormAtTheMidpoint) {
   const std::array<double, 3> factor{2.0 / std::sqrt(3.0), 4.0 / std::sqrt(5.0), 8.0 / std::sqrt(7.0)};
   for (int order = 0; order <= 2; ++order) {

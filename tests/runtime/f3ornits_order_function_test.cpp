@@ -1,4 +1,5 @@
-// The F3ORNITS order function (papers/f3ornits.txt eqs. 18–20) and the output
+// The F3ORNITS order function (F3ORNITS paper eqs. 18–20,
+// docs/references.md) and the output
 // history it reads.
 #include "runtime/algorithms/f3ornits_order_function.hpp"
 

@@ -1,4 +1,4 @@
-// The F3ORNITS scheduler (ours, DESIGN §4.3): rendez-vous, imposed grids,
+// The F3ORNITS scheduler (ours, docs/f3ornits.md): rendez-vous, imposed grids,
 // variable-step slaves bounded by their neighbours, synchronous mode, eq. 39.
 #include "runtime/algorithms/f3ornits_scheduler.hpp"
 

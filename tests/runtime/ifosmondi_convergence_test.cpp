@@ -1,5 +1,6 @@
 // The convergence test of an IFOSMONDI evaluation (ifosmondi_coupling.hpp,
-// ConvergenceTest): eq. 27 of papers/ifosmondi-jfm.txt on the whole vector, and each
+// ConvergenceTest): eq. 27 of the IFOSMONDI-JFM paper (docs/references.md) on the
+// whole vector, and each
 // unknown held to its own tolerance |γ_k| < ε_rel |x_k| + ε_abs. The figures below are
 // the evaluation that eq. 27 alone accepted on the car with its speed controller
 // (scenarios/car_speed_control.yaml under ifosmondi_jfm, δt = 0.01 s, ε = 1e-4, the

@@ -1,4 +1,5 @@
-// The pieces of an IFOSMONDI macro step (papers/ifosmondi-jfm.txt §3): Hermite
+// The pieces of an IFOSMONDI macro step (IFOSMONDI-JFM paper §3,
+// docs/references.md): Hermite
 // inputs (eqs. 18, 22), the first step's quadratic (§3.1.3), the first iterate
 // (eq. 20), Ψ with finite-difference derivatives (§2.6), the residual (eq. 24), the
 // convergence test (eq. 27) and the step control (eq. 28).

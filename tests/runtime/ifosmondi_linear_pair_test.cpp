@@ -1,4 +1,4 @@
-// IFOSMONDI and IFOSMONDI-JFM (papers/ifosmondi-jfm.txt §3; DESIGN §4.4) on a linear
+// IFOSMONDI and IFOSMONDI-JFM (IFOSMONDI-JFM paper §3, docs/references.md) on a linear
 // coupled pair with a known implicit solution:
 //   a: y_a = g_a u_a + A sin t,   b: y_b = g_b u_b,   u_a ← y_b, u_b ← y_a,
 // so u_b = A sin t / (1 − g_a g_b), u_a = g_b u_b. The residual γ is affine in the

@@ -1,4 +1,4 @@
-// Rollback in IFOSMONDI (DESIGN §4.4): every iteration re-runs the macro step from the
+// Rollback in IFOSMONDI (docs/iterative.md): every iteration re-runs the macro step from the
 // slaves' saved states, and a rejected step is retried, halved, from them. Undoing
 // must be exact: a fresh slave stepped along the accepted path alone reproduces, bit
 // for bit, what the slaves of the run reported.

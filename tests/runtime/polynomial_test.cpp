@@ -1,4 +1,4 @@
-// Polynomial (DESIGN §3; F3ORNITS eqs. 9-14): every constructor must reproduce a
+// Polynomial (F3ORNITS paper eqs. 9-14, docs/references.md): every constructor must reproduce a
 // polynomial of its degree to rounding, also far from t = 0 with small steps, which is
 // where a representation in raw t (instead of the scaled s) loses all its digits.
 #include "couplet/polynomial.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // A counting hook on the global allocation functions, for proving that a stepping
-// loop does not allocate (DESIGN §3 real-time path). Replacing operator new is
+// loop does not allocate (docs/architecture.md, real-time boundary). Replacing operator new is
 // per program: include this header in exactly one source file of a test or
 // benchmark program.
 #include <atomic>

@@ -1,4 +1,4 @@
-// Wall-clock mode of the remote slave (DESIGN §8): a result that misses its
+// Wall-clock mode of the remote slave (docs/links.md): a result that misses its
 // deadline is recorded and replaced under the declared policy (hold,
 // extrapolate), and the run aborts after more consecutive misses than allowed
 // (at the first with policy abort), naming the slave.

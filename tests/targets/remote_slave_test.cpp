@@ -1,5 +1,5 @@
 // The remote slave proxy against a target served on a thread, over the
-// in-process link with seeded faults (DESIGN §8): results are bit-identical to
+// in-process link with seeded faults (docs/links.md): results are bit-identical to
 // the same slave run locally whatever the link does; a dead target is reported
 // within the timeout, naming the slave.
 #include <gtest/gtest.h>

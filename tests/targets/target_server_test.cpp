@@ -1,4 +1,4 @@
-// The target's exactly-once session logic (DESIGN §8): a repeated request is
+// The target's exactly-once session logic (docs/links.md): a repeated request is
 // answered from the cache without executing again, stale sequence numbers and
 // foreign sessions change nothing, sequence numbers wrap around.
 #include <gtest/gtest.h>

@@ -1,0 +1,98 @@
+// Validation errors name the scenario line (docs/cli.md: "Errors are one line on
+// stderr naming the file, line and key"): an unconnected input, an algebraic
+// loop, a degree a slave cannot take, an imposed step, and a connection written
+// backwards, which also says which way the port goes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "couplet/errors.hpp"
+#include "host_tools/commands.hpp"
+#include "host_tools/scenario.hpp"
+#include "test_support.hpp"
+
+namespace couplet::testing {
+namespace {
+
+/// The message validate_scenario() refuses scenarios/two_mass_switch.yaml with,
+/// under `assignments`.
+std::string refusal(const std::vector<std::string>& assignments) {
+  try {
+    tools::validate_scenario(load("two_mass_switch.yaml", assignments));
+  } catch (const ConfigurationError& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "accepted";
+  return "";
+}
+
+const std::string kScenario = scenario_path("two_mass_switch.yaml");
+
+TEST(ValidationLocations, AnUnconnectedInputNamesItsSlavesLine) {
+  EXPECT_EQ(refusal({"connections=[{from: left.x, to: right.x}, {from: left.v, to: right.v}]"}),
+            kScenario + ":9: slaves.left: input 'left.f' is not connected: add a connection to it");
+}
+
+TEST(ValidationLocations, ADegreeASlaveCannotTakeNamesItsLine) {
+  EXPECT_EQ(refusal({"algorithm.input_order=2", "slaves.right.capabilities.max_input_degree=1"}),
+            kScenario +
+                ":13: slaves.right: slave 'right' accepts input polynomials of degree at "
+                "most 1, but algorithm 'jacobi' sends degree 2");
+}
+
+TEST(ValidationLocations, AnImposedStepNamesItsSlavesLine) {
+  EXPECT_EQ(refusal({"slaves.left.capabilities.imposed_step=0.03"}),
+            kScenario +
+                ":9: slaves.left: slave 'left' imposes a step of 0.030000 s; "
+                "algorithm.step and the time span must be multiples of it");
+}
+
+TEST(ValidationLocations, AnAlgebraicLoopNamesTheConnectionThatClosesIt) {
+  const std::filesystem::path directory = fresh_directory("loop");
+  std::filesystem::create_directories(directory);
+  const std::string file = (directory / "loop.yaml").string();
+  std::ofstream(file) << "name: loop\n"
+                         "time: {start: 0, end: 1}\n"
+                         "slaves:\n"
+                         "  a: {model: coupling.linear, parameters: {factor: 0.5, offset: 1}}\n"
+                         "  b: {model: coupling.linear, parameters: {factor: 0.5, offset: 0}}\n"
+                         "connections:\n"
+                         "  - {from: a.y, to: b.u}\n"
+                         "  - {from: b.y, to: a.u}\n"
+                         "algorithm: {type: jacobi, step: 0.1}\n"
+                         "reference: none\n";
+  try {
+    tools::validate_scenario(tools::load_scenario(file));
+    FAIL() << "the loop was accepted";
+  } catch (const ConfigurationError& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find(file + ":8: connections[1]: algebraic loop through direct-feedthrough "
+                               "outputs: a.y -> b.y -> a.y"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(ValidationLocations, AConnectionWrittenBackwardsSaysWhichWayThePortGoes) {
+  const std::string message =
+      refusal({"connections=[{from: left.x, to: right.x}, "
+               "{from: left.v, to: right.v}, {from: left.f, to: right.f}]"});
+  EXPECT_NE(message.find(": connections[2]: connection endpoint 'left.f': slave 'left' has no "
+                         "output 'f': 'f' is an input of that slave (a connection runs from: an "
+                         "output, to: an input); its outputs: x, v"),
+            std::string::npos)
+      << message;
+}
+
+TEST(ValidationLocations, AnUnknownPortIsNotCalledAnInput) {
+  const std::string message =
+      refusal({"connections=[{from: left.x, to: right.x}, "
+               "{from: left.v, to: right.v}, {from: right.g, to: left.f}]"});
+  EXPECT_NE(message.find("slave 'right' has no output 'g'; its outputs: f"), std::string::npos)
+      << message;
+}
+
+}  // namespace
+}  // namespace couplet::testing
