@@ -22,6 +22,8 @@ root=${2:-"$(cd "$(dirname "$0")/.." && pwd)"}
 # new file that needs YAML:: belongs with the scenario readers.
 yaml_allowed=(
   host_tools/algorithm_factory.cpp
+  host_tools/check_settings.cpp
+  host_tools/check_settings.hpp
   host_tools/clock_spec.cpp
   host_tools/clock_spec.hpp
   host_tools/defect_control_settings.cpp
@@ -35,6 +37,7 @@ yaml_allowed=(
   host_tools/ifosmondi_settings.hpp
   host_tools/link_spec.cpp
   host_tools/link_spec.hpp
+  host_tools/resim.cpp
   host_tools/scenario.cpp
   host_tools/scenario.hpp
   host_tools/scenario_limits.cpp
@@ -43,7 +46,11 @@ yaml_allowed=(
   host_tools/semi_implicit_settings.hpp
   host_tools/ssp_import.cpp
   host_tools/ssp_import.hpp
+  host_tools/test_cases.cpp
+  host_tools/test_cases.hpp
+  host_tools/test_discovery.cpp
   tests/fuzz/ssp_fuzz.cpp
+  tests/host_tools/resim_test.cpp
 )
 
 usage() {
