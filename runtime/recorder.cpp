@@ -59,9 +59,9 @@ constexpr std::size_t kPageBytes = 4096;
 }  // namespace
 
 std::size_t Recorder::queue_records_for(std::size_t slave_count, std::size_t queue_records) {
-  constexpr std::size_t kPlans = 16;
+  constexpr std::size_t kPlans = 32;
   constexpr std::size_t kCallsPerSlave = 4;
-  constexpr std::size_t kMinimum = 64;
+  constexpr std::size_t kMinimum = 128;
   const std::size_t wanted = std::max(kMinimum, kPlans * (1 + kCallsPerSlave * slave_count));
   return std::max<std::size_t>(2, std::min(wanted, queue_records));
 }

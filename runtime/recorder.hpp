@@ -84,9 +84,10 @@ class Recorder final : public ExecutorObserver {
   static constexpr std::size_t kDefaultQueueRecords = 256;
 
   /// Record slots for a system of `slave_count` slaves under a cap of
-  /// `queue_records`: room for 16 plans' records (a plan record and up to four
-  /// calls per slave) and at least 64, so that a burst of cheap steps does not
-  /// catch up with a writer that is waking up.
+  /// `queue_records`: room for 32 plans' records (a plan record and up to four
+  /// calls per slave) and at least 128, so that a burst of cheap steps, or a
+  /// writer thread descheduled for milliseconds on a loaded machine, does not
+  /// make the stepping thread wait.
   static std::size_t queue_records_for(std::size_t slave_count, std::size_t queue_records);
 
   /// Creates (truncates) `path` and starts the writer thread. Throws

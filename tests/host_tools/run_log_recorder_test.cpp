@@ -69,21 +69,22 @@ RecordedRun record_two_mass_switch(const std::string& name, std::size_t queue_re
 }
 
 TEST(RunLogRecorder, SizesItsRecordSlotsFromTheSystem) {
-  // 16 plans of a plan record and four calls for each of two slaves.
-  EXPECT_EQ(Recorder::queue_records_for(2, Recorder::kDefaultQueueRecords), 144u);
-  EXPECT_EQ(Recorder::queue_records_for(1, Recorder::kDefaultQueueRecords), 80u);
-  EXPECT_EQ(Recorder::queue_records_for(0, Recorder::kDefaultQueueRecords), 64u);
+  // 32 plans of a plan record and four calls for each slave, 128 at least.
+  EXPECT_EQ(Recorder::queue_records_for(1, Recorder::kDefaultQueueRecords), 160u);
+  EXPECT_EQ(Recorder::queue_records_for(0, Recorder::kDefaultQueueRecords), 128u);
+  EXPECT_EQ(Recorder::queue_records_for(2, Recorder::kDefaultQueueRecords), 256u);
   EXPECT_EQ(Recorder::queue_records_for(100, Recorder::kDefaultQueueRecords), 256u);
+  EXPECT_EQ(Recorder::queue_records_for(2, 1024), 288u);
   EXPECT_EQ(Recorder::queue_records_for(2, 8), 8u);
   EXPECT_EQ(Recorder::queue_records_for(2, 0), 2u);
 
   const RecordedRun run =
       record_two_mass_switch("recorder-sizing", Recorder::kDefaultQueueRecords, {}, "1");
-  EXPECT_EQ(run.queue_records, 144u);
+  EXPECT_EQ(run.queue_records, 256u);
   // Of each ≈ 60 KiB slot, the untouched sample values and linearization stay
-  // out: under 20 KiB a slot, under 2.9 MiB in all (main's 256 whole slots: 16.7 MB).
-  EXPECT_LT(run.record_memory_bytes, 144u * 20480u);
-  EXPECT_GT(run.record_memory_bytes, 144u * sizeof(couplet_wire_SlaveCall::sample_times_ns));
+  // out: under 20 KiB a slot, 5 MiB in all (main's 256 whole slots: 16.7 MB).
+  EXPECT_LT(run.record_memory_bytes, 256u * 20480u);
+  EXPECT_GT(run.record_memory_bytes, 256u * sizeof(couplet_wire_SlaveCall::sample_times_ns));
 }
 
 // Two slots for ~6000 records: the stepping thread waits for the writer over
