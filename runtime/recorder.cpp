@@ -40,10 +40,10 @@ bool copy_values(double (&field)[Size], Count& count, std::span<const double> va
 }
 
 /// How long the writer looks for more records after the queue ran empty before
-/// it writes what it has and blocks: long enough to bridge the gap between two
-/// cheap macro steps without a wake-up, short enough that a record reaches the
-/// kernel within tens of microseconds.
-constexpr std::chrono::microseconds kWriterIdleSpin{50};
+/// it writes what it has and blocks. Short: a longer yield loop (50 µs was
+/// measured) spends the writer's fair share of a loaded machine's cores, so that
+/// the scheduler runs it late once records pile up (docs/results.md).
+constexpr std::chrono::microseconds kWriterIdleSpin{5};
 
 /// The writer writes once its buffer holds this much, even while records keep coming.
 constexpr std::size_t kWriteBatchBytes = std::size_t{64} << 10;
