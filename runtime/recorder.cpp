@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <stdexcept>
 
@@ -38,19 +39,42 @@ bool copy_values(double (&field)[Size], Count& count, std::span<const double> va
   return true;
 }
 
+/// How long the writer looks for more records after the queue ran empty before
+/// it writes what it has and blocks. Short: a longer yield loop (50 µs was
+/// measured) spends the writer's fair share of a loaded machine's cores, so that
+/// the scheduler runs it late once records pile up (docs/results.md).
+constexpr std::chrono::microseconds kWriterIdleSpin{5};
+
+/// The writer writes once its buffer holds this much, even while records keep coming.
+constexpr std::size_t kWriteBatchBytes = std::size_t{64} << 10;
+
+/// Zeroes [first, first + count) of `bytes`: the kernel maps the pages now, not
+/// on the stepping thread.
+void prefault(std::byte* bytes, std::size_t first, std::size_t count) {
+  std::memset(bytes + first, 0, count);
+}
+
+constexpr std::size_t kPageBytes = 4096;
+
 }  // namespace
+
+std::size_t Recorder::queue_records_for(std::size_t slave_count, std::size_t queue_records) {
+  constexpr std::size_t kPlans = 32;
+  constexpr std::size_t kCallsPerSlave = 4;
+  constexpr std::size_t kMinimum = 128;
+  const std::size_t wanted = std::max(kMinimum, kPlans * (1 + kCallsPerSlave * slave_count));
+  return std::max<std::size_t>(2, std::min(wanted, queue_records));
+}
 
 Recorder::Recorder(const std::string& path, std::size_t queue_records)
     : path_(path),
-      slots_(std::max<std::size_t>(queue_records, 2)),
+      queue_capacity_(std::max<std::size_t>(queue_records, 2)),
       writer_buffer_(4 * protocol::kMaxLogFrameBytes),
-      free_slots_(slots_.size()),
-      filled_slots_(slots_.size()) {
+      free_slots_(queue_capacity_),
+      filled_slots_(queue_capacity_) {
   file_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (file_ < 0)
     throw ConfigurationError("cannot create the run log '" + path + "': " + std::strerror(errno));
-  for (std::size_t slot = 0; slot < slots_.size(); ++slot)
-    free_slots_.push(static_cast<std::uint32_t>(slot));
   write_bytes(
       {reinterpret_cast<const std::uint8_t*>(protocol::kLogMagic), protocol::kLogMagicBytes});
   writer_ = std::thread([this] { drain(); });
@@ -61,7 +85,37 @@ Recorder::~Recorder() {
   if (file_ >= 0) ::close(file_);
 }
 
+// Takes `count` slots and touches, in each, the parts of a record that this
+// system fills: everything of a call record but the sample values beyond their
+// first page and, when no slave linearizes, the linearization (both at the end
+// of the record's layout), so that the stepping thread never takes a page fault
+// on them. Header and slave records zero whole slots: they are few, and written here.
+void Recorder::allocate_slots(std::size_t count, bool linearizes) {
+  slots_.reset(new protocol::LogRecord[count]);  // default-initialized: untouched
+  slot_count_ = count;
+  const std::size_t call = offsetof(protocol::LogRecord, body.call);
+  const std::size_t samples = call + offsetof(couplet_wire_SlaveCall, samples);
+  const std::size_t after_samples = samples + sizeof(couplet_wire_SlaveCall::samples);
+  const std::size_t linearization = call + offsetof(couplet_wire_SlaveCall, linearization);
+  const std::size_t end = linearizes ? call + sizeof(couplet_wire_SlaveCall) : linearization;
+  const std::size_t first_samples = std::min(kPageBytes, after_samples - samples);
+  touched_slot_bytes_ = samples + first_samples + (end - after_samples);
+  static_assert(offsetof(couplet_wire_SlaveCall, samples) <
+                offsetof(couplet_wire_SlaveCall, linearization));
+  static_assert(sizeof(couplet_wire_LogPlan) < offsetof(couplet_wire_SlaveCall, samples));
+  for (std::size_t slot = 0; slot < count; ++slot) {
+    auto* const bytes = reinterpret_cast<std::byte*>(&slots_[slot]);
+    prefault(bytes, 0, samples + first_samples);
+    prefault(bytes, after_samples, end - after_samples);
+    free_slots_.push(static_cast<std::uint32_t>(slot));
+  }
+}
+
 void Recorder::begin(const RunLogHeader& header, const System& system) {
+  bool linearizes = false;
+  for (std::size_t s = 0; s < system.slave_count(); ++s)
+    linearizes = linearizes || system.description(s).capabilities.can_linearize;
+  allocate_slots(queue_records_for(system.slave_count(), queue_capacity_), linearizes);
   protocol::LogRecord& header_record = next_record();
   header_record = protocol::LogRecord{};
   header_record.which_body = couplet_wire_LogRecord_header_tag;
@@ -198,12 +252,15 @@ std::size_t Recorder::sample_rows_per_record(std::size_t slave) const {
   return outputs == 0 ? kTimes : std::min(kTimes, kValues / outputs);
 }
 
-void Recorder::copy_samples(std::size_t slave, const StepRequest& request, const OutputBuffers& result,
-                            std::size_t first, std::size_t count, couplet_wire_SlaveCall& call) const {
+void Recorder::copy_samples(std::size_t slave, const StepRequest& request,
+                            const OutputBuffers& result, std::size_t first, std::size_t count,
+                            couplet_wire_SlaveCall& call) const {
   const std::size_t outputs = output_counts_[slave];
-  std::copy_n(request.sample_times.begin() + static_cast<std::ptrdiff_t>(first), count, call.sample_times_ns);
+  std::copy_n(request.sample_times.begin() + static_cast<std::ptrdiff_t>(first), count,
+              call.sample_times_ns);
   call.sample_times_ns_count = static_cast<pb_size_t>(count);
-  copy_values(call.samples, call.samples_count, result.samples.subspan(first * outputs, count * outputs));
+  copy_values(call.samples, call.samples_count,
+              result.samples.subspan(first * outputs, count * outputs));
 }
 
 // The call record carries the decision, the end outputs and the first sample
@@ -294,16 +351,18 @@ void Recorder::plan_finished(const Executor& executor, const Algorithm& algorith
   publish();
   // Checked after the plan's record, so that the log ends on a whole plan.
   if (bytes_written_.load() > max_bytes_) {
-    throw SlaveError("run log '" + path_ + "' passed " + std::to_string(max_bytes_ >> 20) +
-                     " MiB (limits.run_log_bytes) at t = " + seconds_text(executor.frontier()) +
-                     " s after " + std::to_string(executor.counters().macro_steps) +
-                     " macro steps: the run is stopped. Take longer steps, raise limits.run_log_bytes "
-                     "in the scenario, or run with --no-log");
+    throw SlaveError(
+        "run log '" + path_ + "' passed " + std::to_string(max_bytes_ >> 20) +
+        " MiB (limits.run_log_bytes) at t = " + seconds_text(executor.frontier()) + " s after " +
+        std::to_string(executor.counters().macro_steps) +
+        " macro steps: the run is stopped. Take longer steps, raise limits.run_log_bytes "
+        "in the scenario, or run with --no-log");
   }
 }
 
 void Recorder::finish(const RunEnding& ending) {
   if (!writer_.joinable()) return;
+  if (slot_count_ == 0) allocate_slots(2, false);  // begin() failed or was never called
   for (const couplet_wire_LogLinkTotals& totals : ending.link_totals) {
     protocol::LogRecord& record = next_record();
     record.which_body = couplet_wire_LogRecord_link_totals_tag;
@@ -337,13 +396,49 @@ void Recorder::finish(const RunEnding& ending) {
 protocol::LogRecord& Recorder::next_record() {
   if (!free_slots_.pop(current_slot_)) {
     ++records_waited_;
-    while (!free_slots_.pop(current_slot_)) std::this_thread::yield();
+    wait_for_free_slot();
   }
   return slots_[current_slot_];
 }
 
+// Announces the wait, then looks again (the writer may have freed a slot in
+// between), then blocks until the writer clears the flag. Both sides order
+// their flag against their queue with a seq_cst fence: either the writer sees
+// the flag after it freed a slot, or this thread sees the slot.
+void Recorder::wait_for_free_slot() {
+  for (;;) {
+    producer_waiting_.store(1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (free_slots_.pop(current_slot_)) {
+      producer_waiting_.store(0, std::memory_order_relaxed);
+      return;
+    }
+    wake_writer();
+    producer_waiting_.wait(1, std::memory_order_acquire);
+  }
+}
+
 void Recorder::publish() {
   filled_slots_.push(current_slot_);
+  wake_writer();
+}
+
+// Stepping thread, after each record: a fence and a load in steady state; a
+// futex wake only when the writer has said it blocks.
+void Recorder::wake_writer() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (writer_asleep_.load(std::memory_order_relaxed) == 0) return;
+  if (writer_asleep_.exchange(0, std::memory_order_relaxed) == 0) return;
+  writer_asleep_.notify_one();
+  ++writer_wakeups_;
+}
+
+// Writer thread, after freeing slots.
+void Recorder::wake_producer() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (producer_waiting_.load(std::memory_order_relaxed) == 0) return;
+  if (producer_waiting_.exchange(0, std::memory_order_relaxed) == 0) return;
+  producer_waiting_.notify_one();
 }
 
 void Recorder::write_bytes(std::span<const std::uint8_t> bytes) {
@@ -361,9 +456,9 @@ void Recorder::write_bytes(std::span<const std::uint8_t> bytes) {
 }
 
 // Writer thread: encodes the filled slots into its buffer and writes straight
-// to the kernel (no user-space buffer to lose) whenever the queue runs empty or
-// the buffer full — one system call for many records. Polls at 1 ms so that
-// the stepping thread never has to signal.
+// to the kernel (no user-space buffer to lose) in batches — one system call for
+// many records: when the buffer holds kWriteBatchBytes, or when no record came
+// for kWriterIdleSpin. Then it blocks until the stepping thread publishes.
 void Recorder::drain() {
   const std::span<std::uint8_t> buffer = writer_buffer_;
   std::size_t used = 0;
@@ -371,6 +466,7 @@ void Recorder::drain() {
     if (used > 0 && !write_failed_.load()) write_bytes(buffer.first(used));
     used = 0;
   };
+  std::size_t freed = 0;
   for (;;) {
     const bool last = stopping_.load();
     std::uint32_t slot = 0;
@@ -384,17 +480,51 @@ void Recorder::drain() {
         write_failed_.store(true);
       }
       free_slots_.push(slot);
+      // A waiting stepping thread is woken when a quarter of the slots are free
+      // (or the queue is drained), not at every slot: one wake for many records.
+      // (slot_count_ was set before the first record was published.)
+      if (++freed >= std::max<std::size_t>(1, slot_count_ / 4)) {
+        wake_producer();
+        freed = 0;
+      }
       used += encoded.size;
     }
+    wake_producer();
+    freed = 0;
+    if (last) {
+      flush();
+      return;
+    }
+    if (used >= kWriteBatchBytes) flush();
+    if (idle_until_published()) continue;
     flush();
-    if (last) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    // Announce the sleep, then look again: a record published before the
+    // announcement is seen here, one published after it finds the flag.
+    writer_asleep_.store(1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (filled_slots_.read_available() > 0 || stopping_.load()) {
+      writer_asleep_.store(0, std::memory_order_relaxed);
+      continue;
+    }
+    writer_asleep_.wait(1, std::memory_order_acquire);
   }
+}
+
+// Writer thread: true when a record (or the stop) came within kWriterIdleSpin.
+bool Recorder::idle_until_published() {
+  const auto until = std::chrono::steady_clock::now() + kWriterIdleSpin;
+  do {
+    if (filled_slots_.read_available() > 0 || stopping_.load()) return true;
+    std::this_thread::yield();
+  } while (std::chrono::steady_clock::now() < until);
+  return false;
 }
 
 void Recorder::stop_writer() {
   if (!writer_.joinable()) return;
   stopping_.store(true);
+  writer_asleep_.store(0);
+  writer_asleep_.notify_one();
   writer_.join();
 }
 

@@ -8,11 +8,23 @@
 // thread the observer callbacks and plan_finished() only fill a preallocated
 // record slot (the used part of its arrays) and pass its index through a
 // lock-free single-producer queue (Boost.Lockfree); the writer thread encodes
-// the slot (nanopb), hands it back through a second queue and writes the
-// frames with write(2) whenever the queue runs empty, so what it has written
-// survives a crash or kill -9 of the process. When every slot is in flight the stepping thread
-// waits for one (never drops: replay needs every record) and counts it (`records_waited`); size the
-// queue so that it never happens.
+// the slot (nanopb) into its buffer, hands the slot back through a second queue
+// and writes many frames with one write(2) (docs/run-log.md), so that what it
+// has written survives a crash or kill -9 of the process within microseconds.
+//
+// Waking: the writer never polls on a timer. When it has found the queue empty
+// for a while it says so (`writer_asleep_`) and blocks in a futex wait
+// (std::atomic::wait); the stepping thread makes a system call (notify) only
+// when it publishes a record while that flag is set — never in steady state —
+// and counts it (writer_wakeups()). When every slot is in flight the stepping
+// thread blocks the same way until the writer has freed slots (never drops:
+// replay needs every record) and counts it (`records_waited`); the queue is
+// sized so that it does not happen when the writer keeps up.
+//
+// Memory: the slots are sized from the system in begin() (slave count), and of
+// each slot only the parts that this system's records fill are touched (and
+// prefaulted in begin()): the 48 KiB of sample values beyond the first page,
+// and the linearization when no slave linearizes, stay untouched virtual memory.
 //
 // A step with more sample times than one record holds (a long step on a fine
 // evaluation grid) is written as its call record with the first samples, followed
@@ -51,7 +63,8 @@ struct RunLogHeader {
 };
 
 /// The kind of the records that continue a step's samples (protocol/couplet.proto).
-inline constexpr couplet_wire_SlaveCallKind kCallStepSamples = couplet_wire_SlaveCallKind_CALL_STEP_SAMPLES;
+inline constexpr couplet_wire_SlaveCallKind kCallStepSamples =
+    couplet_wire_SlaveCallKind_CALL_STEP_SAMPLES;
 
 /// How the run ended, for the last record.
 struct RunEnding {
@@ -66,11 +79,20 @@ struct RunEnding {
 
 class Recorder final : public ExecutorObserver {
  public:
-  /// Records in flight between the two threads (≈ 60 KB each).
+  /// The most records in flight between the two threads; begin() takes fewer
+  /// for a small system (queue_records_for()).
   static constexpr std::size_t kDefaultQueueRecords = 256;
+
+  /// Record slots for a system of `slave_count` slaves under a cap of
+  /// `queue_records`: room for 32 plans' records (a plan record and up to four
+  /// calls per slave) and at least 128, so that a burst of cheap steps, or a
+  /// writer thread descheduled for milliseconds on a loaded machine, does not
+  /// make the stepping thread wait.
+  static std::size_t queue_records_for(std::size_t slave_count, std::size_t queue_records);
 
   /// Creates (truncates) `path` and starts the writer thread. Throws
   /// ConfigurationError naming the path when it cannot be created.
+  /// `queue_records` caps the record slots (at least 2).
   explicit Recorder(const std::string& path, std::size_t queue_records = kDefaultQueueRecords);
   ~Recorder() override;
   Recorder(const Recorder&) = delete;
@@ -105,6 +127,12 @@ class Recorder final : public ExecutorObserver {
   void finish(const RunEnding& ending);
 
   std::uint64_t records_waited() const { return records_waited_; }
+  /// How often the stepping thread woke the sleeping writer (a futex wake).
+  std::uint64_t writer_wakeups() const { return writer_wakeups_; }
+  /// Record slots taken by begin() (0 before).
+  std::size_t queue_records() const { return slot_count_; }
+  /// Bytes of the slots that this system's records touch (prefaulted in begin()).
+  std::size_t record_memory_bytes() const { return slot_count_ * touched_slot_bytes_; }
   std::uint64_t bytes_written() const { return bytes_written_.load(); }
   const std::string& path() const { return path_; }
 
@@ -117,10 +145,15 @@ class Recorder final : public ExecutorObserver {
   std::size_t sample_rows_per_record(std::size_t slave) const;
   void copy_end_outputs(std::size_t slave, std::span<const double> outputs,
                         couplet_wire_SlaveCall& call);
+  void allocate_slots(std::size_t count, bool linearizes);
   protocol::LogRecord& next_record();
+  void wait_for_free_slot();
   void publish();
+  void wake_writer();
+  void wake_producer();
   void write_bytes(std::span<const std::uint8_t> bytes);
   void drain();
+  bool idle_until_published();
   void stop_writer();
 
   std::string path_;
@@ -131,14 +164,24 @@ class Recorder final : public ExecutorObserver {
   std::uint64_t plan_ = 0;
   std::uint64_t max_bytes_ = RunLogHeader::kDefaultMaxLogBytes;
   std::uint64_t records_waited_ = 0;
+  std::uint64_t writer_wakeups_ = 0;
 
-  std::vector<protocol::LogRecord> slots_;
+  std::size_t queue_capacity_;  ///< the cap given to the constructor
+  std::size_t slot_count_ = 0;  ///< slots taken by begin()
+  std::size_t touched_slot_bytes_ = 0;
+  /// Default-initialized: pages of a slot that no record fills are never touched.
+  std::unique_ptr<protocol::LogRecord[]> slots_;
   std::vector<std::uint8_t>
       writer_buffer_;  ///< the writer's frames before write(2), allocated up front
   boost::lockfree::spsc_queue<std::uint32_t> free_slots_;    ///< writer → stepping thread
   boost::lockfree::spsc_queue<std::uint32_t> filled_slots_;  ///< stepping thread → writer
   std::uint32_t current_slot_ = 0;  ///< being filled by the stepping thread
   std::atomic<bool> stopping_{false};
+  /// 1: the writer is about to block or blocked in wait(); the stepping thread clears it and
+  /// notifies.
+  std::atomic<std::uint32_t> writer_asleep_{0};
+  /// 1: the stepping thread waits for a free slot; the writer clears it and notifies.
+  std::atomic<std::uint32_t> producer_waiting_{0};
   std::atomic<bool> write_failed_{false};
   std::atomic<std::uint64_t> bytes_written_{0};
   std::string write_error_;  ///< set by the writer thread before write_failed_

@@ -35,6 +35,15 @@ TEST(RealtimeAllocation, RecordingTheRunLogAllocatesNothingAfterTheFirstStep) {
   EXPECT_EQ(allocations_after_first_step({"time.end=20", "algorithm.step=0.05", "algorithm.input_order=1"}, true), 0);
 }
 
+// Two record slots: the stepping thread waits for the writer again and again
+// (a futex wait, woken by the writer), and still allocates nothing.
+TEST(RealtimeAllocation, WaitingForAFullRunLogQueueAllocatesNothing) {
+  const SteppingAllocations run = allocations_after_warm_up(
+      "two_mass_switch.yaml", {"time.end=20", "algorithm.step=0.05", "algorithm.input_order=1"}, true, 2);
+  EXPECT_EQ(run.allocations, 0);
+  EXPECT_GT(run.records_waited, 0u);
+}
+
 // Extrapolated inputs (Kraft & Schweizer's explicit scheme): the past
 // communication values live in fixed-capacity rings, the Lagrange polynomials
 // on the stack.

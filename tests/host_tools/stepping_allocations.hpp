@@ -22,13 +22,15 @@ namespace couplet::testing {
 struct SteppingAllocations {
   long allocations = 0;  ///< after the warm-up (the first macro step and its refresh)
   RunCounters counters;
+  std::uint64_t records_waited = 0;  ///< the recorder's, when recorded
 };
 
 /// Runs `scenario_name` with `assignments`; with `record`, the run log's
-/// recorder sees every call, as in `couplet run`.
-inline SteppingAllocations allocations_after_warm_up(const std::string& scenario_name,
-                                                     const std::vector<std::string>& assignments,
-                                                     bool record = false) {
+/// recorder sees every call, as in `couplet run`, through at most
+/// `queue_records` record slots.
+inline SteppingAllocations allocations_after_warm_up(
+    const std::string& scenario_name, const std::vector<std::string>& assignments,
+    bool record = false, std::size_t queue_records = Recorder::kDefaultQueueRecords) {
   const tools::Scenario scenario = load(scenario_name, assignments);
   System system = tools::build_system(scenario, models::ModelCatalog::builtin());
   const auto algorithm = tools::make_algorithm(scenario);
@@ -39,7 +41,7 @@ inline SteppingAllocations allocations_after_warm_up(const std::string& scenario
   executor.set_dispatcher(dispatcher.get());
   std::optional<Recorder> recorder;
   if (record) {
-    recorder.emplace((fresh_directory("allocation-log").string() + ".log"));
+    recorder.emplace((fresh_directory("allocation-log").string() + ".log"), queue_records);
     recorder->begin(tools::log_header(scenario, system, *algorithm), system);
     executor.set_observer(&*recorder);
   }
@@ -58,12 +60,14 @@ inline SteppingAllocations allocations_after_warm_up(const std::string& scenario
   while (advance()) {
   }
   const long after = allocations();
+  std::uint64_t records_waited = 0;
   if (recorder) {
     recorder->finish({true, "", executor.decision_hash(), executor.counters()});
     EXPECT_GT(recorder->bytes_written(), 100U * 200U) << "every step was logged";
+    records_waited = recorder->records_waited();
   }
   EXPECT_GT(executor.counters().macro_steps, 100U);
-  return {after - before, executor.counters()};
+  return {after - before, executor.counters(), records_waited};
 }
 
 }  // namespace couplet::testing
