@@ -77,13 +77,13 @@ LiveState state_of(const LoggedEnd& end) {
 }
 
 /// Feeds the rows of `log` after `published` (s) into the ring, thinned out to
-/// half its capacity; returns the latest time published.
+/// half its capacity; returns the latest time published. A row's wall time and
+/// lateness are those of the plan that advanced the frontier to its time (the
+/// pacer waits after that plan).
 double publish_new_rows(const RunLog& log, const std::vector<std::string>& names, double published,
                         LiveSampleRing& ring) {
   const ExportTable table = communication_table(log);
   const std::size_t time_column = column(table, "time_s");
-  const std::size_t plan_column = column(table, "plan");
-  const std::size_t lateness_column = column(table, "pacer_lateness_us");
   std::vector<std::size_t> value_columns;
   for (const std::string& name : names) value_columns.push_back(column(table, name));
   std::size_t first = 0;
@@ -92,17 +92,21 @@ double publish_new_rows(const RunLog& log, const std::vector<std::string>& names
   const std::size_t fresh = table.rows.size() - first;
   const std::size_t stride = fresh / (ring.capacity() / 2) + 1;
   const std::uint64_t first_wall_ns = log.plans.empty() ? 0 : log.plans.front().wall_ns;
+  std::size_t plan = 0;
   std::vector<double> values(names.size());
   for (std::size_t r = first; r < table.rows.size(); ++r) {
     if ((r - first) % stride != 0 && r + 1 != table.rows.size()) continue;
     const auto& row = table.rows[r];
     const auto cell = [&](std::size_t c) { return c < row.size() ? row[c].value_or(0.0) : 0.0; };
-    const auto plan = static_cast<std::size_t>(cell(plan_column));
-    const double wall = plan >= 1 && plan <= log.plans.size()
-                            ? double(log.plans[plan - 1].wall_ns - first_wall_ns) * 1e-9
-                            : 0.0;
+    const Time time = to_ticks(cell(time_column));
+    while (plan < log.plans.size() && log.plans[plan].frontier < time) ++plan;
+    const bool reached = plan < log.plans.size() && log.plans[plan].frontier == time;
+    // Its plan's record not written yet: the next read publishes it.
+    if (!reached && time != log.start) break;
+    const double wall = reached ? double(log.plans[plan].wall_ns - first_wall_ns) * 1e-9 : 0.0;
+    const double lateness = reached ? double(log.plans[plan].pacer_lateness_ns) * 1e-9 : 0.0;
     for (std::size_t k = 0; k < value_columns.size(); ++k) values[k] = cell(value_columns[k]);
-    ring.push_from_stepping_thread({cell(time_column), wall, cell(lateness_column) * 1e-6}, values);
+    ring.push_from_stepping_thread({cell(time_column), wall, lateness}, values);
     published = cell(time_column);
   }
   return published;
