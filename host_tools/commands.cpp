@@ -14,6 +14,7 @@
 #include "host_tools/check_setup.hpp"
 #include "host_tools/group_builder.hpp"
 #include "host_tools/link_report.hpp"
+#include "host_tools/live_view.hpp"
 #include "host_tools/run_directory.hpp"
 #include "host_tools/run_files.hpp"
 #include "host_tools/run_pacer.hpp"
@@ -65,6 +66,7 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
   // The run loop, the run's files and its summary are couplet::Simulation's
   // (host_tools/simulation.cpp); the command line is one of its clients.
   Simulation simulation = make_simulation(scenario, options);
+  if (options.live != nullptr) return run_with_live_view(simulation, *options.live, options);
   simulation.run();
   return summary_of(simulation);
 }

@@ -16,6 +16,13 @@ namespace couplet::tools {
 class InterruptGuard;
 class MpiSession;
 
+/// `couplet run --live` (docs/live.md).
+struct LiveViewOptions {
+  std::string endpoint;      ///< "PORT" or "ADDRESS:PORT"
+  bool control = false;      ///< --live-control: POST /stop ends the run like SIGINT
+  double linger_s = 5;       ///< --live-linger: serving the final state after the end
+};
+
 struct RunOptions {
   /// Empty: no files (couplet::Simulation without a directory).
   std::string output_directory = "out";
@@ -31,6 +38,9 @@ struct RunOptions {
   /// directory, the others return the same summary without writing anything.
   const MpiSession* mpi = nullptr;
   bool write_results = true;  ///< write signals.csv and summary.json at the end
+  /// Set: the run is served live on the web (host_tools/live_view.hpp); null:
+  /// no server, no thread.
+  const LiveViewOptions* live = nullptr;
 };
 
 /// The run log's header for a run of `scenario`: the scenario as run and where

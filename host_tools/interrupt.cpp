@@ -44,6 +44,8 @@ InterruptGuard::~InterruptGuard() {
 
 int InterruptGuard::received() const { return received_signal.load(std::memory_order_relaxed); }
 
+void InterruptGuard::request_stop() const { received_signal.store(SIGINT, std::memory_order_relaxed); }
+
 const char* signal_name(int signal_number) {
   switch (signal_number) {
     case SIGINT:

@@ -22,6 +22,10 @@ class InterruptGuard {
   /// the stepping loop may call it every macro step.
   int received() const;
 
+  /// Ends the run as SIGINT would (the live view's Stop button, docs/live.md):
+  /// records SIGINT as received. Callable from any thread.
+  void request_stop() const;
+
  private:
   struct sigaction previous_interrupt_ {};
   struct sigaction previous_terminate_ {};

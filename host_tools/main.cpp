@@ -15,6 +15,7 @@
 #include "host_tools/commands.hpp"
 #include "host_tools/interrupt.hpp"
 #include "host_tools/key_value_assignment.hpp"
+#include "host_tools/live_watch.hpp"
 #include "host_tools/log_commands.hpp"
 #include "host_tools/mpi_session.hpp"
 #include "host_tools/resim.hpp"
@@ -98,6 +99,17 @@ int main(int argc, char** argv) {
                   "seconds between progress lines when stderr is not a terminal")
       ->capture_default_str()
       ->check(CLI::Range(0.1, 3600.0));
+  LiveViewOptions live;
+  CLI::Option* live_option =
+      run->add_option("--live", live.endpoint,
+                      "serve the run on a web page at [ADDR:]PORT (127.0.0.1 unless ADDR; port 0: any "
+                      "free one; docs/live.md)");
+  run->add_flag("--live-control", live.control, "the live page gets a Stop button (POST /stop), like Ctrl-C")
+      ->needs(live_option);
+  run->add_option("--live-linger", live.linger_s, "seconds the live page stays served after the run ends")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 86400.0))
+      ->needs(live_option);
 
   std::string log_path;
   bool verify = false;
@@ -123,6 +135,16 @@ int main(int argc, char** argv) {
   inspect->add_option("log", log_path, "run log (DIR/run.log)")->required();
 
   std::string report_path;  // empty: report.html in the run's directory
+  CLI::App* watch = app.add_subcommand(
+      "watch", "serve the live page of a run log, one still being written (followed as it grows) or finished");
+  watch->add_option("log", log_path, "run log (DIR/run.log)")->required();
+  LiveViewOptions watch_live{"0"};
+  watch->add_option("--live", watch_live.endpoint, "[ADDR:]PORT to serve at (127.0.0.1 unless ADDR; 0: any free port)")
+      ->capture_default_str();
+  watch->add_option("--live-linger", watch_live.linger_s, "seconds the page stays served after the log's end")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 86400.0));
+
   CLI::App* report = app.add_subcommand("report", "write a self-contained HTML report of a run");
   report->add_option("log", log_path, "run log, or the run's output directory")->required();
   report->add_option("-o,--output", report_path,
@@ -238,6 +260,10 @@ int main(int argc, char** argv) {
     if (export_command->parsed()) return export_log_command(log_path, export_options);
     if (inspect->parsed()) return inspect_log_command(log_path);
     if (report->parsed()) return report_log_command(log_path, report_path);
+    if (watch->parsed()) {
+      const InterruptGuard interrupt;
+      return watch_log_command(log_path, watch_live, interrupt);
+    }
     if (resim->parsed()) {
       resim_options.overrides = parse_overrides(assignments);
       return resim_command(log_path, resim_slave, resim_options);
@@ -263,7 +289,7 @@ int main(int argc, char** argv) {
     const auto interval = std::chrono::milliseconds(std::llround(progress_interval * 1000));
     const auto summary =
         run_scenario(scenario, {output_directory, !quiet, !no_log, interrupt ? &*interrupt : nullptr, terminal,
-                                interval, mpi ? &*mpi : nullptr});
+                                interval, mpi ? &*mpi : nullptr, true, live_option->count() > 0 ? &live : nullptr});
     if (!prints) return 0;
     std::cout << summary_table(summary) << "  written to " << output_directory << "/\n";
     if (const int signal_number = interrupt ? interrupt->received() : 0; signal_number != 0 &&

@@ -357,6 +357,7 @@ class Simulation::Impl {
           break;
         }
         const std::int64_t lateness = pacer_->after_advance(executor_->frontier());
+        latest_lateness_ns_ = lateness;
         if (recorder_) {
           failed_here_alone_ = options_.mpi != nullptr;
           recorder_->plan_finished(*executor_, *algorithm_, lateness);
@@ -439,6 +440,14 @@ class Simulation::Impl {
 
   const Scenario& scenario() const { return scenario_; }
   const Algorithm& algorithm() const { return *algorithm_; }
+  std::int64_t latest_lateness_ns() const { return latest_lateness_ns_; }
+  bool paced_by_wall_clock() const { return pacer_->enabled(); }
+  double lateness_tolerance_s() const { return pacer_->report().value("tolerance_s", 0.0); }
+  std::vector<std::string> evaluation_signal_names() const {
+    std::vector<std::string> names;
+    for (const PortReference& signal : signals_) names.push_back(system_.output_name(signal));
+    return names;
+  }
 
  private:
   /// Under MPI a failure of rank 0's own preparation (the reference, the output
@@ -640,7 +649,8 @@ class Simulation::Impl {
   ObserverFanOut fan_out_;
   std::vector<SimulationObserver*> observers_;
   std::uint64_t notified_macro_steps_ = 0;  ///< the observers' last communication point
-  std::optional<CheckEvaluator> checks_;  ///< the scenario's checks (an executor observer)
+  std::int64_t latest_lateness_ns_ = 0;     ///< the latest cycle's, for the live view
+  std::optional<CheckEvaluator> checks_;    ///< the scenario's checks (an executor observer)
   std::optional<RunResults> results_;
   std::vector<std::pair<std::size_t, std::size_t>> output_ports_;  ///< slave, port
   std::vector<std::string> output_names_;
@@ -737,6 +747,22 @@ nlohmann::json summary_of(const Simulation& simulation) {
 
 SignalColumns signal_columns(const Simulation& simulation) {
   return simulation.impl().signal_columns();
+}
+
+std::int64_t latest_lateness_ns(const Simulation& simulation) {
+  return simulation.impl().latest_lateness_ns();
+}
+
+bool paced_by_wall_clock(const Simulation& simulation) {
+  return simulation.impl().paced_by_wall_clock();
+}
+
+double lateness_tolerance_s(const Simulation& simulation) {
+  return simulation.impl().lateness_tolerance_s();
+}
+
+std::vector<std::string> evaluation_signal_names(const Simulation& simulation) {
+  return simulation.impl().evaluation_signal_names();
 }
 
 }  // namespace tools

@@ -3,6 +3,7 @@
 // need beyond the installed API: a simulation of a scenario already loaded,
 // with the command line's options (signals, progress line, MPI), and the run's
 // summary and signals as the command line writes them.
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -29,5 +30,15 @@ struct SignalColumns {
   std::vector<std::pair<std::string, std::vector<double>>> columns;
 };
 SignalColumns signal_columns(const Simulation& simulation);
+
+/// The lateness (ns) of the latest macro step's cycle (0 without a wall clock):
+/// what the run log records for it. Allocation-free, for observers.
+std::int64_t latest_lateness_ns(const Simulation& simulation);
+/// Whether the run is paced by a wall clock (scenario `clock: {type: wall}`).
+bool paced_by_wall_clock(const Simulation& simulation);
+/// The wall clock's tolerance (s): a cycle later than it is an overrun.
+double lateness_tolerance_s(const Simulation& simulation);
+/// The scenario's evaluation signals ("slave.port"; every output when it names none).
+std::vector<std::string> evaluation_signal_names(const Simulation& simulation);
 
 }  // namespace couplet::tools

@@ -13,10 +13,15 @@
 namespace couplet::testing {
 inline std::atomic<long> allocation_count{0};
 inline long allocations() { return allocation_count.load(std::memory_order_relaxed); }
+// The calling thread's own count: for a stepping thread that runs beside other
+// threads that may allocate (the live view's server).
+inline thread_local long thread_allocation_count = 0;
+inline long allocations_on_this_thread() { return thread_allocation_count; }
 }  // namespace couplet::testing
 
 void* operator new(std::size_t size) {
   couplet::testing::allocation_count.fetch_add(1, std::memory_order_relaxed);
+  ++couplet::testing::thread_allocation_count;
   if (void* memory = std::malloc(size == 0 ? 1 : size)) return memory;
   throw std::bad_alloc();
 }
