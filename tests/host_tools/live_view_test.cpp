@@ -418,7 +418,9 @@ TEST(LiveView, AStalledClientDoesNotSlowAWallClockRun) {
       nlohmann::json::parse(testing::read_file(directory / "out" / "summary.json"));
   EXPECT_EQ(summary["status"], "completed");
   EXPECT_EQ(summary["realtime"]["cycles"], 4000);
-  EXPECT_LT(summary["wall_time_s"].get<double>(), 4.5);
+  // A stepping thread held up by the stalled client would not finish in
+  // 20 s; the margin over 4 s is for a loaded CI machine (sanitizers, -j2).
+  EXPECT_LT(summary["wall_time_s"].get<double>(), 6.0);
 }
 
 TEST(LiveView, StopButtonEndsTheRunLikeSigint) {
