@@ -119,8 +119,14 @@ int main(int argc, char** argv) {
   inspect->add_option("log", log_path, "run log (DIR/run.log)")->required();
 
   std::string report_path = "report.html";
-  CLI::App* report = app.add_subcommand("report", "write a self-contained HTML report of a run");
-  report->add_option("log", log_path, "run log, or the run's output directory")->required();
+  std::vector<std::string> report_runs;
+  CLI::App* report = app.add_subcommand(
+      "report", "write a self-contained HTML report of a run, or of several runs overlaid");
+  report
+      ->add_option("logs", report_runs,
+                   "run log, or the run's output directory; several are overlaid on one page")
+      ->required()
+      ->expected(1, -1);
   report->add_option("-o,--output", report_path, "HTML file to write")->capture_default_str();
 
   std::string resim_slave;
@@ -232,7 +238,10 @@ int main(int argc, char** argv) {
     if (replay->parsed()) return replay_log_command(log_path, verify);
     if (export_command->parsed()) return export_log_command(log_path, export_options);
     if (inspect->parsed()) return inspect_log_command(log_path);
-    if (report->parsed()) return report_log_command(log_path, report_path);
+    if (report->parsed()) {
+      return report_runs.size() == 1 ? report_log_command(report_runs.front(), report_path)
+                                     : report_overlay_command(report_runs, report_path);
+    }
     if (resim->parsed()) {
       resim_options.overrides = parse_overrides(assignments);
       return resim_command(log_path, resim_slave, resim_options);
