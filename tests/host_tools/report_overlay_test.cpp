@@ -204,7 +204,9 @@ TEST_F(ReportOverlay, PlotsEachRunsSignalsWithTheExactValuesOfItsCsv) {
       std::find_if(all.begin(), all.end(), [](const auto& plot) { return plot.first == "left.x"; });
   ASSERT_NE(left_x, all.end()) << "no plot titled left.x";
   const nlohmann::json& plot = left_x->second;
-  EXPECT_EQ(plot.at("labels"), nlohmann::json::array({"time (s)", "fine", "coarse"}));
+  // The scenario's monolithic reference comes with each run, dashed.
+  EXPECT_EQ(plot.at("labels"), nlohmann::json::array({"time (s)", "fine", "fine (reference)",
+                                                      "coarse", "coarse (reference)"}));
   const std::vector<Point> fine_csv = csv_column(fine() / "signals.csv", "left.x");
   const std::vector<Point> coarse_csv = csv_column(coarse() / "signals.csv", "left.x");
   // Each run keeps its own grid: 0 to 10 s by 10 ms, and by 50 ms.
