@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "host_tools/group_builder.hpp"
+#include "couplet/errors.hpp"
 #include "host_tools/log_export.hpp"
 #include "host_tools/log_export_mat.hpp"
 #include "host_tools/log_inspect.hpp"
@@ -242,7 +243,8 @@ ExportTable grid_export(const RunLog& log) {
   } catch (const std::exception& error) {
     throw RunLogError("run log '" + log.path +
                       "': --grid needs the evaluation grid of the logged scenario, which does not "
-                      "load: " + error.what());
+                      "load: " +
+                      error.what());
   }
   if (grid.empty()) {
     throw RunLogError("run log '" + log.path +
@@ -309,10 +311,19 @@ void check_run_files_agree(const RunLog& log, const RunFiles& files) {
   check_signals(log, files);
 }
 
-int report_log_command(const std::string& log_or_directory, const std::string& report_path) {
+namespace {
+
+/// One run as the report reads it: its log, the files beside it, checked to agree.
+struct ReportRun {
+  RunLog log;
+  ReportInputs inputs;
+  std::filesystem::path directory;  ///< where the log lies
+};
+
+ReportRun read_report_run(const std::string& log_or_directory) {
   std::filesystem::path log_path = log_or_directory;
   if (std::filesystem::is_directory(log_path)) log_path /= "run.log";
-  const RunLog log = read_with_warning(log_path.string());
+  RunLog log = read_with_warning(log_path.string());
   const std::filesystem::path directory =
       log_path.parent_path().empty() ? "." : log_path.parent_path();
   std::error_code size_error;
@@ -324,13 +335,50 @@ int report_log_command(const std::string& log_or_directory, const std::string& r
                        (directory / "signals.csv").string(),
                        read_text_if_present(directory / "signals.csv")};
   check_run_files_agree(log, files);
-  const ReportInputs inputs{files.signals_csv, files.summary_json};
+  return {std::move(log), {files.signals_csv, files.summary_json}, directory};
+}
+
+/// The run's name in the overlay's legends: its directory's name ("runs/a/" or
+/// "runs/a/run.log" give "a").
+std::string run_name(const std::string& log_or_directory) {
+  std::filesystem::path path = std::filesystem::path(log_or_directory).lexically_normal();
+  if (!path.has_filename()) path = path.parent_path();
+  if (!std::filesystem::is_directory(path)) path = path.parent_path();
+  const std::string name = std::filesystem::absolute(path).lexically_normal().filename().string();
+  return name.empty() ? log_or_directory : name;
+}
+
+}  // namespace
+
+int report_log_command(const std::string& log_or_directory, const std::string& report_path) {
+  const ReportRun run = read_report_run(log_or_directory);
   // Without -o the report goes beside the log, into the run's directory.
   const std::string output =
-      report_path.empty() ? (directory / "report.html").string() : report_path;
-  write_text(output, render_report(log, inputs));
+      report_path.empty() ? (run.directory / "report.html").string() : report_path;
+  write_text(output, render_report(run.log, run.inputs));
   std::cerr << "couplet: report written to " << output << "\n";
-  return corrupted(log) ? 1 : 0;
+  return corrupted(run.log) ? 1 : 0;
+}
+
+int report_overlay_command(const std::vector<std::string>& logs_or_directories,
+                           const std::string& report_path) {
+  for (const std::string& argument : logs_or_directories) {
+    if (!std::filesystem::exists(argument))
+      throw ConfigurationError("couplet report: '" + argument +
+                               "' does not exist (a run directory or its run.log)");
+  }
+  std::vector<OverlayRun> runs;
+  bool any_corrupted = false;
+  for (const std::string& argument : logs_or_directories) {
+    ReportRun run = read_report_run(argument);
+    any_corrupted = any_corrupted || corrupted(run.log);
+    runs.push_back({run_name(argument), std::move(run.log), std::move(run.inputs)});
+  }
+  // Several runs have no one directory: without -o the page goes to the current one.
+  const std::string output = report_path.empty() ? "report.html" : report_path;
+  write_text(output, render_overlay_report(runs));
+  std::cerr << "couplet: report of " << runs.size() << " runs written to " << output << "\n";
+  return any_corrupted ? 1 : 0;
 }
 
 }  // namespace couplet::tools

@@ -6,6 +6,7 @@
 // the frame's byte offset); so does a run directory that mixes runs (report).
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "host_tools/run_log.hpp"
 
@@ -30,6 +31,11 @@ int inspect_log_command(const std::string& log_path);
 /// signals.csv and summary.json beside the log are used when present, after
 /// check_run_files_agree(). An empty `report_path` writes report.html beside the log.
 int report_log_command(const std::string& log_or_directory, const std::string& report_path);
+/// `couplet report A B [C ...] -o report.html`: one page overlaying the runs
+/// (render_overlay_report); each run is read and checked as report_log_command
+/// does. A run that does not exist is a ConfigurationError naming it.
+int report_overlay_command(const std::vector<std::string>& logs_or_directories,
+                           const std::string& report_path);
 
 /// The files of one run directory, as read (empty text: the file is absent).
 struct RunFiles {

@@ -145,10 +145,17 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(0.0, 86400.0));
 
-  CLI::App* report = app.add_subcommand("report", "write a self-contained HTML report of a run");
-  report->add_option("log", log_path, "run log, or the run's output directory")->required();
+  std::vector<std::string> report_runs;
+  CLI::App* report = app.add_subcommand(
+      "report", "write a self-contained HTML report of a run, or of several runs overlaid");
+  report
+      ->add_option("logs", report_runs,
+                   "run log, or the run's output directory; several are overlaid on one page")
+      ->required()
+      ->expected(1, -1);
   report->add_option("-o,--output", report_path,
-                     "HTML file to write (default: report.html beside the log)");
+                     "HTML file to write (default: report.html beside the log; of several runs, "
+                     "in the current directory)");
 
   std::string resim_slave;
   ResimOptions resim_options;
@@ -259,7 +266,10 @@ int main(int argc, char** argv) {
     if (replay->parsed()) return replay_log_command(log_path, verify);
     if (export_command->parsed()) return export_log_command(log_path, export_options);
     if (inspect->parsed()) return inspect_log_command(log_path);
-    if (report->parsed()) return report_log_command(log_path, report_path);
+    if (report->parsed()) {
+      return report_runs.size() == 1 ? report_log_command(report_runs.front(), report_path)
+                                     : report_overlay_command(report_runs, report_path);
+    }
     if (watch->parsed()) {
       const InterruptGuard interrupt;
       return watch_log_command(log_path, watch_live, interrupt);

@@ -4,6 +4,8 @@
 // The output is XHTML-compatible (closed tags, escaped text) so tests can parse it.
 #include "host_tools/report.hpp"
 
+#include "host_tools/report_parts.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -29,7 +31,8 @@ extern const std::string_view dygraphs_style;
 extern const std::string_view page_script;
 }  // namespace report_assets
 
-namespace {
+// The page's parts (report_parts.hpp): shared with report_overlay.cpp.
+namespace report_parts {
 
 // Long runs log millions of points; a plot 660 pixels wide shows no more than
 // this many per line, chosen so that the min/max of every pixel column survives.
@@ -102,7 +105,7 @@ std::string escape(std::string_view text) {
   return out;
 }
 
-std::string format_number(double value, int significant_digits = 6) {
+std::string format_number(double value, int significant_digits) {
   std::array<char, 40> buffer{};
   std::snprintf(buffer.data(), buffer.size(), "%.*g", significant_digits, value);
   return buffer.data();
@@ -114,19 +117,6 @@ bool ends_with(std::string_view text, std::string_view suffix) {
 
 // ---------------------------------------------------------------- data series
 
-struct Point {
-  double x = 0.0;
-  double y = 0.0;
-};
-
-struct Series {
-  std::string name;
-  std::vector<Point> points;
-  std::size_t color = 0;
-  bool dashed = false;
-  bool markers = false;
-  bool step = false;  ///< each value holds until the next point
-};
 
 /// A value that holds over [from, to]: a step size over its step, an order until
 /// the next decision.
@@ -183,15 +173,6 @@ std::vector<Point> drawable(const std::vector<Point>& points, bool log_y) {
 
 // ---------------------------------------------------------------- plots
 
-struct Range {
-  double low = std::numeric_limits<double>::infinity();
-  double high = -std::numeric_limits<double>::infinity();
-  void include(double value) {
-    low = std::min(low, value);
-    high = std::max(high, value);
-  }
-  bool empty() const { return low > high; }
-};
 
 /// A degenerate range (one value) still needs a visible extent.
 Range widened(Range range) {
@@ -210,15 +191,6 @@ const char* color(std::size_t index) {
   return kPalette[index % kPalette.size()];
 }
 
-struct PlotSpec {
-  std::string id;
-  std::string title;
-  std::string x_label;
-  std::string y_label;
-  bool log_y = false;
-  /// Time plots share the run's span so that they line up one below the other.
-  std::optional<Range> x_span = std::nullopt;
-};
 
 /// dygraphs keys per-series options and legend entries by label: two series
 /// with one name (possible in a hostile log or CSV) would merge.
@@ -509,11 +481,6 @@ std::vector<Held> internal_per_step(const RunLog& log, std::size_t index) {
   return held;
 }
 
-/// One signal as a column of values over time.
-struct Column {
-  std::string name;
-  std::vector<Point> points;
-};
 
 /// Output values at the end of every step call, per output. A call that ends at
 /// or before an earlier one of the same slave replaces what came after it
@@ -583,7 +550,6 @@ std::vector<Column> signals_from_csv(const std::string& csv) {
   return columns;
 }
 
-constexpr std::string_view kReferenceSuffix = ":reference";
 
 /// The unit the log declares for port `signal` ("slave.port"), empty if none.
 std::string unit_of(const RunLog& log, const std::string& signal) {
@@ -811,19 +777,27 @@ nlohmann::json checks_of(const ReportInputs& inputs) {
   return summary["checks"];
 }
 
-std::string checks_section(const ReportInputs& inputs) {
+/// The checks' verdicts as a table; empty when summary.json holds none.
+std::string checks_table(const ReportInputs& inputs) {
   std::vector<std::vector<std::string>> rows;
   const auto cell = [](const nlohmann::json& value) {
     return value.is_number() ? format_number(value.get<double>()) : std::string("-");
   };
   for (const nlohmann::json& check : checks_of(inputs)) {
     rows.push_back({check.value("name", ""), check.value("kind", ""), check.value("signal", "-"),
-                    check.value("passed", false) ? "PASS" : "FAIL", cell(check["first_violation_time"]),
-                    cell(check["worst_value"]), check.value("message", "")});
+                    check.value("passed", false) ? "PASS" : "FAIL",
+                    cell(check["first_violation_time"]), cell(check["worst_value"]),
+                    check.value("message", "")});
   }
   if (rows.empty()) return {};
-  return "<h2>Checks</h2>\n" +
-         table({"check", "kind", "signal", "verdict", "first violation (s)", "worst value", "message"}, rows);
+  return table(
+      {"check", "kind", "signal", "verdict", "first violation (s)", "worst value", "message"},
+      rows);
+}
+
+std::string checks_section(const ReportInputs& inputs) {
+  const std::string checks = checks_table(inputs);
+  return checks.empty() ? std::string() : "<h2>Checks</h2>\n" + checks;
 }
 
 /// A failed check's first violation, marked on its signal's plot: the signal
@@ -844,8 +818,12 @@ void mark_violations(std::vector<Series>& series, const nlohmann::json& checks) 
         const Point& before = *(after - 1);
         y = before.y + (after->y - before.y) * (t - before.x) / (after->x - before.x);
       }
-      series.push_back({"check '" + check.value("name", "") + "' first violation", {{t, y}},
-                        series[k].color, false, true, false});
+      series.push_back({"check '" + check.value("name", "") + "' first violation",
+                        {{t, y}},
+                        series[k].color,
+                        false,
+                        true,
+                        false});
     }
   }
 }
@@ -1085,11 +1063,9 @@ std::string inline_script(std::string_view code) {
   return "<script>//<![CDATA[\n" + std::string(code) + "\n//]]></script>\n";
 }
 
-}  // namespace
-
-std::string render_report(const RunLog& log, const ReportInputs& inputs) {
-  const std::string title =
-      "couplet report: " + (log.scenario_source.empty() ? log.path : log.scenario_source);
+/// Everything before the sections: head with style and error recorder, title,
+/// how to use the plots.
+std::string page_head(const std::string& title) {
   std::string html;
   html += "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n";
   html += "<meta charset=\"utf-8\"/>\n<title>" + escape(title) + "</title>\n";
@@ -1102,6 +1078,26 @@ std::string render_report(const RunLog& log, const ReportInputs& inputs) {
       "<p class=\"note\">Plots: drag to zoom in, shift-drag to pan, double-click to zoom "
       "out; hover for the values.</p>\n";
   html += "<noscript><p class=\"note\">The plots need JavaScript.</p></noscript>\n";
+  return html;
+}
+
+/// Everything after the sections: the status the page script fills, the scripts.
+std::string page_tail() {
+  std::string html = "<p id=\"report-status\"></p>\n";
+  html += inline_script(without_source_map(report_assets::dygraphs_script));
+  html += inline_script(report_assets::page_script);
+  html += "</body>\n</html>\n";
+  return html;
+}
+
+}  // namespace report_parts
+
+using namespace report_parts;
+
+std::string render_report(const RunLog& log, const ReportInputs& inputs) {
+  const std::string title =
+      "couplet report: " + (log.scenario_source.empty() ? log.path : log.scenario_source);
+  std::string html = page_head(title);
   html += summary_section(log, inputs);
   html += checks_section(inputs);
   html += signals_section(log, inputs);
@@ -1114,11 +1110,7 @@ std::string render_report(const RunLog& log, const ReportInputs& inputs) {
   html += internals_section(log);
   html += slaves_section(log);
   html += scenario_section(log);
-  html += "<p id=\"report-status\"></p>\n";
-  html += inline_script(without_source_map(report_assets::dygraphs_script));
-  html += inline_script(report_assets::page_script);
-  html += "</body>\n</html>\n";
-  return html;
+  return html + page_tail();
 }
 
 }  // namespace couplet::tools

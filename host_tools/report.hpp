@@ -2,6 +2,7 @@
 // `couplet report`: one self-contained HTML page (inline CSS, data and scripts,
 // no external resource) that shows a run from its log (docs/report.md).
 #include <string>
+#include <vector>
 
 #include "host_tools/run_log.hpp"
 
@@ -18,5 +19,17 @@ struct ReportInputs {
 /// text escaped, so that an XML parser reads it as well as a browser does.
 /// A section exists only when the log has data for it.
 std::string render_report(const RunLog& log, const ReportInputs& inputs);
+
+/// One run of an overlay report: its name in legends and tables (e.g. its
+/// directory's name), its log and the files beside it.
+struct OverlayRun {
+  std::string name;
+  RunLog log;
+  ReportInputs inputs;
+};
+
+/// Several runs on one page: a table of the runs, each run's checks, and one
+/// plot per signal with a series per run that has it, each on its own times.
+std::string render_overlay_report(const std::vector<OverlayRun>& runs);
 
 }  // namespace couplet::tools
