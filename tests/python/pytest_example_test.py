@@ -35,6 +35,9 @@ def run_pytest(build, source, report, extra_env):
 
 
 def read_report(report):
+    if not os.path.exists(report):
+        print(f"FAIL: pytest wrote no {report} (is pytest installed? Debian: python3-pytest)")
+        sys.exit(1)
     root = ElementTree.parse(report).getroot()
     suite = root if root.tag == "testsuite" else root.find("testsuite")
     cases = {case.get("name"): case for case in suite.iter("testcase")}
