@@ -439,7 +439,6 @@ TEST(ResimCommand, AFailingSlaveNamesTheRequestAndItsTime) {
   EXPECT_EQ(table.columns.at("time").back(), 0.5) << "rows end with the last step that succeeded";
 }
 
-
 // --- the logged scenario's checks, on the new outputs ------------------------
 
 // A bound on left.x that the recorded swing keeps (1.5 times its largest
