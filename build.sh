@@ -26,7 +26,7 @@ packages=(cmake g++ make libeigen3-dev libsundials-dev libyaml-cpp-dev libcli11-
 # XML is validated against tests/data/junit.xsd with xmllint; the smoke test of
 # bench/hil_next_to_cyclictest.sh runs cyclictest (rt-tests).
 test_packages=(chromium python3 dpkg-dev file gcc-arm-none-eabi libnewlib-arm-none-eabi python3-pandas
-               libxml2-utils rt-tests qemu-system-arm)
+               python3-pytest libxml2-utils rt-tests qemu-system-arm)
 package_packages=(dpkg-dev file)
 # libFuzzer and the sanitizer runtimes of clang (./build.sh fuzz).
 fuzz_packages=(clang libclang-rt-14-dev)

@@ -10,6 +10,9 @@
 #include <optional>
 
 #include "couplet/errors.hpp"
+#include "host_tools/check_evaluator.hpp"
+#include "host_tools/check_settings.hpp"
+#include "host_tools/check_setup.hpp"
 #include "host_tools/group_builder.hpp"
 #include "host_tools/run_directory.hpp"
 #include "host_tools/scenario.hpp"
@@ -66,9 +69,6 @@ std::string text_for_overrides(const RunLog& log, const std::string& slave,
                              "': its scenario text is not valid YAML: " + error.what());
   }
   if (!root.IsMap()) return log.scenario_text;  // parse_scenario says what is wrong
-  // `checks:` (assertions on a run's signals) is about the whole run, not one
-  // slave driven open loop: not applied to a re-simulation.
-  root.remove("checks");
   YAML::Node node = root["slaves"][slave];
   if (!node.IsMap()) return YAML::Dump(root);
   const std::string prefix = "slaves." + slave + ".";
@@ -166,6 +166,44 @@ PortMatch match_ports(const std::string& slave, const SlaveDescription& recorded
   return match;
 }
 
+/// The scenario's checks as a re-simulation of one slave applies them: those on
+/// an output of that slave, evaluated on every row it produces; the others
+/// (realtime and accuracy are about the whole run, a signal of another slave
+/// has no new values) are listed as not applicable.
+struct ResimChecks {
+  std::vector<CheckTarget> targets;
+  nlohmann::json not_applicable = nlohmann::json::array();
+};
+
+ResimChecks resim_checks(const Scenario& scenario, const std::string& slave,
+                         const SlaveDescription& description) {
+  ResimChecks checks;
+  const std::string prefix = slave + ".";
+  for (const CheckSpec& spec : scenario.checks) {
+    const bool on_signal = spec.kind != CheckKind::realtime && spec.kind != CheckKind::accuracy;
+    std::optional<std::size_t> output;
+    if (on_signal && spec.signal.rfind(prefix, 0) == 0)
+      output = port_named(description.outputs, spec.signal.substr(prefix.size()));
+    if (!output) {
+      const std::string reason =
+          on_signal ? "its signal is not an output of the re-simulated slave '" + slave + "'"
+                    : "checks of kind '" + std::string(check_kind_name(spec.kind)) +
+                          "' are about the whole run";
+      nlohmann::json entry = {{"name", spec.name},
+                              {"kind", std::string(check_kind_name(spec.kind))}};
+      if (!spec.signal.empty()) entry["signal"] = spec.signal;
+      entry["reason"] = reason;
+      checks.not_applicable.push_back(entry);
+      continue;
+    }
+    CheckTarget target{spec, PortReference{0, *output}, spec.signal, {}};
+    if (spec.kind == CheckKind::matches)
+      target.trace = read_check_trace(spec, scenario.start, scenario.end);
+    checks.targets.push_back(std::move(target));
+  }
+  return checks;
+}
+
 /// The directory holding the log keeps the run's own summary.json and
 /// signals.csv: a re-simulation writing there would mix two kinds of files.
 void refuse_log_directory(const RunLog& log, const std::string& output_directory) {
@@ -187,7 +225,9 @@ void refuse_log_directory(const RunLog& log, const std::string& output_directory
 /// of outputs, the recorded and the new values.
 class RequestPlayer {
  public:
-  RequestPlayer(const RunLog& log, std::size_t slave, Slave& resimulated, PortMatch match)
+  /// `checks` watches the new outputs (the system's slave 0 is `resimulated`).
+  RequestPlayer(const RunLog& log, std::size_t slave, Slave& resimulated, PortMatch match,
+                CheckEvaluator& checks)
       : log_(log),
         slave_(slave),
         recorded_(log.slaves[slave].description),
@@ -198,7 +238,8 @@ class RequestPlayer {
         end_outputs_(
             static_cast<std::size_t>(description_.capabilities.output_derivative_order + 1) *
             description_.outputs.size()),
-        max_difference_(match_.outputs.size(), 0.0) {}
+        max_difference_(match_.outputs.size(), 0.0),
+        checks_(checks) {}
 
   /// Plays every recorded call on the slave; returns the error of the one that
   /// failed (naming it), or an empty string.
@@ -231,6 +272,8 @@ class RequestPlayer {
   /// Row-major: time, then per compared output the recorded and the new value.
   const std::vector<double>& rows() const { return rows_; }
   std::size_t row_width() const { return 1 + 2 * match_.outputs.size(); }
+  /// The time the new slave's outputs are known up to.
+  Time reached() const { return time_; }
 
  private:
   void play(const LoggedCall& call) {
@@ -238,9 +281,11 @@ class RequestPlayer {
       case CallKind::setup:
         resimulated_.setup(call.start);
         time_ = call.start;
+        checks_.slave_set_up(0, call.start);
         return;
       case CallKind::evaluate_outputs:
         resimulated_.evaluate_outputs(inputs_of(call), end_outputs_);
+        checks_.outputs_evaluated(0, inputs_, end_outputs_);
         add_row(time_, std::span(call.end_outputs).first(recorded_.outputs.size()), end_outputs_);
         return;
       case CallKind::step:
@@ -249,10 +294,12 @@ class RequestPlayer {
       case CallKind::save_state:
         resimulated_.save_state();
         saved_time_ = time_;
+        checks_.state_saved(0);
         return;
       case CallKind::restore_state:
         resimulated_.restore_state();
         time_ = saved_time_;
+        checks_.state_restored(0);
         return;
       case CallKind::linearize:
         linearization_.resize(LinearizationLayout::of(description_).size());
@@ -266,6 +313,7 @@ class RequestPlayer {
     samples_.resize(call.sample_times.size() * outputs);
     const StepRequest request{call.start, call.end, inputs_of(call), call.sample_times};
     resimulated_.step(request, {end_outputs_, samples_});
+    checks_.slave_stepped(0, request, {end_outputs_, samples_}, LinkStepReport{});
     const std::size_t recorded_outputs = recorded_.outputs.size();
     for (std::size_t k = 0; k < call.sample_times.size(); ++k) {
       add_row(call.sample_times[k],
@@ -320,6 +368,7 @@ class RequestPlayer {
   Time time_ = 0;
   Time saved_time_ = 0;
   std::size_t requests_ = 0;
+  CheckEvaluator& checks_;
 };
 
 void write_signals(const std::filesystem::path& path, const std::string& slave,
@@ -342,7 +391,8 @@ void write_signals(const std::filesystem::path& path, const std::string& slave,
 }
 
 nlohmann::json summary_of(const RunLog& log, const std::string& slave, const ResimOptions& options,
-                          const RequestPlayer& player, const std::string& error) {
+                          const RequestPlayer& player, const std::string& error,
+                          const CheckEvaluator& evaluator, const ResimChecks& checks) {
   nlohmann::json summary;
   summary["slave"] = slave;
   summary["log"] = log.path;
@@ -363,6 +413,12 @@ nlohmann::json summary_of(const RunLog& log, const std::string& slave, const Res
   if (!player.match().new_only.empty()) summary["new_only"] = player.match().new_only;
   if (log.damaged() || log.cut())
     summary["log_cut"] = log.damaged() ? log.tail_problem : "no end record";
+  if (!evaluator.empty() || !checks.not_applicable.empty()) {
+    RunFacts facts;
+    facts.reached = player.reached();
+    summary["checks"] = verdicts_json(evaluator.verdicts(facts));
+    summary["checks_not_applicable"] = checks.not_applicable;
+  }
   summary["status"] = error.empty() ? "completed" : "failed";
   if (!error.empty()) summary["error"] = error;
   return summary;
@@ -380,12 +436,16 @@ nlohmann::json resimulate_slave(const RunLog& log, const std::string& slave,
   const std::size_t index = logged_slave_index(log, slave);
   refuse_log_directory(log, options.output_directory);
   const Scenario scenario = resim_scenario(log, slave, options);
-  const std::unique_ptr<Slave> resimulated = build_resim_slave(scenario, slave);
-  RequestPlayer player(
-      log, index, *resimulated,
-      match_ports(slave, log.slaves[index].description, resimulated->description()));
+  System system;  // the new slave alone: what the checks resolve against
+  system.add_slave(slave, build_resim_slave(scenario, slave));
+  Slave& resimulated = system.slave(0);
+  ResimChecks checks = resim_checks(scenario, slave, resimulated.description());
+  CheckEvaluator evaluator(std::move(checks.targets), system);
+  RequestPlayer player(log, index, resimulated,
+                       match_ports(slave, log.slaves[index].description, resimulated.description()),
+                       evaluator);
   const std::string error = player.play();
-  const nlohmann::json summary = summary_of(log, slave, options, player, error);
+  const nlohmann::json summary = summary_of(log, slave, options, player, error, evaluator, checks);
   std::filesystem::create_directories(options.output_directory);
   const std::filesystem::path directory(options.output_directory);
   write_signals(directory / "signals.csv", slave, player);
@@ -411,12 +471,19 @@ int resim_command(const std::string& log_path, const std::string& slave,
             << " requests, " << summary["rows"] << " rows\n";
   for (const auto& [output, difference] : summary["max_difference"].items())
     std::cout << "  " << output << "  max difference " << difference.dump() << "\n";
+  std::cout << checks_table(summary);
+  if (summary.contains("checks_not_applicable")) {
+    for (const nlohmann::json& check : summary["checks_not_applicable"])
+      std::cout << "    " << check["name"].get<std::string>() << ": not applicable ("
+                << check["reason"].get<std::string>() << ")\n";
+  }
   std::cout << "  written to " << options.output_directory << "/\n";
   if (summary["status"] == "failed") {
     std::cerr << "couplet: resim failed: " << summary["error"].get<std::string>() << "\n";
     return 1;
   }
-  return corrupted(*log) ? 1 : 0;
+  if (corrupted(*log)) return 1;
+  return checks_failed(summary) ? 3 : 0;
 }
 
 }  // namespace couplet::tools

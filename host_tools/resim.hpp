@@ -29,7 +29,10 @@ struct ResimOptions {
 /// into options.output_directory. Returns the summary: `slave`, `requests`
 /// (the calls made), `rows`, `max_difference` per compared output, `status`
 /// ("completed", or "failed" with the `error` naming the request and its time;
-/// the files then hold the rows up to the failure).
+/// the files then hold the rows up to the failure); with checks in the
+/// scenario, `checks` (the verdicts of those on the slave's outputs, evaluated
+/// on every row, as `couplet run` writes them) and `checks_not_applicable`
+/// (run-level checks and checks on other slaves, each with its `reason`).
 ///
 /// Throws ConfigurationError, with nothing written, when `slave` is not a slave
 /// of the log (the message lists them), is a member of a composite group, is a
@@ -40,8 +43,9 @@ struct ResimOptions {
 nlohmann::json resimulate_slave(const RunLog& log, const std::string& slave,
                                 const ResimOptions& options);
 
-/// `couplet resim`: reads the log, re-simulates, prints a short table. Returns
-/// the exit code: 0 done; 1 the re-simulated slave failed, or the log is
+/// `couplet resim`: reads the log, re-simulates, prints a short table and the
+/// checks' verdicts. Returns the exit code: 0 done; 3 done and a check on the
+/// slave's outputs failed; 1 the re-simulated slave failed, or the log is
 /// corrupted in the middle (the requests before the damage were re-simulated);
 /// 2 a log that cannot be read (the message names it). Bad usage (above)
 /// throws ConfigurationError.

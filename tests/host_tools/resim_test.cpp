@@ -8,11 +8,14 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "host_tools/run_log.hpp"
@@ -434,6 +437,70 @@ TEST(ResimCommand, AFailingSlaveNamesTheRequestAndItsTime) {
   const Table table = read_table(directory / "resim" / "signals.csv");
   ASSERT_GT(table.rows(), 0u);
   EXPECT_EQ(table.columns.at("time").back(), 0.5) << "rows end with the last step that succeeded";
+}
+
+// --- the logged scenario's checks, on the new outputs ------------------------
+
+// A bound on left.x that the recorded swing keeps (1.5 times its largest
+// excursion from x0 = 1) fails once the mass is halved: the open-loop swing
+// doubles. The first violation is the first row whose new value leaves the
+// bound. A check on right.f (another slave) and an accuracy check (about the
+// whole run) are listed as not applicable.
+TEST(ResimCommand, ChecksOnTheSlavesOutputsAreEvaluatedOnTheNewRows) {
+  std::vector<std::string> settings = kShortSwitch;
+  settings.push_back("slaves.left.parameters={m: 10, c: 0, d: 0, x0: 1, v0: 0}");
+  settings.push_back("slaves.left.solver={type: exact}");
+  run("two_mass_switch.yaml", settings, "resim-checks");
+  resim("resim-checks", "left");
+  const Table recorded = resim_table("resim-checks", "left");
+  double swing = 0;
+  for (const double x : recorded.columns.at("left.x:recorded"))
+    swing = std::max(swing, std::fabs(x - 1));
+  ASSERT_GT(swing, 1e-3) << "the recorded force should move the mass";
+  const double bound = 1.5 * swing;
+  char checks[512];
+  std::snprintf(checks, sizeof checks,
+                "'checks=[{name: swing, signal: left.x, min: %.17g, max: %.17g}, "
+                "{name: force, signal: right.f, max: 1.0e9}, "
+                "{name: accurate, accuracy: {signal: left.x, max_nrmse: 100}}]'",
+                1 - bound, 1 + bound);
+
+  const auto same = fresh_directory("resim-checks-same");
+  int exit_code = -1;
+  std::string output = couplet(
+      "resim " + log_path("resim-checks") + " left --set " + checks + " -o " + same.string(),
+      exit_code);
+  EXPECT_EQ(exit_code, 0) << output;
+  nlohmann::json summary = nlohmann::json::parse(read_file(same / "summary.json"));
+  ASSERT_EQ(summary.at("checks").size(), 1u) << summary.dump(2);
+  EXPECT_EQ(summary["checks"][0].at("name"), "swing");
+  EXPECT_TRUE(summary["checks"][0].at("passed").get<bool>());
+  EXPECT_TRUE(summary["checks"][0].at("first_violation_time").is_null());
+  const nlohmann::json& not_applicable = summary.at("checks_not_applicable");
+  ASSERT_EQ(not_applicable.size(), 2u) << summary.dump(2);
+  EXPECT_EQ(not_applicable[0].at("name"), "force");
+  EXPECT_EQ(not_applicable[0].at("reason"),
+            "its signal is not an output of the re-simulated slave 'left'");
+  EXPECT_EQ(not_applicable[1].at("name"), "accurate");
+  EXPECT_EQ(not_applicable[1].at("reason"), "checks of kind 'accuracy' are about the whole run");
+  EXPECT_TRUE(contains(output, "force: not applicable")) << output;
+
+  const auto halved = fresh_directory("resim-checks-halved");
+  output = couplet("resim " + log_path("resim-checks") + " left --set " + checks +
+                       " --set slaves.left.parameters.m=5 -o " + halved.string(),
+                   exit_code);
+  EXPECT_EQ(exit_code, 3) << output;
+  EXPECT_TRUE(contains(output, "FAIL")) << output;
+  summary = nlohmann::json::parse(read_file(halved / "summary.json"));
+  const Table rows = read_table(halved / "signals.csv");
+  std::optional<double> first_outside;
+  for (std::size_t r = 0; r < rows.rows() && !first_outside; ++r) {
+    if (std::fabs(rows.columns.at("left.x")[r] - 1) > bound)
+      first_outside = rows.columns.at("time")[r];
+  }
+  ASSERT_TRUE(first_outside.has_value()) << "the doubled swing should leave the bound";
+  EXPECT_FALSE(summary["checks"][0].at("passed").get<bool>());
+  EXPECT_EQ(summary["checks"][0].at("first_violation_time").get<double>(), *first_outside);
 }
 
 }  // namespace
