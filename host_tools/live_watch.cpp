@@ -1,6 +1,5 @@
 #include "host_tools/live_watch.hpp"
 
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <chrono>
@@ -9,11 +8,13 @@
 #include <thread>
 #include <vector>
 
+#include "host_tools/clock_spec.hpp"
 #include "host_tools/interrupt.hpp"
 #include "host_tools/live_sample_ring.hpp"
 #include "host_tools/live_server.hpp"
 #include "host_tools/log_export.hpp"
 #include "host_tools/run_log.hpp"
+#include "host_tools/scenario.hpp"
 
 namespace couplet::tools {
 
@@ -43,19 +44,20 @@ struct LoggedScenario {
 };
 
 LoggedScenario logged_scenario(const RunLog& log) {
-  LoggedScenario scenario{log.scenario_source};
+  LoggedScenario logged{log.scenario_source};
   try {
-    const YAML::Node root = YAML::Load(log.scenario_text);
-    if (root["name"]) scenario.name = root["name"].as<std::string>();
-    if (const YAML::Node clock = root["clock"]; clock && clock["type"])
-      scenario.wall_clock = clock["type"].as<std::string>() == "wall";
-    if (const YAML::Node clock = root["clock"]; clock && clock["tolerance"])
-      scenario.tolerance = clock["tolerance"].as<double>();
-  } catch (const YAML::Exception&) {
+    // The scenario as the run read it, through the same readers (no second
+    // YAML reading of our own).
+    const Scenario scenario = parse_scenario(log.scenario_text, log.scenario_source);
+    const ClockSpec clock = parse_clock(scenario.clock, scenario.source);
+    logged.name = scenario.name;
+    logged.wall_clock = clock.wall;
+    logged.tolerance = clock.tolerance;
+  } catch (const std::exception&) {
     // The log's own check guards its records; a scenario text we cannot read
     // only costs the page its title and the health section.
   }
-  return scenario;
+  return logged;
 }
 
 std::vector<std::string> output_names(const RunLog& log) {
