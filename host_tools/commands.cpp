@@ -348,8 +348,9 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
   system.validate(algorithm->requirements());
   // A scenario refused up to here leaves the directory as it was; from here on
   // it holds this run's files only.
+  std::optional<RunDirectory> run_directory;  // locked until the run returns
   std::filesystem::path directory;
-  prepare_here([&] { directory = prepare_run_directory(options.output_directory); });
+  prepare_here([&] { directory = run_directory.emplace(options.output_directory).path(); });
   std::optional<Recorder> recorder;
   if (options.record_log) {
     prepare_here([&] {
@@ -473,9 +474,9 @@ nlohmann::json reference_scenario(const Scenario& linked_scenario,
   summary["algorithm"] = "monolithic";
   summary["end_time"] = scenario.end;
   summary["wall_time_s"] = std::chrono::duration<double>(Clock::now() - began).count();
-  const std::filesystem::path directory = prepare_run_directory(output_directory);
-  write_signals_csv(directory / "signals.csv", grid, columns, grid.size());
-  write_summary(directory, summary);
+  const RunDirectory directory(output_directory);
+  write_signals_csv(directory.path() / "signals.csv", grid, columns, grid.size());
+  write_summary(directory.path(), summary);
   return summary;
 }
 
