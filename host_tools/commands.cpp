@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "host_tools/algorithm_factory.hpp"
+#include "host_tools/exit_watch.hpp"
 #include "host_tools/group_builder.hpp"
 #include "host_tools/interrupt.hpp"
 #include "host_tools/link_report.hpp"
@@ -359,6 +360,9 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
     });
   }
   const bool has_directory = !directory.empty();
+  // An exit() during the run (an FMU's) fails it rather than ending it with 0.
+  std::optional<ExitWatch> exit_watch;
+  if (has_directory) exit_watch.emplace(directory, scenario.name, std::string(algorithm->name()));
   const RunResults results(scenario, system, *algorithm, executor, signals, grid,
                            scenario.monolithic_reference && writes ? &reference : nullptr,
                            mpi_dispatcher ? &*mpi_dispatcher : nullptr);
