@@ -8,6 +8,8 @@
 #                       the threaded tests under TSan (build-tsan) (docs/hardening.md)
 #   ./build.sh fuzz [SECONDS]  build the libFuzzer targets with clang (build-fuzz)
 #                       and run each for SECONDS (default 60) (docs/hardening.md)
+#   ./build.sh fuzz-build  only build the libFuzzer targets with clang (build-fuzz),
+#                       run nothing: CI's check that they compile with clang
 # Set BUILD_DIR to build elsewhere (default: build).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -142,11 +144,17 @@ fuzz_targets=(codec framing run_log scenario ssp target_server link_answers)
 # committed corpus (new inputs stay in build-fuzz/corpus/, the repository's
 # corpus is not touched); crashes, timeouts and leaks land in
 # build-fuzz/crashes/<target>/ and fail the run.
+# Configures build-fuzz with clang and builds the <name>_fuzzer programs: what
+# `fuzz` runs, and on its own (`fuzz-build`) the check in CI that they compile.
+fuzz_build() {
+  CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOUPLET_FUZZ=ON \
+        -DCOUPLET_BUILD_TESTS=OFF -DCOUPLET_BUILD_BENCHMARKS=OFF >/dev/null
+  cmake --build build-fuzz -j"$(nproc)" --target "${fuzz_targets[@]/%/_fuzzer}"
+}
+
 fuzz() {  # SECONDS
   local seconds=$1 directory=build-fuzz failed=()
-  CC=clang CXX=clang++ cmake -S . -B "$directory" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOUPLET_FUZZ=ON \
-        -DCOUPLET_BUILD_TESTS=OFF -DCOUPLET_BUILD_BENCHMARKS=OFF >/dev/null
-  cmake --build "$directory" -j"$(nproc)" --target "${fuzz_targets[@]/%/_fuzzer}"
+  fuzz_build
   for target in "${fuzz_targets[@]}"; do
     local corpus="$directory/corpus/$target" crashes="$directory/crashes/$target"
     mkdir -p "$corpus" "$crashes"
@@ -197,8 +205,12 @@ case "${1:-}" in
     install_missing "${packages[@]}" "${fuzz_packages[@]}"
     fuzz "${2:-60}"
     ;;
+  fuzz-build)
+    install_missing "${packages[@]}" "${fuzz_packages[@]}"
+    fuzz_build
+    ;;
   *)
-    echo "usage: $0 run|test|package|sanitize|fuzz [SECONDS]" >&2
+    echo "usage: $0 run|test|package|sanitize|fuzz [SECONDS]|fuzz-build" >&2
     exit 2
     ;;
 esac

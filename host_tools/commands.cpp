@@ -112,9 +112,9 @@ nlohmann::json reference_scenario(const Scenario& linked_scenario,
   summary["algorithm"] = "monolithic";
   summary["end_time"] = scenario.end;
   summary["wall_time_s"] = std::chrono::duration<double>(Clock::now() - began).count();
-  const std::filesystem::path directory = prepare_run_directory(output_directory);
-  write_signals_csv(directory / "signals.csv", grid, columns, grid.size());
-  write_summary(directory, summary);
+  const RunDirectory directory(output_directory);
+  write_signals_csv(directory.path() / "signals.csv", grid, columns, grid.size());
+  write_summary(directory.path(), summary);
   return summary;
 }
 

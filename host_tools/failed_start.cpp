@@ -12,7 +12,7 @@ namespace {
 
 void write_failed_summary(const Scenario& scenario, const std::string& output_directory,
                           const std::string& error) {
-  const std::filesystem::path directory = prepare_run_directory(output_directory);
+  const RunDirectory directory(output_directory);  // locked while it is written
   nlohmann::json summary;
   summary["scenario"] = scenario.name;
   summary["status"] = "failed";
@@ -21,7 +21,7 @@ void write_failed_summary(const Scenario& scenario, const std::string& output_di
   summary["slave_steps"] = 0;
   summary["rollbacks"] = 0;
   summary["end_time"] = scenario.start;
-  write_file_atomically(directory / "summary.json",
+  write_file_atomically(directory.path() / "summary.json",
                         [&](std::ostream& out) { out << summary.dump(2) << "\n"; });
 }
 

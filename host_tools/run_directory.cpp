@@ -1,5 +1,11 @@
 #include "host_tools/run_directory.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 
@@ -26,21 +32,70 @@ void remove_output(const std::filesystem::path& path, const std::string& directo
   }
 }
 
+// The process id written in the lock file by the run that holds it.
+std::string lock_holder(int descriptor) {
+  char text[32] = {};
+  const ssize_t length = ::pread(descriptor, text, sizeof text - 1, 0);
+  std::string pid(text, length > 0 ? static_cast<std::size_t>(length) : 0);
+  while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+  return pid.empty() ? "unknown" : pid;
+}
+
+// Takes the directory's lock without waiting and writes this process's id into
+// the lock file. Close-on-exec: a spawned target must not keep the directory.
+int lock_run_directory(const std::string& directory) {
+  const std::filesystem::path path = std::filesystem::path(directory) / kRunLockFile;
+  const int descriptor = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (descriptor < 0) {
+    throw ConfigurationError("cannot lock output directory '" + directory + "': cannot open '" +
+                             path.string() + "': " + std::strerror(errno));
+  }
+  if (::flock(descriptor, LOCK_EX | LOCK_NB) != 0) {
+    const int cause = errno;
+    const std::string holder = cause == EWOULDBLOCK ? lock_holder(descriptor) : "";
+    ::close(descriptor);
+    if (cause == EWOULDBLOCK) {
+      throw ConfigurationError("output directory " + directory +
+                               " is in use by another couplet run (pid " + holder + ")");
+    }
+    throw ConfigurationError("cannot lock output directory '" + directory +
+                             "': " + std::strerror(cause));
+  }
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(descriptor, 0) != 0 ||
+      ::pwrite(descriptor, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
+    const int cause = errno;
+    ::close(descriptor);
+    throw ConfigurationError("cannot write '" + path.string() + "': " + std::strerror(cause));
+  }
+  return descriptor;
+}
+
 }  // namespace
 
-std::filesystem::path prepare_run_directory(const std::string& directory) {
+RunDirectory::RunDirectory(const std::string& directory) : path_(directory) {
   std::error_code error;
   std::filesystem::create_directories(directory, error);
   if (error || !std::filesystem::is_directory(directory, error)) {
     throw ConfigurationError("cannot create output directory '" + directory +
                              "': " + (error ? error.message() : "a file of that name exists"));
   }
-  const std::filesystem::path path(directory);
-  for (const char* name : kRunOutputFiles) {
-    remove_output(path / name, directory);
-    remove_output(partial_path(path / name), directory);
+  lock_descriptor_ = lock_run_directory(directory);
+  try {
+    for (const char* name : kRunOutputFiles) {
+      remove_output(path_ / name, directory);
+      remove_output(partial_path(path_ / name), directory);
+    }
+  } catch (...) {
+    ::close(lock_descriptor_);
+    throw;
   }
-  return path;
+}
+
+// Closing the descriptor releases the lock; the file stays (deleting it would
+// let a third run lock a new file while a second still holds the old one).
+RunDirectory::~RunDirectory() {
+  ::close(lock_descriptor_);
 }
 
 void write_file_atomically(const std::filesystem::path& path,

@@ -15,6 +15,7 @@
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/check_setup.hpp"
 #include "host_tools/clock_spec.hpp"
+#include "host_tools/exit_watch.hpp"
 #include "host_tools/failed_start.hpp"
 #include "host_tools/group_builder.hpp"
 #include "host_tools/interrupt.hpp"
@@ -321,6 +322,7 @@ class Simulation::Impl {
     initialized_ = true;
     attach_executor_observers();
     began_ = Clock::now();
+    const ExitWatch::Armed watching(exit_watch_ ? &*exit_watch_ : nullptr);
     guarded([&] {
       if (recorder_) {
         prepare_here(
@@ -345,6 +347,7 @@ class Simulation::Impl {
     if (over()) return true;
     bool algorithm_finished = false;
     bool stopped_by_check = false;
+    const ExitWatch::Armed watching(exit_watch_ ? &*exit_watch_ : nullptr);
     guarded([&] {
       // Once per macro step: the signal flag, one advance, the pacing, the log,
       // the observers and an atomic store for the progress line; nothing here
@@ -475,7 +478,12 @@ class Simulation::Impl {
       }
       return;
     }
-    prepare_here([&] { directory_ = prepare_run_directory(options_.output_directory); });
+    prepare_here([&] {
+      directory_ = run_directory_.emplace(options_.output_directory).path();
+      // An exit() while the run steps (an FMU's) fails it rather than ending
+      // the process with 0 (docs/fmi.md, "Errors").
+      exit_watch_.emplace(directory_, scenario_.name, std::string(algorithm_->name()));
+    });
     if (options_.record_log) {
       prepare_here([&] { recorder_.emplace((directory_ / "run.log").string()); });
     }
@@ -643,7 +651,9 @@ class Simulation::Impl {
   std::unique_ptr<ActionDispatcher> local_dispatcher_;
   std::optional<Executor> executor_;
   std::optional<RunPacer> pacer_;
+  std::optional<RunDirectory> run_directory_;  ///< locked while the simulation lives
   std::filesystem::path directory_;
+  std::optional<ExitWatch> exit_watch_;
   std::optional<Recorder> recorder_;
   std::vector<ExecutorObserver*> extra_executor_observers_;
   ObserverFanOut fan_out_;

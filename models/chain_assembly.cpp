@@ -10,11 +10,14 @@ namespace {
 
 ParameterValues applicable(const ModelEntry& entry, const ParameterValues& overrides) {
   ParameterValues values;
-  for (const auto& [name, value] : overrides) {
+  // Not a structured binding: clang before 16 cannot capture one in a lambda
+  // (./build.sh fuzz builds with clang 14).
+  for (const auto& override_entry : overrides) {
+    const auto& name = override_entry.first;
     const auto& parameters = entry.description.parameters;
     if (std::any_of(parameters.begin(), parameters.end(),
                     [&](const ParameterDescription& p) { return p.name == name; }))
-      values.emplace(name, value);
+      values.emplace(name, override_entry.second);
   }
   return values;
 }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "couplet/errors.hpp"
+#include "models/fmi/abandoned_archives.hpp"
 
 namespace couplet::models::fmi {
 namespace {
@@ -237,7 +238,11 @@ std::filesystem::path make_private_directory(const std::string& label) {
   } catch (const std::filesystem::filesystem_error& error) {
     fail(label, std::string("no temporary directory to unpack into (") + error.what() + ")");
   }
-  std::string pattern = (parent / "couplet-fmu-XXXXXX").string();
+  // Before adding a directory, those of dead processes go (one listing of the
+  // temporary directory: little beside unpacking an archive).
+  remove_abandoned_unpacked_archives(parent);
+  // The process id in the name tells a later run whether its owner still lives.
+  std::string pattern = (parent / (unpacked_directory_prefix(::getpid()) + "XXXXXX")).string();
   // mkdtemp: a fresh name, mode 0700, so no other user can read or plant files.
   if (::mkdtemp(pattern.data()) == nullptr) {
     fail(label, "cannot create a directory under " + single_quoted(parent.string()) + " (" +

@@ -3,7 +3,8 @@
 // directory that is removed when the last owner goes (FMI 2.0 §2.3). Entries
 // that would escape the directory — absolute paths, "..", symbolic links,
 // anything but plain files and directories — are refused, so a hostile archive
-// cannot write outside it.
+// cannot write outside it. The directory's name carries the process id
+// (abandoned_archives.hpp), so one left by a killed process is removed later.
 #include <filesystem>
 #include <string>
 #include <string_view>

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/fmi/fmu_call_in_progress.hpp"
 #include "models/fmi/fmu_instance.hpp"
 #include "models/fmi/fmu_slaves.hpp"
 #include "couplet/errors.hpp"
@@ -130,9 +131,14 @@ class CoSimulationSlave final : public Slave {
       if (to > from) {
         set_inputs(request.inputs, to_seconds(from));
         const double at = to_seconds(from);
-        instance_.check(instance_.functions().DoStep(instance_.component(), at, to_seconds(to) - at,
-                                                     final_point),
-                        "fmi2DoStep", at);
+        const FmuCall call{instance_.slave_name(), instance_.package().path(), "fmi2DoStep", at};
+        fmi2Status status;
+        {
+          const FmuCallScope running(call);  // tells an exit() inside it where it came from
+          status = instance_.functions().DoStep(instance_.component(), at, to_seconds(to) - at,
+                                                final_point);
+        }
+        instance_.check(status, "fmi2DoStep", at);
         from = to;
         current_time_ = to;
       }

@@ -7,7 +7,9 @@
  *                   once the step end exceeds fail_time (fmi2Warning: the
  *                   step is done and returns fmi2Warning)
  *   null_instance   COUPLET_FMU_NULL_INSTANCE: fmi2Instantiate logs and returns NULL
- *   missing_symbol  COUPLET_FMU_OMIT_DO_STEP: no fmi2DoStep in the binary */
+ *   missing_symbol  COUPLET_FMU_OMIT_DO_STEP: no fmi2DoStep in the binary
+ *   exiting         COUPLET_FMU_EXIT_IN_STEP: fmi2DoStep calls exit(0) once the
+ *                   step end exceeds fail_time (an FMU that ends its importer) */
 #include <math.h>
 #include <stdlib.h>
 
@@ -43,6 +45,9 @@ static fmi2Status before_step(FmuInstance* instance, double tc, double h) {
   if (!(tc + h > data->r[VR_FAIL_TIME])) return fmi2OK;
   /* A crash of the importing process (SIGABRT), as a broken FMU may cause. */
   if (data->r[VR_FAIL_STATUS] == 6.0) abort();
+#ifdef COUPLET_FMU_EXIT_IN_STEP
+  exit(0);
+#endif
   status = fail_status(data);
   if (status == fmi2Warning) {
     fmu_log(instance, status, "logStatusWarning", "step to t = %.17g: warning: fail_time %.17g reached", tc + h,

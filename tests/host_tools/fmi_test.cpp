@@ -9,6 +9,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -321,6 +322,23 @@ TEST(FmuErrors, FailingStepEndsTheRunWithAReadableLog) {
     const std::string inspect = std::string(COUPLET_BINARY) + " inspect " + log + " > /dev/null";
     EXPECT_EQ(std::system(inspect.c_str()), 0) << inspect;
   }
+}
+
+TEST(FmuErrors, FmuCallingExitFailsTheRunWithASummary) {
+  const std::string text =
+      single_slave("    fmu: " + fmu("exiting") + "\n    parameters: {fail_time: 0.5}\n") +
+      "reference: none\n";
+  const auto [code, errors] = run_cli("run", text, "fmi-exiting");
+  // Not the FMU's 0: the run did not complete.
+  EXPECT_EQ(code, 1) << errors;
+  const std::string cause = "the FMU '" + fmu("exiting") +
+                            "' of slave 's' called exit(0) during a step at t = 0.5 s (fmi2DoStep)";
+  EXPECT_NE(errors.find("couplet: run failed: " + cause), std::string::npos) << errors;
+  std::ifstream file(run_directory("fmi-exiting") / "out" / "summary.json");
+  const nlohmann::json summary = nlohmann::json::parse(file, nullptr, false);
+  EXPECT_EQ(summary.value("status", ""), "failed") << summary.dump();
+  EXPECT_EQ(summary.value("scenario", ""), "bad") << summary.dump();
+  EXPECT_EQ(summary.value("error", "").rfind(cause, 0), 0u) << summary.dump();
 }
 
 TEST(FmuModels, ListsVariablesCapabilitiesAndKinds) {

@@ -1,6 +1,8 @@
 // SIGINT and SIGTERM during `couplet run`: the run stops at the next macro step,
 // exits 130 or 143, and leaves a summary (status "interrupted"), the signals up
-// to the cut and a run log that replays; spawned targets are stopped.
+// to the cut and a run log that replays; spawned targets are stopped. A master
+// killed outright takes its spawned target with it (PR_SET_PDEATHSIG), and a
+// target that ignores SIGTERM is killed after a grace period.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -148,6 +150,64 @@ TEST(Interrupt, SpawnedTargetIsStopped) {
   EXPECT_EQ(*exit_code, 130) << read_file(errors);
   EXPECT_EQ(read_summary(directory).value("status", ""), "interrupted") << read_file(errors);
   EXPECT_TRUE(process_gone(targets.front())) << "couplet-target " << targets.front() << " still runs";
+}
+
+/// Whether `pid` has ended within `timeout`: gone, or a zombie (its new parent,
+/// init, may be slow to reap it; a zombie runs no code and holds no socket).
+bool ended_within(pid_t pid, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const std::size_t command_end = line.rfind(')');
+    if (command_end != std::string::npos && line.substr(command_end + 2, 1) == "Z") return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+TEST(Interrupt, SpawnedTargetDiesWithAMasterKilledOutright) {
+  const auto directory = fresh_directory("interrupt-killed-master");
+  const std::string errors = directory.string() + ".err";
+  ChildProcess couplet(
+      couplet_run(directory, {"--set", "slaves.right.link={spawn: true, udp: \"127.0.0.1:0\"}"}), errors);
+  wait_until_stepping(directory);
+  const std::vector<pid_t> targets = children_of(couplet.pid());
+  ASSERT_EQ(targets.size(), 1u) << "expected one spawned couplet-target";
+  // SIGKILL: no handler of the master runs, no destructor stops the target.
+  couplet.signal(SIGKILL);
+  ASSERT_EQ(couplet.wait_exit(std::chrono::seconds(5)), 128 + SIGKILL);
+  EXPECT_TRUE(ended_within(targets.front(), std::chrono::seconds(1)))
+      << "couplet-target " << targets.front() << " outlived its master by more than a second";
+}
+
+TEST(Interrupt, TargetIgnoringSigtermIsKilledAfterTheGracePeriod) {
+  const auto directory = fresh_directory("interrupt-stubborn-target");
+  // Announces an address where nothing answers, ignores SIGTERM, and would
+  // sleep for a minute: the run fails on the link's timeout and must not wait.
+  std::filesystem::create_directories(directory);
+  const std::filesystem::path program = directory / "stubborn_target.sh";
+  std::ofstream(program) << "#!/bin/sh\necho $$ > \"$0.pid\"\ntrap '' TERM\n"
+                            "echo \"stubborn ready udp 127.0.0.1:9\"\nexec sleep 60\n";
+  std::filesystem::permissions(program, std::filesystem::perms::owner_all);
+  const std::string errors = directory.string() + ".err";
+  ChildProcess couplet({COUPLET_BINARY, "run", scenario_path("two_mass_switch.yaml"), "-o",
+                        (directory / "out").string(), "--set",
+                        "slaves.right.link={spawn: true, program: " + program.string() +
+                            ", udp: \"127.0.0.1:0\", timeout: 0.5}"},
+                       errors);
+  const auto began = std::chrono::steady_clock::now();
+  const std::optional<int> exit_code = couplet.wait_exit(std::chrono::seconds(20));
+  ASSERT_TRUE(exit_code.has_value()) << "couplet waited for a target that ignores SIGTERM";
+  EXPECT_EQ(*exit_code, 1) << read_file(errors);
+  // 0.5 s of link timeout, then 2 s of grace after SIGTERM, then SIGKILL.
+  EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::seconds(10));
+  EXPECT_NE(read_file(errors).find("nothing heard over udp 127.0.0.1:9"), std::string::npos)
+      << read_file(errors);
+  const pid_t target = std::stoi(read_file(program.string() + ".pid"));
+  EXPECT_TRUE(ended_within(target, std::chrono::milliseconds(100))) << "the stubborn target " << target << " still runs";
 }
 
 }  // namespace

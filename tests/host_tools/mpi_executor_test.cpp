@@ -134,7 +134,7 @@ TEST_P(MpiExecutor, SameDecisionsAndSignalsAsTheSequentialRun) {
     std::set<std::string> files;
     for (const auto& entry : std::filesystem::directory_iterator(distributed.directory))
       files.insert(entry.path().filename().string());
-    EXPECT_EQ(files, (std::set<std::string>{"run.log", "signals.csv", "summary.json"}));
+    EXPECT_EQ(files, (std::set<std::string>{".couplet.lock", "run.log", "signals.csv", "summary.json"}));
     EXPECT_EQ(got["executor"]["type"], "mpi");
     EXPECT_EQ(got["executor"]["ranks"], ranks);
 

@@ -1,7 +1,8 @@
 // A run's output directory holds the files of one run only: whatever the
 // previous run left (its log, summary, signals, report) does not survive a new
 // run, be it complete, without a log, or failed; a scenario refused before its
-// first step leaves the directory as it was.
+// first step leaves the directory as it was; a second run given the directory
+// of a run in progress is refused before it deletes anything.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -9,7 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <thread>
 
+#include "host_tools/process_support.hpp"
 #include "host_tools/test_support.hpp"
 
 namespace couplet::testing {
@@ -49,7 +52,7 @@ void previous_run(const std::filesystem::path& directory) {
   std::ofstream(directory / "report.html") << "<html>the previous run</html>\n";
   std::ofstream(directory / "notes.txt") << "mine\n";
   ASSERT_EQ(files_in(directory),
-            (std::set<std::string>{"notes.txt", "report.html", "run.log", "signals.csv", "summary.json"}));
+            (std::set<std::string>{".couplet.lock", "notes.txt", "report.html", "run.log", "signals.csv", "summary.json"}));
 }
 
 TEST(OutputDirectory, RunWithoutLogLeavesNoStaleFile) {
@@ -62,7 +65,7 @@ TEST(OutputDirectory, RunWithoutLogLeavesNoStaleFile) {
             0)
       << read_file(output);
   // The previous run's log and report are gone; the user's file stays.
-  EXPECT_EQ(files_in(directory), (std::set<std::string>{"notes.txt", "signals.csv", "summary.json"}));
+  EXPECT_EQ(files_in(directory), (std::set<std::string>{".couplet.lock", "notes.txt", "signals.csv", "summary.json"}));
   const nlohmann::json summary = read_summary(directory);
   EXPECT_EQ(summary.value("status", ""), "completed");
   EXPECT_EQ(summary.value("macro_steps", 0), 50);
@@ -79,7 +82,7 @@ TEST(OutputDirectory, FailedRunLeavesOnlyItsOwnFiles) {
                     output),
             1)
       << read_file(output);
-  EXPECT_EQ(files_in(directory), (std::set<std::string>{"notes.txt", "run.log", "signals.csv", "summary.json"}));
+  EXPECT_EQ(files_in(directory), (std::set<std::string>{".couplet.lock", "notes.txt", "run.log", "signals.csv", "summary.json"}));
   const nlohmann::json summary = read_summary(directory);
   EXPECT_EQ(summary.value("scenario", ""), "ifosmondi_damper");
   EXPECT_EQ(summary.value("status", ""), "failed");
@@ -100,7 +103,7 @@ TEST(OutputDirectory, RefusedScenarioLeavesTheDirectoryAsItWas) {
             2)
       << read_file(output);
   EXPECT_EQ(files_in(directory),
-            (std::set<std::string>{"notes.txt", "report.html", "run.log", "signals.csv", "summary.json"}));
+            (std::set<std::string>{".couplet.lock", "notes.txt", "report.html", "run.log", "signals.csv", "summary.json"}));
   EXPECT_EQ(read_summary(directory).value("macro_steps", 0), 100);
 }
 
@@ -112,8 +115,59 @@ TEST(OutputDirectory, ReferenceReplacesARunsFiles) {
                     output),
             0)
       << read_file(output);
-  EXPECT_EQ(files_in(directory), (std::set<std::string>{"notes.txt", "signals.csv", "summary.json"}));
+  EXPECT_EQ(files_in(directory), (std::set<std::string>{".couplet.lock", "notes.txt", "signals.csv", "summary.json"}));
   EXPECT_EQ(read_summary(directory).value("algorithm", ""), "monolithic");
+}
+
+/// Waits until the lock file of `directory` names `pid`: the run holds it.
+bool locked_by(const std::filesystem::path& directory, pid_t pid) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (first_line(directory / ".couplet.lock") == std::to_string(pid)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+TEST(OutputDirectory, SecondRunOnADirectoryInUseIsRefusedByName) {
+  const auto directory = fresh_directory("outdir-in-use");
+  previous_run(directory);
+  // The first run paces on the wall clock: 2 s of simulated time take 2 s.
+  ChildProcess first({COUPLET_BINARY, "run", scenario_path("two_mass_switch.yaml"), "--set",
+                      "clock.type=wall", "--set", "time.end=2", "-o", directory.string()},
+                     directory.string() + ".first");
+  ASSERT_TRUE(locked_by(directory, first.pid())) << read_file(directory.string() + ".first");
+  const std::string expected = "output directory " + directory.string() +
+                               " is in use by another couplet run (pid " +
+                               std::to_string(first.pid()) + ")";
+  for (const std::string command : {"run", "reference"}) {
+    const std::filesystem::path output = directory.string() + "." + command;
+    EXPECT_EQ(couplet(command + " " + scenario_path("two_mass_switch.yaml") +
+                          " --set time.end=1 -o " + directory.string(),
+                      output),
+              2)
+        << read_file(output);
+    EXPECT_NE(read_file(output).find(expected), std::string::npos) << read_file(output);
+  }
+  // The first run was not disturbed: its files, whole and its own, and the
+  // user's file beside them.
+  ASSERT_EQ(first.wait_exit(std::chrono::seconds(30)), 0)
+      << read_file(directory.string() + ".first");
+  EXPECT_EQ(files_in(directory), (std::set<std::string>{".couplet.lock", "notes.txt", "run.log",
+                                                        "signals.csv", "summary.json"}));
+  const nlohmann::json summary = read_summary(directory);
+  EXPECT_EQ(summary.value("status", ""), "completed");
+  EXPECT_EQ(summary.value("macro_steps", 0), 200);
+  const std::filesystem::path replay = directory.string() + ".replay";
+  EXPECT_EQ(couplet("replay " + (directory / "run.log").string() + " --verify", replay), 0)
+      << read_file(replay);
+  // Once the run is over the directory is free again.
+  const std::filesystem::path again = directory.string() + ".again";
+  EXPECT_EQ(couplet("run " + scenario_path("two_mass_switch.yaml") + " --set time.end=1 -o " +
+                        directory.string(),
+                    again),
+            0)
+      << read_file(again);
 }
 
 }  // namespace

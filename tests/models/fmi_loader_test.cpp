@@ -3,7 +3,10 @@
 // functions of the shared library. Every error names the file and the culprit.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zip.h>
 
 #include <algorithm>
@@ -17,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/fmi/abandoned_archives.hpp"
 #include "models/fmi/fmu_archive.hpp"
 #include "models/fmi/fmu_description.hpp"
 #include "models/fmi/fmu_library.hpp"
@@ -749,6 +753,80 @@ TEST(FmuLibrary, ReportsTheDlopenError) {
         << message;
     EXPECT_NE(message.find("No such file"), std::string::npos) << message;
   }
+}
+
+// Unpacked FMUs of a process that died without its destructors (kill -9, a
+// crash) are removed by the next process that unpacks one; the directories of
+// living processes, and names couplet did not make, stay.
+
+/// Runs `body` in a child process, which exits with what `body` returns (its
+/// locals destroyed), and waits for it: the exit status, or 128 + the signal
+/// that ended it.
+template <typename Body>
+int in_child_process(Body body) {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(body());
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+TEST_F(FmuArchive, DirectoryNameCarriesTheProcessId) {
+  const Archive archive = Archive::unpack(write_zip("good.fmu", kGoodEntries).string());
+  const std::string name = archive.directory().filename().string();
+  const std::string prefix = "couplet-fmu-" + std::to_string(::getpid()) + "-";
+  EXPECT_EQ(name.rfind(prefix, 0), 0u) << name;
+  EXPECT_EQ(name.size(), prefix.size() + 6) << name;
+}
+
+TEST_F(FmuArchive, RemovesOnlyTheDirectoriesOfDeadProcesses) {
+  pid_t gone = 0;
+  {
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    ::waitpid(child, nullptr, 0);
+    gone = child;  // reaped: no process has this id now
+  }
+  const std::vector<fs::path> abandoned = {work_ / ("couplet-fmu-" + std::to_string(gone) + "-a1B2c3")};
+  const std::vector<fs::path> kept = {
+      work_ / ("couplet-fmu-" + std::to_string(::getpid()) + "-d4E5f6"),  // this process lives
+      work_ / "couplet-fmu-g7H8i9",                                       // no process id in the name
+      work_ / ("couplet-fmu-" + std::to_string(gone) + "-toolong"),      // not mkdtemp's suffix
+      work_ / ("other-" + std::to_string(gone) + "-j0K1l2"),
+  };
+  for (const fs::path& directory : abandoned) {
+    fs::create_directories(directory / "binaries/linux64");
+    write_file(directory / "binaries/linux64/model.so", "bytes");
+  }
+  for (const fs::path& directory : kept) fs::create_directories(directory);
+
+  EXPECT_EQ(remove_abandoned_unpacked_archives(work_), abandoned.size());
+  for (const fs::path& directory : abandoned) EXPECT_FALSE(fs::exists(directory)) << directory;
+  for (const fs::path& directory : kept) EXPECT_TRUE(fs::exists(directory)) << directory;
+  EXPECT_EQ(remove_abandoned_unpacked_archives(work_), 0u);
+}
+
+TEST_F(FmuArchive, NextProcessRemovesTheDirectoryOfAKilledOne) {
+  const fs::path fmu = write_zip("good.fmu", kGoodEntries);
+  // The first process unpacks and is killed before its destructor runs.
+  ASSERT_EQ(in_child_process([&] {
+              const Archive archive = Archive::unpack(fmu.string());
+              ::raise(SIGKILL);
+              return 0;
+            }),
+            128 + SIGKILL);
+  const std::set<fs::path> left = unpack_directories();
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_TRUE(fs::exists(*left.begin() / "binaries/linux64/mass.so"));
+  // The next process to unpack an FMU removes it, and keeps its own until it ends.
+  ASSERT_EQ(in_child_process([&] {
+              const Archive archive = Archive::unpack(fmu.string());
+              const std::set<fs::path> now = unpack_directories();
+              const bool only_its_own = now.size() == 1 && *now.begin() == archive.directory();
+              return only_its_own ? 0 : 1;
+            }),
+            0);
+  EXPECT_TRUE(unpack_directories().empty());
 }
 
 }  // namespace
