@@ -82,7 +82,10 @@ std::unique_ptr<Slave> make_remote_slave(const Scenario& scenario, const SlaveSp
   std::string udp = link.udp;
   std::string device = link.serial_device;
   if (link.spawn) {
-    if (!link.program.empty()) require_existing_file(link.program, link.where + ".program");
+    // A name without a slash is looked up on PATH when it is started (an
+    // installed emulator); a path must exist.
+    if (link.program.find('/') != std::string::npos)
+      require_existing_file(link.program, link.where + ".program");
     process = TargetProcess::spawn(link.program, target_arguments(spec), spec.name, kSpawnTimeout);
     (link.is_udp() ? udp : device) = process->address();
   }
