@@ -26,7 +26,8 @@ packages=(cmake g++ make libeigen3-dev libsundials-dev libyaml-cpp-dev libcli11-
 # an emulated Cortex-M4 board (qemu-system-arm); the Python module's DataFrame
 # helpers are tested with pandas (the module works without); couplet test's JUnit
 # XML is validated against tests/data/junit.xsd with xmllint; the smoke test of
-# bench/hil_next_to_cyclictest.sh runs cyclictest (rt-tests).
+# bench/hil_next_to_cyclictest.sh runs cyclictest (rt-tests); the pytest example
+# (docs/examples/test_two_mass_switch.py) runs under python3-pytest.
 test_packages=(chromium python3 dpkg-dev file gcc-arm-none-eabi libnewlib-arm-none-eabi python3-pandas
                python3-pytest libxml2-utils rt-tests qemu-system-arm)
 package_packages=(dpkg-dev file)
