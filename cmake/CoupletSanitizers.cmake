@@ -32,4 +32,14 @@ if(COUPLET_SANITIZE)
     add_compile_options(-fno-sanitize-recover=undefined)
   endif()
   add_link_options(-fsanitize=${COUPLET_SANITIZE})
+  # clang links its ASan runtime statically into programs and leaves shared
+  # libraries without it, which the FMUs' --no-undefined refuses: link every
+  # program and library to the shared runtime instead (one runtime per
+  # process, the Python module's included), found through the rpath.
+  if(COUPLET_SANITIZE MATCHES "address" AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang" AND NOT COUPLET_FUZZ)
+    execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libclang_rt.asan-${CMAKE_SYSTEM_PROCESSOR}.so
+                    OUTPUT_VARIABLE couplet_clang_asan_runtime OUTPUT_STRIP_TRAILING_WHITESPACE)
+    get_filename_component(couplet_clang_runtime_directory ${couplet_clang_asan_runtime} DIRECTORY)
+    add_link_options(-shared-libasan "LINKER:-rpath,${couplet_clang_runtime_directory}")
+  endif()
 endif()

@@ -108,7 +108,10 @@ void Executor::compute_initial_outputs() {
     const PlannedAction evaluation{slave, SlaveAction::evaluate_outputs};
     dispatch_and_complete({&evaluation, 1});
     const std::vector<double>& after = slots_[slave].outputs;
-    return std::memcmp(before.data(), after.data(), before.size() * sizeof(double)) != 0;
+    // std::equal would call 0.0 and -0.0 equal; the loop must stop only on
+    // bit-identical outputs. (No memcmp: a slave without outputs has null data.)
+    return !before.empty() &&
+           std::memcmp(before.data(), after.data(), before.size() * sizeof(double)) != 0;
   };
   const std::size_t passes = static_cast<std::size_t>(highest_order + 1) * output_count;
   if (const std::optional<std::vector<std::size_t>> order =
