@@ -65,6 +65,15 @@ class CheckEvaluator final : public ExecutorObserver {
   /// failed so far; null when none. No allocation.
   const CheckSpec* stopping_check() const;
 
+  /// Check `check`'s name, and when it was first violated so far (nothing
+  /// while it holds; the checks decided at the end, `reaches`, `realtime` and
+  /// `accuracy`, only have a verdict then). No allocation: fit for observers.
+  const std::string& name(std::size_t check) const { return targets_[check].spec.name; }
+  std::optional<Time> first_violation(std::size_t check) const {
+    const Watch& watch = watches_.at(check);
+    return watch.violated ? std::optional<Time>(watch.first_violation) : std::nullopt;
+  }
+
   /// Every check's verdict, in the scenario's order (after the run: allocates).
   std::vector<CheckVerdict> verdicts(const RunFacts& facts) const;
 

@@ -7,8 +7,10 @@
 
 namespace couplet::tools {
 
-LivePublisher::LivePublisher(LiveSampleRing& ring, std::vector<std::size_t> outputs)
+LivePublisher::LivePublisher(LiveSampleRing& ring, std::vector<std::size_t> outputs,
+                             LiveCheckBoard& checks)
     : ring_(ring),
+      checks_(checks),
       outputs_(std::move(outputs)),
       values_(outputs_.size()),
       began_(std::chrono::steady_clock::now()) {
@@ -24,6 +26,8 @@ void LivePublisher::communication_point(const Simulation& simulation) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - began_).count(),
       static_cast<double>(latest_lateness_ns(simulation)) * 1e-9};
   ring_.push_from_stepping_thread(sample, values_);
+  for (std::size_t c = 0; c < checks_.size(); ++c)
+    checks_.publish_from_stepping_thread(c, simulation.check_first_violation(c));
 }
 
 }  // namespace couplet::tools

@@ -7,6 +7,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 #include <deque>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string_view>
@@ -158,6 +159,11 @@ class LiveServer::Impl {
   std::atomic<std::size_t> websocket_clients{0};
   std::atomic<std::size_t> connections{0};
 
+  void set_verdicts(nlohmann::json verdicts) {
+    const std::lock_guard lock(verdicts_mutex_);
+    verdicts_ = std::move(verdicts);
+  }
+
   const LiveServerOptions& options() const { return options_; }
   http::response<http::string_body> respond(const http::request<http::string_body>& request);
   void joined(const std::shared_ptr<WebSocketSession>& session);
@@ -191,6 +197,7 @@ class LiveServer::Impl {
   }
   void tick();
   nlohmann::json status() const;
+  nlohmann::json checks() const;
   void broadcast(const std::shared_ptr<const std::string>& message);
 
   LiveSampleRing& ring_;
@@ -205,6 +212,8 @@ class LiveServer::Impl {
   int ticks_since_status_ = 0;
   LiveState announced_ = LiveState::running;
   std::vector<std::weak_ptr<WebSocketSession>> sessions_;
+  mutable std::mutex verdicts_mutex_;  ///< the run's thread sets, the server's reads
+  nlohmann::json verdicts_;            ///< the final verdicts; null while running
   // Declared after what the sessions use: destroying the io_context destroys
   // the sessions its pending handlers hold.
   asio::io_context io_;
@@ -413,8 +422,7 @@ nlohmann::json LiveServer::Impl::status() const {
       {"wall_clock", info_.wall_clock},
       {"control", static_cast<bool>(options_.stop)},
       {"signals", info_.signals},
-      // The place for the run's checks (verdicts) once runs have them.
-      {"checks", nullptr}};
+      {"checks", checks()}};
   status["eta_s"] =
       factor > 0 ? nlohmann::json((info_.end_time - time) / factor) : nlohmann::json(nullptr);
   if (info_.wall_clock) {
@@ -424,6 +432,24 @@ nlohmann::json LiveServer::Impl::status() const {
     status["tolerance_s"] = info_.tolerance;
   }
   return status;
+}
+
+// While the run goes: each check with its first violation so far (`passed`
+// false from then on, null while undecided); at the end, the run's verdicts.
+nlohmann::json LiveServer::Impl::checks() const {
+  {
+    const std::lock_guard lock(verdicts_mutex_);
+    if (!verdicts_.is_null()) return verdicts_;
+  }
+  nlohmann::json checks = nlohmann::json::array();
+  for (std::size_t c = 0; c < info_.checks.size(); ++c) {
+    const std::optional<double> violated =
+        info_.check_board ? info_.check_board->first_violation(c) : std::nullopt;
+    checks.push_back({{"name", info_.checks[c]},
+                      {"passed", violated ? nlohmann::json(false) : nlohmann::json(nullptr)},
+                      {"first_violation_time", violated ? nlohmann::json(*violated) : nullptr}});
+  }
+  return checks;
 }
 
 std::string LiveServer::Impl::history_text() const {
@@ -481,7 +507,8 @@ std::string LiveServer::url() const {
 unsigned short LiveServer::port() const {
   return impl_->port();
 }
-void LiveServer::set_state(LiveState state) {
+void LiveServer::set_state(LiveState state, std::string checks_json) {
+  if (!checks_json.empty()) impl_->set_verdicts(nlohmann::json::parse(checks_json));
   impl_->state.store(state);
 }
 std::uint64_t LiveServer::client_messages_dropped() const {

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "host_tools/live_check_board.hpp"
 #include "host_tools/live_sample_ring.hpp"
 
 namespace couplet::tools {
@@ -32,6 +33,9 @@ struct LiveRunInfo {
   double end_time = 0;               ///< s
   bool wall_clock = false;           ///< paced by a wall clock: lateness matters
   double tolerance = 0;              ///< s: a later cycle is an overrun
+  std::vector<std::string> checks;   ///< the scenario's checks, in the board's order
+  /// The checks' first violations while the run goes; null: none shown.
+  const LiveCheckBoard* check_board = nullptr;
 };
 
 struct LiveServerOptions {
@@ -63,8 +67,10 @@ class LiveServer {
   std::string url() const;
   unsigned short port() const;
 
-  /// From the run's thread once the run is over (no longer on the stepping path).
-  void set_state(LiveState state);
+  /// From the run's thread once the run is over (no longer on the stepping
+  /// path), with the checks' verdicts as summary.json's `checks` array holds
+  /// them (JSON text; empty: the board's state stays what /status shows).
+  void set_state(LiveState state, std::string checks_json = {});
 
   /// Messages not sent to a client whose queue was full, over all clients.
   std::uint64_t client_messages_dropped() const;

@@ -35,6 +35,16 @@ LiveServerOptions server_options(const LiveViewOptions& live, const RunOptions& 
   return server;
 }
 
+// The verdicts of a run that failed: what the checks saw until then.
+std::string checks_json(const Simulation& simulation) {
+  try {
+    const nlohmann::json summary = summary_of(simulation);
+    return summary.contains("checks") ? summary["checks"].dump() : std::string();
+  } catch (const std::exception&) {
+    return {};  // no summary to be had: the board's state stays on the page
+  }
+}
+
 LiveState final_state(const nlohmann::json& summary) {
   const std::string status = summary.value("status", "");
   if (status == "completed") return LiveState::completed;
@@ -52,12 +62,14 @@ nlohmann::json run_with_live_view(Simulation& simulation, const LiveViewOptions&
   std::vector<std::size_t> outputs;
   for (const std::string& name : signals) outputs.push_back(simulation.output_index(name));
   LiveSampleRing ring(kRingCapacity, signals.size());
-  LivePublisher publisher(ring, outputs);
+  const std::vector<std::string> checks = simulation.check_names();
+  LiveCheckBoard board(checks.size());
+  LivePublisher publisher(ring, outputs, board);
   simulation.add_observer(publisher);
   LiveServer server(ring,
                     {simulation.scenario_name(), signals, to_seconds(simulation.start_time()),
                      to_seconds(simulation.end_time()), paced_by_wall_clock(simulation),
-                     lateness_tolerance_s(simulation)},
+                     lateness_tolerance_s(simulation), checks, &board},
                     server_options(live, options));
   const LiveServerOptions endpoint = parse_live_endpoint(live.endpoint);
   std::cerr << "couplet: live view at " << server.url() << "\n";
@@ -72,12 +84,12 @@ nlohmann::json run_with_live_view(Simulation& simulation, const LiveViewOptions&
   try {
     simulation.run();
   } catch (...) {
-    server.set_state(LiveState::failed);
+    server.set_state(LiveState::failed, checks_json(simulation));
     linger();
     throw;
   }
   nlohmann::json summary = summary_of(simulation);
-  server.set_state(final_state(summary));
+  server.set_state(final_state(summary), checks_json(simulation));
   linger();
   return summary;
 }

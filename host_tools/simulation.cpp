@@ -411,6 +411,22 @@ class Simulation::Impl {
     return executor_->slots()[slave].output(port);
   }
 
+  std::vector<std::string> check_names() const {
+    std::vector<std::string> names;
+    for (std::size_t c = 0; c < checks_->size(); ++c) names.push_back(checks_->name(c));
+    return names;
+  }
+
+  std::optional<double> check_first_violation(std::size_t index) const {
+    if (index >= checks_->size()) {
+      throw ConfigurationError("Simulation::check_first_violation(" + std::to_string(index) +
+                               "): the scenario " + scenario_.source + " has " +
+                               std::to_string(checks_->size()) + " checks");
+    }
+    const std::optional<Time> first = checks_->first_violation(index);
+    return first ? std::optional<double>(to_seconds(*first)) : std::nullopt;
+  }
+
   std::vector<double> grid_times() const {
     const std::size_t rows = results_->rows(end_);
     std::vector<double> times(rows);
@@ -725,6 +741,12 @@ std::size_t Simulation::output_index(std::string_view name) const {
 }
 double Simulation::output(std::size_t index) const {
   return impl_->output(index);
+}
+std::vector<std::string> Simulation::check_names() const {
+  return impl_->check_names();
+}
+std::optional<double> Simulation::check_first_violation(std::size_t index) const {
+  return impl_->check_first_violation(index);
 }
 std::vector<double> Simulation::grid_times() const {
   return impl_->grid_times();

@@ -53,6 +53,26 @@
     statusElement.setAttribute('data-errors', window.coupletLiveErrors.join(' | '));
   }
 
+  // One row per check: 'failed at t' as soon as it is violated, 'holding so
+  // far' while the run goes, the run's verdict (and its message) at the end.
+  function showChecks(checks) {
+    const body = document.getElementById('checks-rows');
+    body.replaceChildren();
+    for (const check of checks) {
+      const row = document.createElement('tr');
+      const verdict = check.passed === true ? 'passed' : check.passed === false ? 'failed' : 'holding so far';
+      row.className = 'check-' + (check.passed === true ? 'passed' : check.passed === false ? 'failed' : 'open');
+      const when = check.first_violation_time === null || check.first_violation_time === undefined
+        ? '–' : fixed(check.first_violation_time, 6) + ' s';
+      for (const cell of [check.name, verdict, when, check.message || '']) {
+        const td = document.createElement('td');
+        td.textContent = cell;
+        row.appendChild(td);
+      }
+      body.appendChild(row);
+    }
+  }
+
   function showStatus(status) {
     const state = document.getElementById('state');
     state.textContent = status.state;
@@ -74,9 +94,9 @@
       text('overruns', String(status.overruns));
       text('tolerance', fixed(status.tolerance_s * 1e3, 3));
     }
-    if (status.checks) {
+    if (status.checks && status.checks.length > 0) {
       document.getElementById('checks').hidden = false;
-      document.getElementById('checks-list').textContent = JSON.stringify(status.checks);
+      showChecks(status.checks);
     }
     finalState = status.state !== 'running';
     lastStatus = status;

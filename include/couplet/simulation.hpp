@@ -9,6 +9,7 @@
 // needs nothing but the standard library and couplet/time.hpp.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -135,6 +136,14 @@ class Simulation {
   /// an index: fit for observers.
   double output(std::size_t index) const;
   double output(std::string_view name) const { return output(output_index(name)); }
+
+  /// The scenario's checks (docs/scenarios.md#checks) by name, in its order.
+  std::vector<std::string> check_names() const;
+  /// When check `index` (in check_names() order) was first violated so far
+  /// (s), nothing while it holds. A check decided only at the end (`reaches`,
+  /// `realtime`, `accuracy`) has its verdict in summary() once the run
+  /// finished. Allocation-free: fit for observers.
+  std::optional<double> check_first_violation(std::size_t index) const;
 
   /// The evaluation grid's times (s) reached so far (every slave's outputs are
   /// known up to there), and one output's values at them.

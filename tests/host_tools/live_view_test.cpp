@@ -135,7 +135,8 @@ TEST(LivePublisher, PublishesEveryCommunicationPointWithoutAllocating) {
   Simulation simulation = two_mass_switch("2");
   EXPECT_EQ(evaluation_signal_names(simulation), (std::vector<std::string>{"left.x", "left.v"}));
   LiveSampleRing ring(1024, 2);
-  LivePublisher publisher(ring, signal_indices(simulation));
+  LiveCheckBoard no_checks(0);
+  LivePublisher publisher(ring, signal_indices(simulation), no_checks);
   simulation.add_observer(publisher);
   simulation.step_until(to_ticks(0.01));  // the first step sizes the buffers
   std::vector<LiveSample> samples;
@@ -161,7 +162,8 @@ TEST(LivePublisher, PublishesEveryCommunicationPointWithoutAllocating) {
 
 TEST(LivePublisher, RefusesARingOfAnotherWidth) {
   LiveSampleRing ring(8, 3);
-  EXPECT_THROW(LivePublisher(ring, {0, 1}), std::invalid_argument);
+  LiveCheckBoard no_checks(0);
+  EXPECT_THROW(LivePublisher(ring, {0, 1}, no_checks), std::invalid_argument);
 }
 
 // ---------------------------------------------------------------- clients
@@ -220,7 +222,8 @@ long resident_kib(pid_t pid) {
 TEST(LiveView, SteppingThreadAllocatesNothingWithAClientConnected) {
   Simulation simulation = two_mass_switch("3");
   LiveSampleRing ring(4096, 2);
-  LivePublisher publisher(ring, signal_indices(simulation));
+  LiveCheckBoard no_checks(0);
+  LivePublisher publisher(ring, signal_indices(simulation), no_checks);
   simulation.add_observer(publisher);
   LiveServer server(ring, {"two_mass_switch", {"left.x", "left.v"}, 0, 3}, {});
   WebSocketClient client(server.port());
@@ -249,7 +252,9 @@ TEST(LiveView, SteppingThreadAllocatesNothingWithAClientConnected) {
 // ---------------------------------------------------------------- couplet run --live
 
 /// A 4 s wall-clock run of the two-mass oscillator (scenarios/two_mass_switch.yaml).
-fs::path wall_clock_scenario(const fs::path& directory, double end = 4) {
+/// `checks`: the scenario's checks: section, if any.
+fs::path wall_clock_scenario(const fs::path& directory, double end = 4,
+                             const std::string& checks = "") {
   const fs::path path = directory / "live_wall.yaml";
   std::ofstream(path) << "name: live_wall\n"
                          "time: {start: 0, end: "
@@ -271,9 +276,17 @@ fs::path wall_clock_scenario(const fs::path& directory, double end = 4) {
                          "clock: {type: wall, tolerance: 0.005}\n"
                          "evaluation:\n"
                          "  grid: 0.01\n"
-                         "  signals: [left.x, left.v, right.f]\n";
+                         "  signals: [left.x, left.v, right.f]\n"
+                      << checks;
   return path;
 }
+
+/// left.x starts at 1 and falls below 0.99 within the first second; it stays
+/// below 5 throughout.
+const std::string kLiveChecks =
+    "checks:\n"
+    "  - {name: left_stays_up, signal: left.x, min: 0.99}\n"
+    "  - {name: left_bounded, signal: left.x, max: 5}\n";
 
 /// `couplet run --live 0` on `scenario`; the port read from its stderr.
 class LiveRun {
@@ -328,7 +341,7 @@ TEST(LiveView, StatusTimeAdvancesDuringAWallClockRunAndEndsCompleted) {
   EXPECT_NEAR(later["realtime_factor"].get<double>(), 1.0, 0.1);
   EXPECT_GT(later["wall_time"].get<double>(), early["wall_time"].get<double>());
   EXPECT_EQ(later["dropped_samples"], 0);
-  EXPECT_TRUE(later["checks"].is_null());
+  EXPECT_EQ(later["checks"], nlohmann::json::array());  // the scenario has none
   // The run ends (4 s) and the page keeps being served for the linger.
   std::this_thread::sleep_for(2500ms);
   const nlohmann::json final_status = status_of(run.port());
@@ -342,6 +355,53 @@ TEST(LiveView, StatusTimeAdvancesDuringAWallClockRunAndEndsCompleted) {
   http_get(run.port(), "/nothing", http::verb::get, &code);
   EXPECT_EQ(code, 404u);
   EXPECT_EQ(run.process().wait_exit(10s), 0) << run.errors();
+}
+
+TEST(LiveView, StatusShowsACheckFailingWhileTheRunGoesAndTheVerdictsAtItsEnd) {
+  const fs::path directory = empty_directory("live-checks");
+  LiveRun run(wall_clock_scenario(directory, 3, kLiveChecks), directory, {"--live-linger", "3"});
+  std::this_thread::sleep_for(2s);
+  const nlohmann::json running = status_of(run.port());
+  ASSERT_EQ(running["state"], "running") << running;
+  ASSERT_EQ(running["checks"].size(), 2u) << running;
+  const nlohmann::json& up = running["checks"][0];
+  EXPECT_EQ(up["name"], "left_stays_up");
+  EXPECT_EQ(up["passed"], false);  // violated already: failed whatever comes
+  const double violated_at = up["first_violation_time"].get<double>();
+  EXPECT_GT(violated_at, 0.0);
+  EXPECT_LT(violated_at, running["time"].get<double>());
+  EXPECT_TRUE(running["checks"][1]["passed"].is_null());  // holding so far
+  std::this_thread::sleep_for(2s);
+  const nlohmann::json ended = status_of(run.port());
+  EXPECT_EQ(ended["state"], "completed");
+  const nlohmann::json summary =
+      nlohmann::json::parse(testing::read_file(directory / "out" / "summary.json"));
+  EXPECT_EQ(ended["checks"], summary["checks"]);  // the run's own verdicts
+  EXPECT_EQ(ended["checks"][0]["first_violation_time"], violated_at);
+  EXPECT_EQ(ended["checks"][1]["passed"], true);
+  EXPECT_EQ(run.process().wait_exit(10s), 3) << run.errors();  // a check failed
+}
+
+TEST(LivePublisher, PublishesACheckViolationWithoutAllocating) {
+  const fs::path directory = empty_directory("live-publisher-checks");
+  Simulation simulation = Simulation::from_scenario(
+      wall_clock_scenario(directory, 2, kLiveChecks), {{"clock", "{type: virtual}"}}, {});
+  ASSERT_EQ(simulation.check_names(),
+            (std::vector<std::string>{"left_stays_up", "left_bounded"}));
+  LiveSampleRing ring(1024, 3);
+  LiveCheckBoard board(2);
+  LivePublisher publisher(ring, signal_indices(simulation), board);
+  simulation.add_observer(publisher);
+  simulation.step_until(to_ticks(0.01));
+  EXPECT_FALSE(board.first_violation(0));
+  const long before = testing::allocations();
+  simulation.step_until(to_ticks(2));
+  EXPECT_EQ(testing::allocations() - before, 0);
+  ASSERT_TRUE(board.first_violation(0));
+  EXPECT_EQ(board.first_violation(0), simulation.check_first_violation(0));
+  EXPECT_GT(*board.first_violation(0), 0.01);
+  EXPECT_FALSE(board.first_violation(1));
+  EXPECT_THROW(simulation.check_first_violation(2), ConfigurationError);
 }
 
 TEST(LiveView, FiveWebSocketClientsReceiveTheSamples) {
@@ -403,7 +463,14 @@ TEST(LiveView, AClientThatStopsReadingLosesMessagesNotMemory) {
   EXPECT_EQ(ring.dropped(), 0u);  // the server drained everything
   EXPECT_GT(server.client_messages_dropped(), 10u);
   EXPECT_EQ(server.clients(), 1u);
+#if !defined(__SANITIZE_ADDRESS__)
+  // (ASan holds freed blocks in its quarantine, so resident memory grows there
+  // whatever the server does; the bounded queue is what the drop count shows.)
   EXPECT_LT(late_kib - early_kib, 8 * 1024) << early_kib << " KiB, then " << late_kib << " KiB";
+#else
+  (void)early_kib;
+  (void)late_kib;
+#endif
   EXPECT_LT(slowest_push, 0.05);  // never waited for the server (generous for a loaded machine)
 }
 
@@ -568,7 +635,8 @@ std::string page_dom(const fs::path& directory, unsigned short port) {
 TEST(LiveView, ThePageShowsTheTimeAdvancingAndDrawsThePlotInHeadlessChromium) {
   if (!fs::exists("/usr/bin/chromium")) GTEST_SKIP() << "no /usr/bin/chromium";
   const fs::path directory = empty_directory("live-page");
-  LiveRun run(wall_clock_scenario(directory, 12), directory, {"--live-linger", "0"});
+  LiveRun run(wall_clock_scenario(directory, 12, kLiveChecks), directory,
+              {"--live-linger", "0"});
   std::this_thread::sleep_for(1s);
   const std::string first = page_dom(directory, run.port());
   const std::string second = page_dom(directory, run.port());
@@ -585,6 +653,12 @@ TEST(LiveView, ThePageShowsTheTimeAdvancingAndDrawsThePlotInHeadlessChromium) {
   EXPECT_GT(first_time, 0.5);
   EXPECT_GT(second_time, first_time);
   EXPECT_NE(second.find("id=\"health\""), std::string::npos);
+  // The checks' table: the violated one failed, the other holding so far.
+  EXPECT_NE(second.find("<tr class=\"check-failed\"><td>left_stays_up</td><td>failed</td>"),
+            std::string::npos)
+      << second;
+  EXPECT_NE(second.find("<tr class=\"check-open\"><td>left_bounded</td><td>holding so far</td>"),
+            std::string::npos);
   run.process().signal(SIGINT);
   EXPECT_EQ(run.process().wait_exit(10s), 130) << run.errors();
 }
