@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "couplet/errors.hpp"
+#include "host_tools/stimulus_breakpoints.hpp"
 
 namespace couplet::tools {
 namespace {
@@ -98,6 +99,8 @@ F3ornitsSettings parse_f3ornits(const YAML::Node& node, const Scenario& scenario
   if (present(node, "abort_below_step")) {
     settings.abort_below_step = number(node, source, "abort_below_step", {kMinDuration, horizon, " s", true});
   }
+  // The slaves' steps land on the stimuli's breakpoints (docs/f3ornits.md).
+  settings.landing_times = stimulus_breakpoints(scenario);
   return settings;
 }
 

@@ -8,6 +8,7 @@
 #include "runtime/algorithms/ifosmondi_jfm.hpp"
 #include "runtime/algorithms/ngmres.hpp"
 #include "couplet/errors.hpp"
+#include "host_tools/stimulus_breakpoints.hpp"
 
 namespace couplet::tools {
 namespace {
@@ -79,6 +80,8 @@ IfosmondiSettings parse_coupling(const YAML::Node& node, const Reader& read, con
   if (present(node, "eps_abs")) settings.absolute_tolerance = read.fraction("eps_abs");
   if (present(node, "eps_rel")) settings.relative_tolerance = read.fraction("eps_rel");
   if (present(node, "max_iterations")) settings.max_iterations = read.whole("max_iterations", 1, 1e6);
+  // The steps land on the stimuli's breakpoints (docs/iterative.md).
+  settings.landing_times = stimulus_breakpoints(scenario);
   return settings;
 }
 

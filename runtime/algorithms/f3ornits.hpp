@@ -62,6 +62,12 @@ struct F3ornitsSettings {
   /// The run stops when a slave's proposed step collapses below this (seconds; 0:
   /// never); unset: the default of runtime/algorithms/step_floor.hpp.
   std::optional<double> abort_below_step;
+  /// Times (ticks, increasing) a slave's step lands on instead of crossing
+  /// them — the breakpoints of stimuli, whose jumps an estimate would otherwise
+  /// smear over a whole step. A landing closer than min_step (one tick at
+  /// least) to the slave's time is not taken; the time-stepper's own proposal
+  /// (eq. 38) is kept for the steps after it.
+  std::vector<Time> landing_times;
 };
 
 /// One output at its slave's latest communication time.
@@ -192,6 +198,7 @@ class F3ornits final : public Algorithm {
   void measure(const OutputState& state, double value, Time time, F3ornitsOutputRecord& record) const;
   /// Ratio (eq. 37), proposal (eqs. 38–39) and epochs once every output is in.
   void finish_update(std::size_t slave);
+  Time clip_to_landing(Time time, Time proposal) const;
   [[noreturn]] void stop_collapsed_run(std::size_t slave) const;
   /// The source estimate for a target at `time` (eq. 25): the newest, or the one
   /// before when the source is already past `time`.

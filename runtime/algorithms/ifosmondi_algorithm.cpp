@@ -141,13 +141,25 @@ bool IfosmondiAlgorithm::plan_next(std::span<StepSlot> slots, Plan& plan) {
   return true;
 }
 
+// The step control's step from `start`, ending at the horizon or at the next
+// landing time it would cross (when that is at least min_step away). A binary
+// search: no allocation.
+Time IfosmondiAlgorithm::step_end_from(Time start) const {
+  Time end = std::min(start + control_.step(), horizon_);
+  const std::vector<Time>& landings = settings_.landing_times;
+  const auto next = std::upper_bound(landings.begin(), landings.end(), start);
+  if (next != landings.end() && *next < end && *next - start >= std::max<Time>(1, settings_.min_step))
+    end = *next;
+  return end;
+}
+
 void IfosmondiAlgorithm::begin_step(std::span<const StepSlot> slots) {
   if (!started_) {
     coupling_.start(slots);
     started_ = true;
   }
   step_start_ = time_;
-  step_end_ = std::min(time_ + control_.step(), horizon_);
+  step_end_ = step_end_from(time_);
   phase_ = Phase::iterating;
   begin_attempt();
 }
@@ -261,7 +273,7 @@ void IfosmondiAlgorithm::reject(std::string_view reason) {
   notify(false);
   ++totals_.rejected_steps;
   if (!control_.halve(step_end_ - step_start_)) fail(reason);
-  step_end_ = std::min(step_start_ + control_.step(), horizon_);
+  step_end_ = step_end_from(step_start_);
   begin_attempt();
 }
 

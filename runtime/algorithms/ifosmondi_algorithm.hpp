@@ -54,6 +54,11 @@ struct IfosmondiSettings {
   /// attempt starts with, and an attempt that still contracts may go on for the
   /// iterations its measured contraction rate needs, up to this many (ifosmondi.hpp).
   int iteration_cap = 0;
+  /// Times (ticks, increasing) a step lands on instead of crossing them — the
+  /// breakpoints of stimuli, whose jumps the coupling polynomials would
+  /// otherwise smear over a whole step. A landing closer than min_step to the
+  /// step start is crossed; the step control's step is kept for the steps after.
+  std::vector<Time> landing_times;
 };
 
 /// One attempt at a macro step, converged or rejected.
@@ -198,6 +203,7 @@ class IfosmondiAlgorithm : public Algorithm {
   Time time_ = 0;      ///< t⁽ᴺ⁾: every slave has converged up to here
   Time end_ = 0;
   Time horizon_ = 0;
+  Time step_end_from(Time start) const;
   bool started_ = false;  ///< u⁽ⁱⁿⁱᵗ⁾ taken (first step begun)
   Phase phase_ = Phase::idle;
   PlanKind last_plan_ = PlanKind::none;

@@ -60,6 +60,20 @@ TEST(StepResponse, TheVariableStepLandsOnTheStep) {
   EXPECT_TRUE(contains(shifted, to_ticks(0.5000004)));
 }
 
+// The other variable-step masters land on the step too: F3ORNITS's slaves
+// (the stimulus, whose output is read, at least) and IFOSMONDI's macro steps.
+TEST(StepResponse, F3ornitsAndIfosmondiLandOnTheStep) {
+  for (const std::string algorithm :
+       {"{type: f3ornits}", "{type: ifosmondi, step: 0.03}", "{type: ifosmondi_jfm, step: 0.03}"}) {
+    for (const std::string time : {"0.5", "0.5000004"}) {
+      const std::vector<Time> times = communication_times(
+          load(kStepResponse, {"algorithm=" + algorithm, "slaves.force.parameters.time=" + time}));
+      EXPECT_TRUE(contains(times, to_ticks(std::stod(time)))) << algorithm << " " << time;
+      EXPECT_EQ(times.back(), to_ticks(5.0)) << algorithm;
+    }
+  }
+}
+
 TEST(StepResponse, AFixedStepKeepsItsGrid) {
   const std::vector<Time> times = communication_times(
       load(kStepResponse,
@@ -106,15 +120,14 @@ TEST(StepResponse, StimuliAllocateNothingAfterTheFirstSteps) {
 // step at 0.5 s falls on a communication time and only the plant's solver
 // error is left. Gauss–Seidel takes the force at the step end, which puts the
 // jump one macro step early (10 N over 0.01 s: 0.1 N s, an oscillation of
-// 0.1 / ω = 0.05 m); F3ORNITS chooses its own steps and does not land on the
-// breakpoint (docs/defect-control.md).
+// 0.1 / ω = 0.05 m); F3ORNITS chooses its own steps and lands on the breakpoint.
 TEST(StepResponse, EveryInputOrderAndMasterRunsOnAStimulus) {
   const std::vector<std::pair<std::string, double>> masters{
       {"{type: jacobi, step: 0.01, input_order: 0}", 1e-5},
       {"{type: jacobi, step: 0.01, input_order: 2}", 1e-5},
       {"{type: defect_control, step: 0.01, input_order: 2}", 1e-5},
       {"{type: gauss_seidel, step: 0.01, input_order: 1}", 0.03},
-      {"{type: f3ornits}", 0.03}};
+      {"{type: f3ornits}", 1e-5}};  // 8e-7: landing on the step (0.03 crossing it)
   for (const auto& [algorithm, bound] : masters) {
     const nlohmann::json summary =
         run(kStepResponse, {"algorithm=" + algorithm, "slaves.mass.solver.type=cvode"},
