@@ -261,6 +261,33 @@ TEST(Checks, StopOnFailureEndsTheRunCleanly) {
   EXPECT_NE(html.find("check &#39;envelope&#39; first violation"), std::string::npos);
 }
 
+// The safety envelope around a slave behind a link: the spawned target is
+// stopped with the run, which ends where and as the local run does.
+TEST(Checks, StopOnFailureStopsASpawnedTarget) {
+  const std::vector<std::string> checks{
+      "{name: envelope, signal: body.x, max: 4.2, stop_on_failure: true}"};
+  std::string base = kClosedForm;
+  const std::string solver = "    solver: {type: exact}\n";
+  base.replace(base.find(solver), solver.size(),
+               solver + "    link: {spawn: true, udp: \"127.0.0.1:0\"}\n");
+  const std::string remote_path = write_scenario("stop-remote", checks, base);
+  const std::string local_path = write_scenario("stop-local", checks);
+  nlohmann::json summaries[2];
+  for (int k = 0; k < 2; ++k) {
+    const std::filesystem::path directory =
+        std::filesystem::path(k == 0 ? remote_path : local_path).parent_path() / "out";
+    const CommandResult run = couplet("run " + (k == 0 ? remote_path : local_path) +
+                                      " --quiet -o " + directory.string());
+    EXPECT_EQ(run.exit_code, 3) << run.output;
+    summaries[k] = summary_in(directory);
+    EXPECT_EQ(summaries[k].at("status"), "stopped");
+    EXPECT_EQ(summaries[k].at("end_time").get<double>(), 2.1);
+  }
+  ASSERT_TRUE(summaries[0].contains("links")) << summaries[0].dump();
+  EXPECT_EQ(summaries[0].at("decision_hash"), summaries[1].at("decision_hash"));
+  expect_failed(summaries[0], "envelope", 2.1, 2.1 * 2.1);
+}
+
 TEST(Checks, ExitCodes) {
   const auto run_cli = [](const std::string& name, const std::vector<std::string>& checks,
                           const std::string& extra = "") {
