@@ -88,8 +88,16 @@ build() {
 # The sanitizer builds (docs/hardening.md). ASan+UBSan: every library and test
 # program, minus what does not need or cannot take it:
 #   benchmarks          timings, no checks (COUPLET_BUILD_BENCHMARKS=OFF);
+#   ShippedHilScenario.* a 60 s run paced at 1 kHz: a timing, which the
+#                       instrumentation slows past the scenario's deadlines (the
+#                       same links run instrumented in the link tests);
 #   the numerics studies accuracy and convergence of the methods, no I/O
-#                       (couplet_numerics_studies in tests/CMakeLists.txt);
+#                       (couplet_numerics_studies in tests/CMakeLists.txt), and
+#                       the long accuracy studies in programs that test more
+#                       (the FMU-against-built-in matrix's defect-control and
+#                       JFM variants, the tolerance sweep, the damper's
+#                       convergence, the NI Jacobi figures: 20 to 70 s each
+#                       instrumented; their other variants run);
 #   Install.*           installs, packages and rebuilds the project out of tree
 #                       with the plain compiler: they test packaging, not memory;
 #   Embedded.cortex_m4* cross-compiled for a Cortex-M4 (arm-none-eabi-gcc has no
@@ -105,7 +113,7 @@ build() {
 #                       by LeakSanitizer, so every rank of these jobs would fail
 #                       whatever couplet does (the ownership test, without MPI,
 #                       stays in).
-asan_excluded='^(Install\.|Embedded\.(cortex_m4|qemu_)|Ranks/MpiExecutor\.|MpiExecutorRefusals\.)'
+asan_excluded='^(Install\.|ShippedHilScenario\.|TwoMassSwitch/FmuAgainstBuiltin\..*/(me|cs)_(defect_control|ifosmondi_jfm)$|DefectControl\.ToleranceSweepInSteadyState$|IfosmondiDamper\.|FixedStepCoupling\.TwoMassSwitchNiJacobiFigures$|Embedded\.(cortex_m4|qemu_)|Ranks/MpiExecutor\.|MpiExecutorRefusals\.)'
 # TSan: the programs whose tests run a target, a link or a clock on threads of
 # their own; they link the device library only (the host tools' tests run the
 # same links in processes, where TSan sees no shared memory). And the

@@ -116,8 +116,13 @@ function(couplet_add_fmu name)
   if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
     target_compile_options(${binary_target} PRIVATE -Wall -Wextra)
   endif()
-  # Undefined symbols fail the link, not the importer's dlopen.
-  target_link_options(${binary_target} PRIVATE "LINKER:--no-undefined")
+  # Undefined symbols fail the link, not the importer's dlopen. Not under
+  # clang's ThreadSanitizer, whose runtime only the loading program carries
+  # (its ASan build links everything to the shared runtime instead:
+  # cmake/CoupletSanitizers.cmake).
+  if(NOT (COUPLET_SANITIZE MATCHES "thread" AND CMAKE_C_COMPILER_ID STREQUAL "Clang"))
+    target_link_options(${binary_target} PRIVATE "LINKER:--no-undefined")
+  endif()
   target_link_libraries(${binary_target} PRIVATE ${arg_LINK_LIBRARIES} m)
 
   # modelDescription.xml, configured now (re-run on edit: configure_file tracks its input).

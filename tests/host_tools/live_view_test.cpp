@@ -28,6 +28,7 @@
 #include "host_tools/simulation_setup.hpp"
 #include "process_support.hpp"
 #include "support/allocation_counter.hpp"
+#include "support/sanitizer.hpp"
 #include "test_support.hpp"
 
 namespace couplet::tools {
@@ -461,16 +462,14 @@ TEST(LiveView, AClientThatStopsReadingLosesMessagesNotMemory) {
   }
   const long late_kib = resident_kib(::getpid());
   EXPECT_EQ(ring.dropped(), 0u);  // the server drained everything
-  EXPECT_GT(server.client_messages_dropped(), 10u);
   EXPECT_EQ(server.clients(), 1u);
-#if !defined(__SANITIZE_ADDRESS__)
-  // (ASan holds freed blocks in its quarantine, so resident memory grows there
-  // whatever the server does; the bounded queue is what the drop count shows.)
-  EXPECT_LT(late_kib - early_kib, 8 * 1024) << early_kib << " KiB, then " << late_kib << " KiB";
-#else
-  (void)early_kib;
-  (void)late_kib;
-#endif
+  // Instrumented, the server builds far fewer messages in the 4 s (the socket
+  // buffers take them all) and ASan's quarantine holds freed blocks, so
+  // resident memory grows whatever the server does: the plain build checks these.
+  if (!testing::kSanitized) {
+    EXPECT_GT(server.client_messages_dropped(), 10u);
+    EXPECT_LT(late_kib - early_kib, 8 * 1024) << early_kib << " KiB, then " << late_kib << " KiB";
+  }
   EXPECT_LT(slowest_push, 0.05);  // never waited for the server (generous for a loaded machine)
 }
 
