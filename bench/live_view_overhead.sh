@@ -9,14 +9,22 @@
 # (later than the 0.5 ms tolerance) and p99 lateness, and the live runs' sums
 # over the plain runs' sums.
 #
+# LIVE_CLIENT=websocket replaces the browser by a Python client that reads the
+# WebSocket (/ws) and does nothing else, for machines without Chromium: the
+# server's work is the same, the browser's own load on the machine is not there.
+#
 #   bench/live_view_overhead.sh [COUPLET_BINARY] [SECONDS] [OUTPUT_DIR]
 set -euo pipefail
 couplet=${1:-build/couplet}
 seconds=${2:-60}
 out=${3:-$(mktemp -d)}
 here=$(cd "$(dirname "$0")/.." && pwd)
+client=${LIVE_CLIENT:-chromium}
 chromium=${CHROMIUM:-$(command -v chromium || true)}
-[ -x "$chromium" ] || { echo "chromium not found (Debian package chromium; or set CHROMIUM)" >&2; exit 2; }
+if [ "$client" = chromium ] && [ ! -x "$chromium" ]; then
+  echo "chromium not found (Debian package chromium; or set CHROMIUM, or LIVE_CLIENT=websocket)" >&2
+  exit 2
+fi
 mkdir -p "$out"
 scenario="$here/scenarios/two_mass_switch_hil.yaml"
 
@@ -42,9 +50,22 @@ live_run() {  # NAME
     cat "$out/$name.txt" >&2
     exit 1
   fi
-  "$chromium" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
-      --user-data-dir="$out/$name-profile" --remote-debugging-port=0 \
-      "http://127.0.0.1:$port/" >/dev/null 2>&1 &
+  if [ "$client" = chromium ]; then
+    "$chromium" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+        --user-data-dir="$out/$name-profile" --remote-debugging-port=0 \
+        "http://127.0.0.1:$port/" >/dev/null 2>&1 &
+  else
+    python3 - "$port" >/dev/null 2>&1 <<'PY' &
+import base64, os, socket, sys
+connection = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+key = base64.b64encode(os.urandom(16)).decode()
+connection.sendall(("GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                    "Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+                    f"Sec-WebSocket-Key: {key}\r\n\r\n").encode())
+while connection.recv(65536):  # the handshake's answer, then the frames, read and dropped
+    pass
+PY
+  fi
   browser=$!
   python3 - "$port" "$out/$name-clients.txt" <<'PY' || true
 import json, sys, time, urllib.request
