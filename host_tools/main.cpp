@@ -198,6 +198,9 @@ int main(int argc, char** argv) {
   test->add_option("-o,--output", test_options.output_directory,
                    "directory of the runs: DIR/<scenario>[/<case>]")
       ->capture_default_str();
+  test->add_option("--live", test_options.live_endpoint,
+                   "[ADDR:]PORT: each run serves its live page, run k at PORT+k (0: any free "
+                   "port each; docs/live.md)");
 
   CLI::App* generate = app.add_subcommand("generate", "write a scenario from a template");
   generate->require_subcommand(1);

@@ -18,6 +18,7 @@
 
 #include "couplet/errors.hpp"
 #include "host_tools/junit_report.hpp"
+#include "host_tools/live_server.hpp"
 #include "host_tools/test_discovery.hpp"
 
 extern char** environ;
@@ -42,6 +43,24 @@ std::string command_text(const std::vector<std::string>& argv) {
   std::string text;
   for (const std::string& word : argv) text += (text.empty() ? "" : " ") + word;
   return text;
+}
+
+/// `couplet run --live` for run `index` of the suite: at PORT + index, or at
+/// any free port (its address then only in the run's output file); no linger,
+/// so that the suite does not wait for it.
+void add_live_view(std::vector<std::string>& argv, CaseRun& run, std::size_t index,
+                   const TestOptions& options) {
+  const LiveServerOptions endpoint = parse_live_endpoint(options.live_endpoint);
+  const unsigned long port = endpoint.port == 0 ? 0 : endpoint.port + index;
+  if (port > 65535) {
+    throw ConfigurationError("--live " + options.live_endpoint + ": run " + std::to_string(index + 1) +
+                             " would need port " + std::to_string(port) + " (above 65535)");
+  }
+  const bool v6 = endpoint.address.find(':') != std::string::npos;
+  const std::string host = v6 ? "[" + endpoint.address + "]" : endpoint.address;
+  argv.insert(argv.end(), {"--live", host + ":" + std::to_string(port), "--live-linger", "0"});
+  run.live_view = port == 0 ? "the address in " + (fs::path(run.directory) / kOutputFile).string()
+                            : "http://" + host + ":" + std::to_string(port) + "/";
 }
 
 /// One `couplet run` per case (one for a scenario without cases), its
@@ -69,6 +88,7 @@ std::vector<PlannedRun> plan_runs(const std::vector<TestScenario>& scenarios,
           argv.push_back(set_argument(override));
         }
       }
+      if (!options.live_endpoint.empty()) add_live_view(argv, run, runs.size(), options);
       run.command = command_text(argv);
       suites.back().runs.push_back(run);
       runs.push_back({s, suites.back().runs.size() - 1, std::move(argv)});
@@ -98,6 +118,12 @@ pid_t start(const std::vector<std::string>& argv, const std::string& output_path
     return -1;
   }
   return pid;
+}
+
+/// Where a run started with --live is watched (stderr: the table is stdout's).
+void announce_live_view(const CaseRun& run) {
+  if (!run.live_view.empty())
+    std::cerr << "couplet test: live view of " << run.directory << ": " << run.live_view << "\n";
 }
 
 struct Running {
@@ -131,6 +157,7 @@ void run_all(const std::vector<PlannedRun>& runs, std::size_t jobs,
         record(next, -1, 0, error, 0.0);
       } else {
         running[pid] = {next, Clock::now()};
+        announce_live_view(run);
       }
       ++next;
     }
@@ -232,6 +259,7 @@ int test_command(const TestOptions& options) {
   // A JUnit file that cannot be written is a usage error, found before the runs.
   if (!options.junit_path.empty() && !std::ofstream(options.junit_path))
     throw ConfigurationError("--junit '" + options.junit_path + "': cannot be written");
+  if (!options.live_endpoint.empty()) parse_live_endpoint(options.live_endpoint);
   const std::vector<SuiteResult> suites = run_test_suites(options);
   std::cout << test_table(suites);
   if (!options.junit_path.empty()) {

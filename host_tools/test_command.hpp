@@ -3,7 +3,8 @@
 // every test scenario found (test_discovery.hpp), and each of its cases, run
 // as a separate `couplet run` child process of this very program
 // (/proc/self/exe) into DIR/<scenario>[/<case>], at most N at a time; the
-// verdicts as a table on stdout and, with --junit, as JUnit XML.
+// verdicts as a table on stdout and, with --junit, as JUnit XML. With --live,
+// each run serves its live page, and its address is printed as it starts.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -17,6 +18,9 @@ struct TestOptions {
   std::string junit_path;          ///< empty: no JUnit XML
   std::size_t jobs = 0;            ///< runs at a time; 0: one per core
   std::string output_directory = "out";
+  /// `--live [ADDR:]PORT`: each run serves its live view (docs/live.md), run k
+  /// of the suite at PORT + k (any free port each when PORT is 0); empty: none.
+  std::string live_endpoint;
 };
 
 /// The exit code of `couplet test` when a check failed (and every run ran).

@@ -25,6 +25,7 @@ struct CaseRun {
   std::string case_name;  ///< empty: the scenario has no cases
   std::string directory;  ///< the run directory
   std::string command;    ///< the command line that ran it
+  std::string live_view;  ///< where its live page is served (--live); empty: none
   int exit_code = 0;      ///< the run's exit status when it exited
   int signal = 0;         ///< the signal that killed it (a crash); 0 when it exited
   double seconds = 0.0;   ///< wall time

@@ -264,6 +264,31 @@ TEST_F(TestCommand, AFailedCheckExitsThree) {
   EXPECT_EQ(result.exit_code, 3) << result.output;
 }
 
+// --live: each run serves its page (here at any free port), its address in the
+// run's output; the verdicts are those of the runs without it.
+TEST_F(TestCommand, LiveServesEachRunAndSaysWhere) {
+  const CommandResult result =
+      couplet("test " + path("passing.yaml") + " -o " + out() + " --jobs 1 --live 0");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_TRUE(contains(result.output, "2 tests: 2 passed, 0 failed, 0 errors")) << result.output;
+  for (const std::string test_case : {"light", "heavy"}) {
+    const fs::path directory = fs::path(out()) / "passing" / test_case;
+    EXPECT_TRUE(contains(result.output, "couplet test: live view of " + directory.string() +
+                                            ": the address in " +
+                                            (directory / "output.txt").string()))
+        << result.output;
+    EXPECT_TRUE(contains(read_file(directory / "output.txt"), "live view at http://127.0.0.1:"));
+  }
+  const CommandResult bad = couplet("test " + path("passing.yaml") + " -o " + out() + " --live x");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_TRUE(contains(bad.output, "--live: expected PORT or ADDRESS:PORT")) << bad.output;
+  const CommandResult high =
+      couplet("test " + path("passing.yaml") + " -o " + out() + " --live 65535");
+  EXPECT_EQ(high.exit_code, 2) << high.output;
+  EXPECT_TRUE(contains(high.output, "--live 65535: run 2 would need port 65536 (above 65535)"))
+      << high.output;
+}
+
 TEST_F(TestCommand, AnExplicitScenarioWithoutChecksIsOneRunTest) {
   const std::string junit = (base_ / "junit.xml").string();
   const CommandResult result =
