@@ -35,11 +35,15 @@ LiveServerOptions server_options(const LiveViewOptions& live, const RunOptions& 
   return server;
 }
 
+// The checks' verdicts of summary.json as JSON text; empty without checks.
+std::string checks_json(const nlohmann::json& summary) {
+  return summary.contains("checks") ? summary["checks"].dump() : std::string();
+}
+
 // The verdicts of a run that failed: what the checks saw until then.
-std::string checks_json(const Simulation& simulation) {
+std::string failed_run_checks_json(const Simulation& simulation) {
   try {
-    const nlohmann::json summary = summary_of(simulation);
-    return summary.contains("checks") ? summary["checks"].dump() : std::string();
+    return checks_json(summary_of(simulation));
   } catch (const std::exception&) {
     return {};  // no summary to be had: the board's state stays on the page
   }
@@ -84,12 +88,12 @@ nlohmann::json run_with_live_view(Simulation& simulation, const LiveViewOptions&
   try {
     simulation.run();
   } catch (...) {
-    server.set_state(LiveState::failed, checks_json(simulation));
+    server.set_state(LiveState::failed, failed_run_checks_json(simulation));
     linger();
     throw;
   }
   nlohmann::json summary = summary_of(simulation);
-  server.set_state(final_state(summary), checks_json(simulation));
+  server.set_state(final_state(summary), checks_json(summary));
   linger();
   return summary;
 }

