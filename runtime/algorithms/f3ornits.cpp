@@ -8,6 +8,7 @@
 #include <string>
 
 #include "couplet/errors.hpp"
+#include "runtime/algorithms/landing_times.hpp"
 
 namespace couplet {
 namespace {
@@ -418,7 +419,8 @@ void F3ornits::finish_update(std::size_t slave_index) {
     slave.proposed_step = record.proposal_step.step;
     const double remaining = to_seconds(end_ - time);
     proposal = record.proposal_step.step >= remaining ? end_ : time + step_to_ticks(record.proposal_step.step);
-    proposal = clip_to_landing(time, proposal);
+    proposal = land_on_next(settings_.landing_times, time, proposal,
+                            step_to_ticks(settings_.time_stepper.min_step));
   }
   slave.proposal = std::min(proposal, end_);
   slave.previous = slave.current;
@@ -428,16 +430,6 @@ void F3ornits::finish_update(std::size_t slave_index) {
   record.time = time;
   record.communications = slave.communications;
   record.proposal = slave.proposal;
-}
-
-// The first landing time after `time`, when `proposal` would cross it and a
-// step there is not below the minimum step. A binary search: no allocation.
-Time F3ornits::clip_to_landing(Time time, Time proposal) const {
-  const std::vector<Time>& landings = settings_.landing_times;
-  const auto next = std::upper_bound(landings.begin(), landings.end(), time);
-  if (next == landings.end() || *next >= proposal) return proposal;
-  const Time minimum = std::max<Time>(1, step_to_ticks(settings_.time_stepper.min_step));
-  return *next - time >= minimum ? *next : proposal;
 }
 
 // Names the read output with the smallest ratio (eq. 37): the one whose error

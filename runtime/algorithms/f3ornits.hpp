@@ -198,7 +198,6 @@ class F3ornits final : public Algorithm {
   void measure(const OutputState& state, double value, Time time, F3ornitsOutputRecord& record) const;
   /// Ratio (eq. 37), proposal (eqs. 38–39) and epochs once every output is in.
   void finish_update(std::size_t slave);
-  Time clip_to_landing(Time time, Time proposal) const;
   [[noreturn]] void stop_collapsed_run(std::size_t slave) const;
   /// The source estimate for a target at `time` (eq. 25): the newest, or the one
   /// before when the source is already past `time`.

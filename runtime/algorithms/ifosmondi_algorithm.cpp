@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "runtime/algorithms/landing_times.hpp"
+
 namespace couplet {
 
 namespace {
@@ -142,15 +144,10 @@ bool IfosmondiAlgorithm::plan_next(std::span<StepSlot> slots, Plan& plan) {
 }
 
 // The step control's step from `start`, ending at the horizon or at the next
-// landing time it would cross (when that is at least min_step away). A binary
-// search: no allocation.
+// landing time it would cross (when that is at least min_step away).
 Time IfosmondiAlgorithm::step_end_from(Time start) const {
-  Time end = std::min(start + control_.step(), horizon_);
-  const std::vector<Time>& landings = settings_.landing_times;
-  const auto next = std::upper_bound(landings.begin(), landings.end(), start);
-  if (next != landings.end() && *next < end && *next - start >= std::max<Time>(1, settings_.min_step))
-    end = *next;
-  return end;
+  return land_on_next(settings_.landing_times, start, std::min(start + control_.step(), horizon_),
+                      settings_.min_step);
 }
 
 void IfosmondiAlgorithm::begin_step(std::span<const StepSlot> slots) {
