@@ -149,9 +149,7 @@ class LiveServer::Impl {
 
   unsigned short port() const { return port_; }
   std::string url() const {
-    const bool v6 = options_.address.find(':') != std::string::npos;
-    return "http://" + (v6 ? "[" + options_.address + "]" : options_.address) + ":" +
-           std::to_string(port_) + "/";
+    return "http://" + live_host(options_.address) + ":" + std::to_string(port_) + "/";
   }
 
   std::atomic<LiveState> state{LiveState::running};
@@ -537,6 +535,10 @@ LiveServerOptions parse_live_endpoint(const std::string& text) {
   }
   options.port = static_cast<unsigned short>(std::stoul(port));
   return options;
+}
+
+std::string live_host(const std::string& address) {
+  return address.find(':') != std::string::npos ? "[" + address + "]" : address;
 }
 
 bool is_loopback_address(const std::string& address) {

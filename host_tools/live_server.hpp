@@ -88,6 +88,9 @@ class LiveServer {
 /// --live when it is neither.
 LiveServerOptions parse_live_endpoint(const std::string& text);
 
+/// `address` as it stands in a URL or in `--live`: an IPv6 address in brackets.
+std::string live_host(const std::string& address);
+
 /// Whether `address` is a loopback address (127.0.0.0/8, ::1, "localhost").
 bool is_loopback_address(const std::string& address);
 

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -49,15 +50,13 @@ std::string command_text(const std::vector<std::string>& argv) {
 /// any free port (its address then only in the run's output file); no linger,
 /// so that the suite does not wait for it.
 void add_live_view(std::vector<std::string>& argv, CaseRun& run, std::size_t index,
-                   const TestOptions& options) {
-  const LiveServerOptions endpoint = parse_live_endpoint(options.live_endpoint);
+                   const LiveServerOptions& endpoint, const std::string& text) {
   const unsigned long port = endpoint.port == 0 ? 0 : endpoint.port + index;
   if (port > 65535) {
-    throw ConfigurationError("--live " + options.live_endpoint + ": run " + std::to_string(index + 1) +
+    throw ConfigurationError("--live " + text + ": run " + std::to_string(index + 1) +
                              " would need port " + std::to_string(port) + " (above 65535)");
   }
-  const bool v6 = endpoint.address.find(':') != std::string::npos;
-  const std::string host = v6 ? "[" + endpoint.address + "]" : endpoint.address;
+  const std::string host = live_host(endpoint.address);
   argv.insert(argv.end(), {"--live", host + ":" + std::to_string(port), "--live-linger", "0"});
   run.live_view = port == 0 ? "the address in " + (fs::path(run.directory) / kOutputFile).string()
                             : "http://" + host + ":" + std::to_string(port) + "/";
@@ -69,6 +68,9 @@ std::vector<PlannedRun> plan_runs(const std::vector<TestScenario>& scenarios,
                                   const TestOptions& options, const std::string& program,
                                   std::vector<SuiteResult>& suites) {
   std::vector<PlannedRun> runs;
+  const std::optional<LiveServerOptions> live =
+      options.live_endpoint.empty() ? std::nullopt
+                                    : std::optional(parse_live_endpoint(options.live_endpoint));
   for (std::size_t s = 0; s < scenarios.size(); ++s) {
     const TestScenario& scenario = scenarios[s];
     suites.push_back({scenario.name, scenario.path, {}});
@@ -88,7 +90,7 @@ std::vector<PlannedRun> plan_runs(const std::vector<TestScenario>& scenarios,
           argv.push_back(set_argument(override));
         }
       }
-      if (!options.live_endpoint.empty()) add_live_view(argv, run, runs.size(), options);
+      if (live) add_live_view(argv, run, runs.size(), *live, options.live_endpoint);
       run.command = command_text(argv);
       suites.back().runs.push_back(run);
       runs.push_back({s, suites.back().runs.size() - 1, std::move(argv)});
@@ -259,7 +261,6 @@ int test_command(const TestOptions& options) {
   // A JUnit file that cannot be written is a usage error, found before the runs.
   if (!options.junit_path.empty() && !std::ofstream(options.junit_path))
     throw ConfigurationError("--junit '" + options.junit_path + "': cannot be written");
-  if (!options.live_endpoint.empty()) parse_live_endpoint(options.live_endpoint);
   const std::vector<SuiteResult> suites = run_test_suites(options);
   std::cout << test_table(suites);
   if (!options.junit_path.empty()) {
