@@ -23,6 +23,7 @@
 #include "protocol/run_log_frame.hpp"
 #include "runtime/recorder.hpp"
 #include "runtime/executor.hpp"
+#include "support/sanitizer.hpp"
 #include "test_support.hpp"
 
 namespace couplet::testing {
@@ -70,17 +71,6 @@ constexpr rlim_t kCpuSeconds = 1;
 // AddressSanitizer reserves terabytes of address space for its shadow memory,
 // so the address-space bound applies in the plain build only (the sanitizer
 // build runs the same binaries, so the plain build's bound covers them).
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
 
 struct Outcome {
   int exit_code = -1;  ///< -1: killed by a signal
@@ -103,7 +93,7 @@ Outcome validate(const std::vector<std::string>& arguments) {
     ::close(pipe_ends[1]);
     const rlimit cpu{kCpuSeconds, kCpuSeconds};
     ::setrlimit(RLIMIT_CPU, &cpu);
-    if (!kAddressSanitizer) {
+    if (!kAddressSanitized) {
       const rlimit memory{kMemoryBound, kMemoryBound};
       ::setrlimit(RLIMIT_AS, &memory);
     }

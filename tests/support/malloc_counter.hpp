@@ -23,12 +23,9 @@ inline void note_malloc() {
 }
 }  // namespace couplet::testing
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define COUPLET_MALLOC_BY_SANITIZER 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#include "support/sanitizer.hpp"
+
+#if defined(COUPLET_ADDRESS_SANITIZER) || defined(COUPLET_THREAD_SANITIZER)
 #define COUPLET_MALLOC_BY_SANITIZER 1
 #endif
 
