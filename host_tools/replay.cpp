@@ -303,8 +303,8 @@ ReplayOutcome replay_checked_log(const RunLog& log, const ReplayAlgorithmMaker& 
       return finish(true);
     }
     if (!log.end_record->completed) {
-      outcome.note = "the recorded run failed (" + log.end_record->message +
-                     "): every decision before the failure was reproduced";
+      outcome.note = "the recorded run ended early (" + log.end_record->message +
+                     "): every decision before its end was reproduced";
       return finish(true);
     }
     outcome.divergence = exhausted.what();
@@ -334,7 +334,7 @@ ReplayOutcome replay_checked_log(const RunLog& log, const ReplayAlgorithmMaker& 
     }
   } else if (log.end_record) {
     outcome.divergence =
-        "the recorded run failed (" + log.end_record->message + "), the replay completed";
+        "the recorded run ended early (" + log.end_record->message + "), the replay completed";
     return finish(false);
   } else {
     outcome.note = "the log has no end record, but every call in it was reproduced";

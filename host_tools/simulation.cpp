@@ -48,7 +48,10 @@ struct RunEnd {
   int signal = 0;                  ///< the signal that interrupted it
   std::string error;               ///< why it failed
   Time reached = 0;                ///< every slave's outputs are known up to here
-  std::string stopped_by;          ///< the check with stop_on_failure that failed
+  /// What stopped it early: "check 'envelope'" (stop_on_failure) or "slave
+  /// 'counter' at t = 9 s" (its request to end the simulation).
+  std::string stopped_by;
+  std::string stop_message;  ///< the run log's end record: why and when it stopped
 
   bool completed() const { return std::string_view(status) == "completed"; }
 };
@@ -137,8 +140,11 @@ class RunResults {
   /// even the start time's.
   std::size_t rows(const RunEnd& end) const {
     if (executor_.slots().empty()) return 0;
-    return static_cast<std::size_t>(std::upper_bound(grid_.begin(), grid_.end(), end.reached) -
-                                    grid_.begin());
+    const auto reached = static_cast<std::size_t>(
+        std::upper_bound(grid_.begin(), grid_.end(), end.reached) - grid_.begin());
+    // A model's stop request ends the reference too, possibly a row earlier
+    // (at an event time the row belongs to after the event).
+    return reference_ != nullptr ? std::min(reached, reference_->times.size()) : reached;
   }
 
   /// summary.json's content (with the errors against the reference over the
@@ -185,7 +191,7 @@ class RunResults {
     summary["status"] = end.status;
     if (end.signal != 0) summary["interrupted_by"] = signal_name(end.signal);
     if (!end.error.empty()) summary["error"] = end.error;
-    if (!end.stopped_by.empty()) summary["stopped_by"] = "check '" + end.stopped_by + "'";
+    if (!end.stopped_by.empty()) summary["stopped_by"] = end.stopped_by;
     summary["algorithm"] = std::string(algorithm_.name());
     summary["executor"] = {
         {"type",
@@ -346,17 +352,29 @@ class Simulation::Impl {
     initialize(owner);
     if (over()) return true;
     bool algorithm_finished = false;
-    bool stopped_by_check = false;
+    bool stopped = false;  // by a check with stop_on_failure or a slave's request
     const ExitWatch::Armed watching(exit_watch_ ? &*exit_watch_ : nullptr);
     guarded([&] {
       // Once per macro step: the signal flag, one advance, the pacing, the log,
       // the observers and an atomic store for the progress line; nothing here
       // allocates or blocks.
-      while (executor_->frontier() < limit) {
+      while (executor_->frontier() < limit && !stopped) {
         end_.signal = options_.interrupt != nullptr ? options_.interrupt->received() : 0;
         if (end_.signal != 0) break;
-        if (!executor_->advance()) {
-          algorithm_finished = true;
+        try {
+          if (!executor_->advance()) {
+            algorithm_finished = true;
+            break;
+          }
+        } catch (const StopRequest& request) {
+          // A slave ended the simulation (FMI terminate): the run ends at the
+          // last communication point the master completed; the plan the request
+          // interrupted is not used.
+          end_.stopped_by = "slave '" + request.slave() + "' at t = " +
+                            seconds_text(to_ticks(request.time())) + " s";
+          end_.stop_message = request.what();
+          end_.reached = executor_->frontier();
+          stopped = true;
           break;
         }
         const std::int64_t lateness = pacer_->after_advance(executor_->frontier());
@@ -371,14 +389,16 @@ class Simulation::Impl {
         end_.reached = time_all_slaves_reached(*executor_, to_ticks(scenario_.start));
         // A safety envelope (stop_on_failure): ended here as cleanly as an interruption.
         if (const CheckSpec* failed = checks_->stopping_check()) {
-          end_.stopped_by = failed->name;
-          stopped_by_check = true;
+          end_.stopped_by = "check '" + failed->name + "'";
+          end_.stop_message = "stopped by check '" + failed->name + "' at t = " +
+                              seconds_text(executor_->frontier()) + " s";
+          stopped = true;
           break;
         }
       }
-      if (end_.signal != 0 || algorithm_finished || stopped_by_check) end_log();
+      if (end_.signal != 0 || algorithm_finished || stopped) end_log();
     });
-    if (end_.signal != 0 || algorithm_finished || stopped_by_check) end_run();
+    if (end_.signal != 0 || algorithm_finished || stopped) end_run();
     return over();
   }
 
@@ -575,11 +595,8 @@ class Simulation::Impl {
     log_ended_ = true;
     if (recorder_) {
       const bool completed = end_.signal == 0 && end_.stopped_by.empty();
-      const std::string why = end_.signal != 0
-                                  ? interruption_text(end_.signal, executor_->frontier())
-                              : completed ? ""
-                                          : "stopped by check '" + end_.stopped_by + "' at t = " +
-                                                seconds_text(executor_->frontier()) + " s";
+      const std::string why =
+          end_.signal != 0 ? interruption_text(end_.signal, executor_->frontier()) : end_.stop_message;
       recorder_->finish({completed, why, executor_->decision_hash(), executor_->counters(),
                          link_totals(system_)});
     }

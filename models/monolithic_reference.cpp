@@ -953,12 +953,18 @@ class SolutionRecorder {
       const auto values = system.outputs(s);
       solution_.outputs[s].insert(solution_.outputs[s].end(), values.begin(), values.end());
     }
+    ++rows_;
   }
 
-  MonolithicSolution take() { return std::move(solution_); }
+  /// The rows recorded: the whole grid, or the part before a stop request.
+  MonolithicSolution take() {
+    solution_.times.resize(rows_);
+    return std::move(solution_);
+  }
 
  private:
   MonolithicSolution solution_;
+  std::size_t rows_ = 0;
 };
 
 /// Pure algebraic systems have no ODE for CVODE: outputs follow from t alone.
@@ -1000,27 +1006,35 @@ MonolithicSolution solve_monolithic(std::span<const MonolithicSubsystem> subsyst
   // announced time events.
   std::size_t next_grid = 0;
   double segment_start = start;
-  for (;;) {
-    integrator.handle_time_events(segment_start);
-    while (next_static != static_events.end() && *next_static <= segment_start) ++next_static;
-    const double next_static_event = next_static == static_events.end() ? end : *next_static;
-    // handle_time_events left every announced event beyond segment_start.
-    const double segment_end = std::min({next_static_event, system.earliest_time_event(), end});
-    const bool last = segment_end >= end;
-    integrator.begin_segment(segment_start, segment_end);
-    // A grid point at an event time belongs to the next segment: there the new
-    // equations hold. The final end belongs to the last segment.
-    while (next_grid < grid.size() &&
-           (grid[next_grid] < segment_end || (last && grid[next_grid] <= segment_end))) {
-      const double time = grid[next_grid++];
-      system.solve_connections(time, integrator.advance_to(time));
-      recorder.record(system);
+  std::optional<double> stopped_at;
+  // A model's request to end the simulation (FMI terminate) ends the solution
+  // there, as it ends the co-simulation: the grid points before it are kept.
+  try {
+    for (;;) {
+      integrator.handle_time_events(segment_start);
+      while (next_static != static_events.end() && *next_static <= segment_start) ++next_static;
+      const double next_static_event = next_static == static_events.end() ? end : *next_static;
+      // handle_time_events left every announced event beyond segment_start.
+      const double segment_end = std::min({next_static_event, system.earliest_time_event(), end});
+      const bool last = segment_end >= end;
+      integrator.begin_segment(segment_start, segment_end);
+      // A grid point at an event time belongs to the next segment: there the new
+      // equations hold. The final end belongs to the last segment.
+      while (next_grid < grid.size() &&
+             (grid[next_grid] < segment_end || (last && grid[next_grid] <= segment_end))) {
+        const double time = grid[next_grid++];
+        system.solve_connections(time, integrator.advance_to(time));
+        recorder.record(system);
+      }
+      if (last) break;
+      integrator.advance_to(segment_end);
+      segment_start = segment_end;
     }
-    if (last) break;
-    integrator.advance_to(segment_end);
-    segment_start = segment_end;
+  } catch (const StopRequest& request) {
+    stopped_at = request.time();
   }
   MonolithicSolution solution = recorder.take();
+  solution.stopped_at = stopped_at;
   solution.linear_algebra = integrator.linear_algebra();
   return solution;
 }

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <span>
 #include <string>
+#include <optional>
 #include <vector>
 
 #include "models/model.hpp"
@@ -47,7 +48,8 @@ struct MonolithicLinearAlgebra {
 };
 
 struct MonolithicSolution {
-  std::vector<double> times;                 ///< = the requested grid
+  std::vector<double> times;                 ///< the requested grid, up to a stop request
+  std::optional<double> stopped_at;          ///< a model asked to end the simulation there
   std::vector<std::vector<double>> outputs;  ///< per subsystem: row-major [grid point][output]
   MonolithicLinearAlgebra linear_algebra;
 };

@@ -4,6 +4,7 @@
 // declared capabilities (a bug of the master or of a peer).
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace couplet {
 
@@ -24,6 +25,23 @@ class SlaveError : public std::runtime_error {
 class ProtocolViolation : public std::logic_error {
  public:
   using std::logic_error::logic_error;
+};
+
+/// A slave asked to end the simulation (FMI 2.0: fmi2DoStep returned fmi2Discard
+/// with the fmi2Terminated status, or terminateSimulation in event mode): not a
+/// failure. The master ends the run where every slave has arrived; `time` is the
+/// time the slave reached when it asked.
+class StopRequest : public std::runtime_error {
+ public:
+  StopRequest(std::string slave, double time, const std::string& message)
+      : std::runtime_error(message), slave_(std::move(slave)), time_(time) {}
+
+  const std::string& slave() const { return slave_; }
+  double time() const { return time_; }
+
+ private:
+  std::string slave_;
+  double time_ = 0.0;
 };
 
 }  // namespace couplet

@@ -138,6 +138,7 @@ class CoSimulationSlave final : public Slave {
           status = instance_.functions().DoStep(instance_.component(), at, to_seconds(to) - at,
                                                 final_point);
         }
+        if (status == fmi2Discard) stop_if_terminated(at);
         instance_.check(status, "fmi2DoStep", at);
         from = to;
         current_time_ = to;
@@ -167,6 +168,20 @@ class CoSimulationSlave final : public Slave {
   }
 
  private:
+  /// fmi2Discard from fmi2DoStep with fmi2Terminated set: the FMU asks to end
+  /// the simulation where it stopped (fmi2LastSuccessfulTime), FMI 2.0 §4.2.3.
+  void stop_if_terminated(double step_start) const {
+    const Functions& fmi = instance_.functions();
+    fmi2Boolean terminated = fmi2False;
+    if (fmi.GetBooleanStatus(instance_.component(), fmi2Terminated, &terminated) != fmi2OK ||
+        terminated != fmi2True)
+      return;
+    fmi2Real reached = step_start;
+    if (fmi.GetRealStatus(instance_.component(), fmi2LastSuccessfulTime, &reached) != fmi2OK)
+      reached = step_start;
+    instance_.request_stop(reached, "fmi2DoStep returned fmi2Discard with fmi2Terminated");
+  }
+
   [[noreturn]] void violation(const std::string& why) const {
     throw ProtocolViolation("slave '" + instance_.slave_name() + "': " + why);
   }

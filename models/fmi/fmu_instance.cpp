@@ -98,6 +98,14 @@ void Instance::check(fmi2Status status, const char* call, double time) const {
   throw SlaveError(text);
 }
 
+void Instance::request_stop(double time, const std::string& how) const {
+  char at[64];
+  std::snprintf(at, sizeof at, "%.17g", time);
+  throw StopRequest(slave_name_, time,
+                    "slave '" + slave_name_ + "' asked to stop the simulation at t = " + at +
+                        " s (FMU '" + package_->path() + "': " + how + ")");
+}
+
 void Instance::check_setup(fmi2Status status, const char* call) const {
   if (status == fmi2OK || status == fmi2Warning) return;
   std::string text = failure_text(status, call);

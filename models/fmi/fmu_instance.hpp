@@ -37,6 +37,10 @@ class Instance {
   /// FMU's last log lines. fmi2OK and fmi2Warning pass.
   void check(fmi2Status status, const char* call, double time) const;
 
+  /// The FMU asked to end the simulation at `time` (`how`: the call and status
+  /// that said so): a StopRequest naming the slave, the FMU file and the time.
+  [[noreturn]] void request_stop(double time, const std::string& how) const;
+
   /// As check, but a ConfigurationError (start-up calls: set-up, initialization).
   void check_setup(fmi2Status status, const char* call) const;
 

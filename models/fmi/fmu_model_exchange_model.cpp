@@ -162,7 +162,7 @@ class ModelExchangeModel final : public Model {
     instance_.check(instance_.functions().CompletedIntegratorStep(instance_.component(), fmi2False,
                                                                   &enter_event_mode, &terminate),
                     "fmi2CompletedIntegratorStep", t);
-    if (terminate) fail_terminated(t);
+    if (terminate) instance_.request_stop(t, "fmi2CompletedIntegratorStep set terminateSimulation");
     return enter_event_mode ? handle_event(t, x, u) : false;
   }
 
@@ -237,7 +237,7 @@ class ModelExchangeModel final : public Model {
       info.newDiscreteStatesNeeded = fmi2False;
       instance_.check(instance_.functions().NewDiscreteStates(instance_.component(), &info),
                       "fmi2NewDiscreteStates", t);
-      if (info.terminateSimulation) fail_terminated(t);
+      if (info.terminateSimulation) instance_.request_stop(t, "fmi2NewDiscreteStates set terminateSimulation");
       changed = changed || info.valuesOfContinuousStatesChanged;
     }
     next_event_time_ =
@@ -245,13 +245,6 @@ class ModelExchangeModel final : public Model {
     return changed;
   }
 
-  [[noreturn]] void fail_terminated(double t) const {
-    std::string text = "slave '" + instance_.slave_name() + "': FMU '" +
-                       instance_.package().path() +
-                       "' asked to terminate the simulation at t = " + std::to_string(t) + " s";
-    for (const std::string& line : instance_.recent_log()) text += "; FMU log: " + line;
-    throw SlaveError(text);
-  }
 
   Instance instance_;
   const ModelExchangeInterface interface_;

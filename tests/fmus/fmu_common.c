@@ -581,6 +581,16 @@ static int state_count(FmuInstance* instance, const char* function, size_t n, si
   return 1;
 }
 
+/* Whether the model asks to end the simulation at t; logs it once. */
+static int stops_at(FmuInstance* instance, double t) {
+  const FmuModel* model = instance->model;
+  if (model->stop_requested == NULL || !model->stop_requested(&instance->data, t)) return 0;
+  if (!instance->terminated)
+    fmu_log(instance, fmi2OK, "logEvents", "t = %.17g: the model asks to end the simulation", t);
+  instance->terminated = 1;
+  return 1;
+}
+
 fmi2Status fmi2EnterEventMode(fmi2Component c) {
   FmuInstance* instance = (FmuInstance*)c;
   if (instance == NULL) return fmi2Error;
@@ -604,7 +614,7 @@ fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo* eventInfo) {
   changed = model->event_update != NULL ? model->event_update(instance, instance->data.time) : 0;
   next = model->next_time_event != NULL ? model->next_time_event(&instance->data, instance->data.time) : INFINITY;
   eventInfo->newDiscreteStatesNeeded = fmi2False;
-  eventInfo->terminateSimulation = fmi2False;
+  eventInfo->terminateSimulation = stops_at(instance, instance->data.time) ? fmi2True : fmi2False;
   eventInfo->nominalsOfContinuousStatesChanged = fmi2False;
   eventInfo->valuesOfContinuousStatesChanged = changed ? fmi2True : fmi2False;
   eventInfo->nextEventTimeDefined = isfinite(next) ? fmi2True : fmi2False;
@@ -885,6 +895,7 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint, fmi2R
   }
   /* Time events due at the step start (a step starting exactly at one uses the new equations). */
   if (model->event_update != NULL) model->event_update(instance, tc);
+  if (stops_at(instance, tc)) return fmi2Discard; /* fmi2Terminated, last successful time tc */
   end = tc + h;
   for (t = tc; t < end;) {
     double segment_end = end;
@@ -896,6 +907,7 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint, fmi2R
     t = segment_end;
     data->time = t;
     if (model->event_update != NULL) model->event_update(instance, t);
+    if (t < end && stops_at(instance, t)) return fmi2Discard; /* stopped inside the step, at t */
   }
   data->time = end;
 
@@ -944,11 +956,12 @@ fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Int
   return c == NULL ? fmi2Error : fmi2Discard;
 }
 
-/* fmi2Terminated: never (a refused step may be retried or the run ended by the importer). */
+/* fmi2Terminated: the model asked to end the simulation (a step refused for
+ * another reason may be retried or the run ended by the importer). */
 fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boolean* value) {
   if (c == NULL) return fmi2Error;
   if (s == fmi2Terminated && value != NULL) {
-    *value = fmi2False;
+    *value = ((FmuInstance*)c)->terminated ? fmi2True : fmi2False;
     return fmi2OK;
   }
   return fmi2Discard;

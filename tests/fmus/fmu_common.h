@@ -119,6 +119,10 @@ typedef struct {
   int (*event_update)(FmuInstance* instance, double t);
   /* Event indicators at the current time. May be NULL when n_event_indicators == 0. */
   void (*event_indicators)(const FmuData* data, double z[]);
+  /* Whether the model asks to end the simulation at t, after the event update
+   * there (FMI 2.0: terminateSimulation in model exchange; fmi2DoStep stops at
+   * t, returns fmi2Discard and fmi2Terminated reads true). May be NULL. */
+  int (*stop_requested)(const FmuData* data, double t);
   /* Called by fmi2DoStep after its checks; a status other than fmi2OK or
    * fmi2Warning refuses the step (the hook logs why). May be NULL. */
   fmi2Status (*before_step)(FmuInstance* instance, double tc, double h);
@@ -134,6 +138,7 @@ struct FmuInstance {
   char* name;
   fmi2CallbackLogger logger;
   fmi2ComponentEnvironment environment;
+  int terminated;     /* the model asked to end the simulation (fmi2Terminated) */
   int logging_on;     /* fmi2SetDebugLogging */
   unsigned categories; /* bit mask over fmu_categories */
 };

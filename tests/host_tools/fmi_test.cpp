@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -339,6 +340,74 @@ TEST(FmuErrors, FmuCallingExitFailsTheRunWithASummary) {
   EXPECT_EQ(summary.value("status", ""), "failed") << summary.dump();
   EXPECT_EQ(summary.value("scenario", ""), "bad") << summary.dump();
   EXPECT_EQ(summary.value("error", "").rfind(cause, 0), 0u) << summary.dump();
+}
+
+// --- an FMU's request to end the simulation ---------------------------------
+
+/// The last line of a run's signals.csv.
+std::string last_signals_row(const std::filesystem::path& out) {
+  std::ifstream file(out / "signals.csv");
+  std::string line, last;
+  while (std::getline(file, line))
+    if (!line.empty()) last = line;
+  return last;
+}
+
+std::string stopping_scenario(const std::string& kind) {
+  return "name: stopping\ntime: {start: 0, end: 20}\nslaves:\n  counter:\n    fmu: " +
+         fmu("stopping") + "\n    fmu_kind: " + kind +
+         "\n  follower:\n    model: translational.mass\n"
+         "connections:\n  - {from: counter.x, to: follower.f}\n"
+         "algorithm: {type: jacobi, step: 0.1}\nreference: none\n";
+}
+
+// FMI 2.0 §4.2.3: fmi2DoStep's fmi2Discard with fmi2Terminated ends the run, a
+// normal end (exit 0, status stopped), at the communication point the FMU
+// stopped at: stop_time 9 is one, so the run ends there with every row up to
+// it; replay reproduces every decision.
+TEST(FmuStopRequest, CoSimulationFmuEndsTheRunAtItsStopTime) {
+  const auto [code, errors] = run_cli("run", stopping_scenario("cs"), "fmi-stop-cs");
+  EXPECT_EQ(code, 0) << errors;
+  const auto out = run_directory("fmi-stop-cs") / "out";
+  const nlohmann::json summary = nlohmann::json::parse(read_file(out / "summary.json"));
+  EXPECT_EQ(summary["status"], "stopped");
+  EXPECT_EQ(summary["stopped_by"], "slave 'counter' at t = 9 s");
+  EXPECT_EQ(summary["end_time"], 9.0);
+  EXPECT_EQ(summary["macro_steps"], 90);
+  EXPECT_FALSE(summary.contains("error")) << summary.dump(2);
+  // time, counter.count, counter.x at t = 9: nine whole periods.
+  EXPECT_EQ(last_signals_row(out).rfind("9,9,9,", 0), 0u) << last_signals_row(out);
+  int exit_code = -1;
+  const std::string replay = command_output(
+      std::string(COUPLET_BINARY) + " replay --verify " + (out / "run.log").string(), exit_code);
+  EXPECT_EQ(exit_code, 0) << replay;
+  EXPECT_NE(replay.find("asked to stop the simulation at t = 9 s"), std::string::npos) << replay;
+}
+
+// Model exchange: terminateSimulation from the event iteration at t = 9, the
+// end of the step from 8.9: that step is not used, the run ends at 8.9.
+TEST(FmuStopRequest, ModelExchangeFmuEndsTheRunBeforeItsTerminatingEvent) {
+  const auto [code, errors] = run_cli("run", stopping_scenario("me"), "fmi-stop-me");
+  EXPECT_EQ(code, 0) << errors;
+  const auto out = run_directory("fmi-stop-me") / "out";
+  const nlohmann::json summary = nlohmann::json::parse(read_file(out / "summary.json"));
+  EXPECT_EQ(summary["status"], "stopped");
+  EXPECT_EQ(summary["stopped_by"], "slave 'counter' at t = 9 s");
+  EXPECT_EQ(summary["end_time"], 8.9);
+  EXPECT_EQ(last_signals_row(out).rfind("8.9000000000000004,8,", 0), 0u) << last_signals_row(out);
+}
+
+// The monolithic reference of a model-exchange FMU stops at its request too:
+// the reference columns end at the last grid point before t = 9.
+TEST(FmuStopRequest, MonolithicReferenceStopsWithTheModel) {
+  std::string text = stopping_scenario("me");
+  text.replace(text.find("reference: none"), 15, "reference: monolithic\nevaluation: {grid: 0.5}");
+  const auto [code, errors] = run_cli("run", text, "fmi-stop-reference");
+  EXPECT_EQ(code, 0) << errors;
+  const auto out = run_directory("fmi-stop-reference") / "out";
+  const std::string header = read_file(out / "signals.csv").substr(0, 200);
+  EXPECT_NE(header.find("counter.count:reference"), std::string::npos) << header;
+  EXPECT_EQ(last_signals_row(out).rfind("8.5,8,8.5,", 0), 0u) << last_signals_row(out);
 }
 
 TEST(FmuModels, ListsVariablesCapabilitiesAndKinds) {
