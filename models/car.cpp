@@ -45,7 +45,8 @@ ModelDescription vehicle_description() {
       .summary = "car (a mass) pushed by a force and a deterministic wind: input force, "
                  "outputs position and speed",
       .inputs = {"force"},
-      .outputs = {{.name = "position"}, {.name = "v"}},
+      .input_units = {"N"},
+      .outputs = {{.name = "position", .unit = "m"}, {.name = "v", .unit = "m/s"}},
       .states = {"position", "v"},
       .parameters = {
           {"m", 1000.0, "mass of the car [kg]"},
@@ -116,7 +117,8 @@ ModelDescription controller_description() {
       .summary = "speed controller: preset force, then a P controller on the derivative of "
                  "its position input",
       .inputs = {"position"},
-      .outputs = {{.name = "force", .direct_feedthrough = true}},  // reads u̇
+      .input_units = {"m"},
+      .outputs = {{.name = "force", .direct_feedthrough = true, .unit = "N"}},  // reads u̇
       .states = {},
       .parameters = {
           {"preset", 2400.0, "amplitude A of the preset force A sin^2(pi t / T) [N]"},

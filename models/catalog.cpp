@@ -58,6 +58,13 @@ ModelCatalog::ModelCatalog(std::vector<ModelEntry> entries) : entries_(std::move
       throw std::logic_error("model catalog: duplicate model name " +
                              quoted(entry->description.name));
     }
+    const ModelDescription& description = entry->description;
+    if (!description.input_units.empty() &&
+        description.input_units.size() != description.inputs.size()) {
+      throw std::logic_error("model catalog: " + quoted(description.name) + " declares " +
+                             std::to_string(description.input_units.size()) + " input units for " +
+                             std::to_string(description.inputs.size()) + " inputs");
+    }
   }
 }
 

@@ -158,11 +158,13 @@ class ChainSegment final : public Model {
     }
     if (!wall_left_) {
       description_.inputs.push_back("force_left");
+      description_.input_units.push_back("N");
       description_.outputs.push_back({.name = "x_first", .unit = "m"});
       description_.outputs.push_back({.name = "v_first", .unit = "m/s"});
     }
     if (!wall_right_) {
       description_.inputs.push_back("force_right");
+      description_.input_units.push_back("N");
       description_.outputs.push_back({.name = "x_last", .unit = "m"});
       description_.outputs.push_back({.name = "v_last", .unit = "m/s"});
     }
@@ -362,6 +364,7 @@ ModelDescription coupling_description() {
           "bodies' positions and velocities, output the coupling force (no state, direct "
           "feedthrough)",
       .inputs = {"x_left", "v_left", "x_right", "v_right"},
+      .input_units = {"m", "m/s", "m", "m/s"},
       .outputs = {{.name = "force", .direct_feedthrough = true, .unit = "N"}},
       .states = {},
       .parameters = element_parameters("the coupling element")};

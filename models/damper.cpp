@@ -55,7 +55,8 @@ ModelDescription mass_spring_description(bool loaded) {
                         : "damper test case body (S1) on a spring/damper pushed by the preset force "
                           "f_L: inputs plate velocity and position, output coupling force",
       .inputs = {"v_c", "x_c"},
-      .outputs = {{.name = "f_c", .direct_feedthrough = true}},
+      .input_units = {"m/s", "m"},
+      .outputs = {{.name = "f_c", .direct_feedthrough = true, .unit = "N"}},
       .states = {"v_L", "x_L"},
       .parameters = {
           {"M_L", 1.0, "mass of the body [kg]"},
@@ -64,8 +65,9 @@ ModelDescription mass_spring_description(bool loaded) {
       }};
   if (loaded) {
     description.inputs.push_back("f_ext");
-    description.outputs.push_back({.name = "x_L"});
-    description.outputs.push_back({.name = "v_L"});
+    description.input_units.push_back("N");
+    description.outputs.push_back({.name = "x_L", .unit = "m"});
+    description.outputs.push_back({.name = "v_L", .unit = "m/s"});
   }
   return description;
 }
@@ -158,7 +160,9 @@ ModelDescription plate_description() {
       .summary = "damper test case plate (S2), massless on a damper: input coupling force, "
                  "outputs its velocity and position",
       .inputs = {"f_c"},
-      .outputs = {{.name = "v_c"}, {.name = "x_c"}},  // feedthrough flags: set from D
+      .input_units = {"N"},
+      .outputs = {{.name = "v_c", .unit = "m/s"},
+                  {.name = "x_c", .unit = "m"}},  // feedthrough flags: set from D
       .states = {"x_D"},
       .parameters = {
           {"D_D", 4.0, "damper rating of the plate, 0.01 to 4 in table 1 [N s/m]"},

@@ -34,7 +34,9 @@ ModelDescription left_description() {
       .summary = "MISSILES linear benchmark, system S1 (table 3): left body on c1/d1, "
                  "input the coupling force, outputs position and velocity",
       .inputs = {"f"},
-      .outputs = {{.name = "x"}, {.name = "v"}},  // feedthrough flags: set from D
+      .input_units = {"N"},
+      .outputs = {{.name = "x", .unit = "m"},
+                  {.name = "v", .unit = "m/s"}},  // feedthrough flags: set from D
       .states = {"x", "v"},
       .parameters = {
           {"m1", 5.0, "mass of the left body [kg]"},
@@ -67,7 +69,8 @@ ModelDescription right_description() {
       .summary = "MISSILES linear benchmark, system S2 (table 3): right body on c3/d3 with the "
                  "coupling c2/d2, inputs the left body's position and velocity, output the force",
       .inputs = {"x", "v"},
-      .outputs = {{.name = "f"}},  // feedthrough flag: set from D by LinearModel
+      .input_units = {"m", "m/s"},
+      .outputs = {{.name = "f", .unit = "N"}},  // feedthrough flag: set from D by LinearModel
       .states = {"x", "v"},
       .parameters = {
           {"m2", 80.0, "mass of the right body [kg]"},

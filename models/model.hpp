@@ -3,6 +3,7 @@
 // without a solver. An OdeSlave wraps a model with a solver; the monolithic
 // reference assembles several models into one ODE (docs/models.md).
 #include <Eigen/Dense>
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <optional>
@@ -24,9 +25,20 @@ struct ModelDescription {
   std::string name;     ///< catalog name, e.g. "rotational.omega2tau"
   std::string summary;  ///< one line
   std::vector<std::string> inputs;
-  std::vector<OutputDescription> outputs;  ///< with direct feedthrough flags
+  /// The inputs' units, index for index with `inputs`: SI, spelled as in
+  /// docs/models.md ("m", "m/s", "N", "rad/s", "N m"), since connections compare
+  /// them as written. Empty, or an empty entry, where a port has no unit: the
+  /// generic models (stimuli, coupling.linear, Lotka–Volterra populations), whose
+  /// ports connect to anything.
+  std::vector<std::string> input_units;
+  std::vector<OutputDescription> outputs;  ///< with direct feedthrough flags and units
   std::vector<std::string> states;
   std::vector<ParameterDescription> parameters;
+
+  /// The unit of input `index`; empty when none is declared.
+  std::string input_unit(std::size_t index) const {
+    return index < input_units.size() ? input_units[index] : std::string();
+  }
 };
 
 /// Parameter values by name, every parameter of the model present.

@@ -38,8 +38,10 @@ const double kDifferenceStep = std::cbrt(std::numeric_limits<double>::epsilon())
 
 SlaveDescription describe(const Model& model) {
   SlaveDescription description;
-  for (const std::string& input : model.description().inputs) description.inputs.push_back({input});
-  description.outputs = model.description().outputs;
+  const ModelDescription& model_description = model.description();
+  for (std::size_t i = 0; i < model_description.inputs.size(); ++i)
+    description.inputs.push_back({model_description.inputs[i], model_description.input_unit(i)});
+  description.outputs = model_description.outputs;
   SlaveCapabilities& capabilities = description.capabilities;
   capabilities.max_input_degree = Polynomial::kMaxDegree;
   capabilities.output_derivative_order =

@@ -35,7 +35,8 @@ ModelDescription omega2tau_description() {
       .summary = "rotational mass 1 with the coupling spring/damper (Glumac eq. 40): "
                  "input the other mass's speed, output the coupling torque on it",
       .inputs = {"omega"},
-      .outputs = {{.name = "tau"}},  // feedthrough flag: set from D by LinearModel
+      .input_units = {"rad/s"},
+      .outputs = {{.name = "tau", .unit = "N m"}},  // feedthrough flag: set from D by LinearModel
       .states = {"phi", "omega", "phi_in"},
       .parameters = {
           {"J", 10.0, "moment of inertia of this mass [kg m^2]"},
@@ -78,7 +79,8 @@ ModelDescription tau2omega_description() {
       .summary = "rotational mass 2 driven by the coupling torque (Glumac eq. 41): "
                  "input torque, output its angular velocity",
       .inputs = {"tau"},
-      .outputs = {{.name = "omega"}},  // feedthrough flag: set from D by LinearModel
+      .input_units = {"N m"},
+      .outputs = {{.name = "omega", .unit = "rad/s"}},  // feedthrough flag: set from D
       .states = {"phi", "omega"},
       .parameters = {
           {"J", 10.0, "moment of inertia of this mass [kg m^2]"},

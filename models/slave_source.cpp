@@ -20,15 +20,21 @@ int column_width(const Range& rows, Name name_of, std::size_t minimum) {
   return static_cast<int>(width);
 }
 
+/// "name [unit]", or the bare name for a port without a unit.
+std::string with_unit(const std::string& port, const std::string& unit) {
+  return unit.empty() ? port : port + " [" + unit + "]";
+}
+
 std::string describe_model(const ModelDescription& model) {
   std::ostringstream text;
   text << model.name << " — " << model.summary << "\n";
   text << "  inputs: ";
-  for (std::size_t i = 0; i < model.inputs.size(); ++i) text << (i ? ", " : "") << model.inputs[i];
+  for (std::size_t i = 0; i < model.inputs.size(); ++i)
+    text << (i ? ", " : "") << with_unit(model.inputs[i], model.input_unit(i));
   if (model.inputs.empty()) text << "none";
   text << "\n  outputs: ";
   for (std::size_t j = 0; j < model.outputs.size(); ++j) {
-    text << (j ? ", " : "") << model.outputs[j].name
+    text << (j ? ", " : "") << with_unit(model.outputs[j].name, model.outputs[j].unit)
          << (model.outputs[j].direct_feedthrough ? " (feedthrough)" : "");
   }
   text << "\n  parameters:\n";

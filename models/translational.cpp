@@ -30,7 +30,9 @@ ModelDescription mass_description() {
       .summary = "mass on a spring/damper to the wall, driven by a force: "
                  "input force, outputs position and velocity",
       .inputs = {"f"},
-      .outputs = {{.name = "x"}, {.name = "v"}},  // feedthrough flags: set from D
+      .input_units = {"N"},
+      .outputs = {{.name = "x", .unit = "m"},
+                  {.name = "v", .unit = "m/s"}},  // feedthrough flags: set from D
       .states = {"x", "v"},
       .parameters = {
           {"m", 10.0, "mass [kg]"},
@@ -63,7 +65,8 @@ ModelDescription coupled_mass_description() {
       .summary = "mass on a switching wall spring/damper, carrying the coupling spring/damper: "
                  "inputs the other mass's position and velocity, output the force on it",
       .inputs = {"x", "v"},
-      .outputs = {{.name = "f"}},  // feedthrough flag: set from D by LinearModel
+      .input_units = {"m", "m/s"},
+      .outputs = {{.name = "f", .unit = "N"}},  // feedthrough flag: set from D by LinearModel
       .states = {"x", "v"},
       .parameters = {
           {"m", 1.0, "mass [kg]"},

@@ -120,7 +120,7 @@ void CompositeSlave::describe() {
     capabilities.intermediate_samples = capabilities.intermediate_samples && member.capabilities.intermediate_samples;
     for (std::size_t i = 0; i < member.inputs.size(); ++i) {
       if (system_.source_of({s, i})) continue;
-      description_.inputs.push_back({system_.input_name({s, i})});
+      description_.inputs.push_back({system_.input_name({s, i}), member.inputs[i].unit});
       capabilities.max_input_degree = std::min(capabilities.max_input_degree, member.capabilities.max_input_degree);
     }
     if (!member.outputs.empty()) {
@@ -128,7 +128,7 @@ void CompositeSlave::describe() {
           std::min(capabilities.output_derivative_order, member.capabilities.output_derivative_order);
     }
     for (std::size_t j = 0; j < member.outputs.size(); ++j) {
-      description_.outputs.push_back({system_.output_name({s, j}), false});
+      description_.outputs.push_back({system_.output_name({s, j}), false, member.outputs[j].unit});
       outputs_.push_back({s, j});
     }
     first_output[s + 1] = first_output[s] + member.outputs.size();

@@ -33,6 +33,7 @@ class ModelExchangeModel final : public Model {
     description_.summary = "FMU " + package->path() + " (model exchange)";
     for (const std::size_t k : ports.inputs) {
       description_.inputs.push_back(description.variables[k].name);
+      description_.input_units.push_back(port_unit(description.variables[k].unit));
       input_references_.push_back(description.variables[k].value_reference);
     }
     description_.outputs = ports.output_descriptions;
