@@ -254,6 +254,61 @@ SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std
   return spec;
 }
 
+/// A connection's `factor` and `offset`: to = factor × from + offset.
+struct LinearTransformation {
+  std::size_t connection = 0;  ///< index in Scenario::connections
+  double factor = 1.0;
+  double offset = 0.0;
+};
+
+double finite_number(const YAML::Node& node, const std::string& source, const std::string& key) {
+  const double value = require_number(node, source, key);
+  if (!std::isfinite(value))
+    throw ConfigurationError(locate(source, node, key) + ": expected a finite number");
+  return value;
+}
+
+/// A connection's linear transformation becomes what the SSP import makes of
+/// one (ssp.md): a coupling.linear slave between the two ends, named
+/// transform_<slave>_<input> and placed just before the target slave, so that a
+/// Gauss–Seidel sweep passes the transformed value on at once.
+void insert_transformation(Scenario& scenario, const LinearTransformation& transformation) {
+  ConnectionSpec& connection = scenario.connections[transformation.connection];
+  const std::string target_slave = connection.to.substr(0, connection.to.find('.'));
+  const std::string source_slave = connection.from.substr(0, connection.from.find('.'));
+  for (const GroupSpec& group : scenario.groups) {
+    for (const std::string& member : group.members) {
+      if (member == target_slave || member == source_slave) {
+        throw ConfigurationError(connection.where + ": factor/offset on a connection of '" +
+                                 member + "', a member of group '" + group.name +
+                                 "', is not supported (the transformation would sit outside "
+                                 "the group): convert inside the member");
+      }
+    }
+  }
+  const auto named = [&](const std::string& name) {
+    return std::any_of(scenario.slaves.begin(), scenario.slaves.end(),
+                       [&](const SlaveSpec& slave) { return slave.name == name; });
+  };
+  std::string base = "transform_" + connection.to;
+  std::replace(base.begin(), base.end(), '.', '_');
+  std::string name = base;
+  for (int suffix = 2; named(name); ++suffix) name = base + "_" + std::to_string(suffix);
+
+  SlaveSpec converter;
+  converter.name = name;
+  converter.model = "coupling.linear";
+  converter.parameters = {{"factor", transformation.factor}, {"offset", transformation.offset}};
+  converter.where = connection.where;
+  const auto target = std::find_if(scenario.slaves.begin(), scenario.slaves.end(),
+                                   [&](const SlaveSpec& slave) { return slave.name == target_slave; });
+  scenario.slaves.insert(target, std::move(converter));
+
+  const ConnectionSpec output{name + ".y", connection.to, connection.where};
+  connection.to = name + ".u";
+  scenario.connections.push_back(output);
+}
+
 // groups: {name: {slaves: [member, ...], algorithm: {...}}} (docs/iterative.md).
 std::vector<GroupSpec> parse_groups(const YAML::Node& node, const std::vector<SlaveSpec>& slaves,
                                     const std::string& source) {
@@ -436,6 +491,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
               "evaluation", "clock", "limits", "executor", "checks", "cases"});
 
   Scenario scenario;
+  std::vector<LinearTransformation> transformations;  // declared on connections
   scenario.source = source;
   scenario.text = YAML::Dump(root);
   scenario.name = root["name"] ? require_string(root["name"], source, "name") : source;
@@ -458,17 +514,27 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
     for (std::size_t k = 0; k < connections.size(); ++k) {
       const std::string path = "connections[" + std::to_string(k) + "]";
       const YAML::Node connection = connections[k];
-      check_keys(connection, source, path, {"from", "to"});
+      check_keys(connection, source, path, {"from", "to", "factor", "offset"});
       if (!connection["from"] || !connection["to"])
         throw ConfigurationError(locate(source, connection, path) + ": needs 'from' and 'to'");
       scenario.connections.push_back({require_string(connection["from"], source, path + ".from"),
                                       require_string(connection["to"], source, path + ".to"),
                                       locate(source, connection, path)});
+      if (connection["factor"] || connection["offset"]) {
+        transformations.push_back(
+            {scenario.connections.size() - 1,
+             connection["factor"] ? finite_number(connection["factor"], source, path + ".factor")
+                                  : 1.0,
+             connection["offset"] ? finite_number(connection["offset"], source, path + ".offset")
+                                  : 0.0});
+      }
     }
   }
 
   if (const YAML::Node groups = root["groups"]; groups && !groups.IsNull())
     scenario.groups = parse_groups(groups, scenario.slaves, source);
+  for (const LinearTransformation& transformation : transformations)
+    insert_transformation(scenario, transformation);
   scenario.algorithm = root["algorithm"];
   scenario.clock = root["clock"];
   if (!scenario.algorithm)

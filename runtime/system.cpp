@@ -101,6 +101,16 @@ void System::connect(std::string_view source, std::string_view target, std::stri
     throw ConfigurationError("input '" + std::string(target) + "' is driven twice: by '" +
                              output_name(*existing) + "' and by '" + std::string(source) + "'");
   }
+  const std::string& from_unit = description(from.slave).outputs[from.port].unit;
+  const std::string& to_unit = description(to.slave).inputs[to.port].unit;
+  // A port without a unit connects to anything (generic models, undeclared units).
+  if (!from_unit.empty() && !to_unit.empty() && from_unit != to_unit) {
+    throw ConfigurationError("'" + std::string(source) + "' [" + from_unit + "] -> '" +
+                             std::string(target) + "' [" + to_unit +
+                             "]: the units differ; declare the conversion on the connection "
+                             "(factor, offset: to = factor * from + offset) or give both ends "
+                             "one unit");
+  }
   connections_.push_back(Connection{from, to});
   connection_origins_.push_back(std::move(origin));
 }

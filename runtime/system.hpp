@@ -41,7 +41,8 @@ class System {
   std::size_t add_slave(std::string name, std::unique_ptr<Slave> slave);
 
   /// Connects "slave.output" to "slave.input"; throws ConfigurationError naming the
-  /// unknown slave or variable, or the doubly driven input. `origin` says where the
+  /// unknown slave or variable, the doubly driven input, or both ends and their
+  /// units when both declare one and they differ. `origin` says where the
   /// connection was declared ("scenario.yaml:14: connections[2]"); validation
   /// errors about it begin with it.
   void connect(std::string_view source, std::string_view target, std::string origin = {});

@@ -75,14 +75,14 @@ TEST(Cli, UnknownPortIsNamedWithItsLine) {
 
 TEST(Cli, AlgebraicLoopIsNamed) {
   // Two feedthrough outputs feeding each other: rotational.omega2tau (tau depends on omega)
-  // driven by a coupled_mass force which depends on its inputs.
+  // and coupling.linear (y depends on u).
   const std::string loop = R"(time: {end: 1}
 slaves:
   a: {model: rotational.omega2tau}
-  b: {model: rotational.omega2tau}
+  b: {model: coupling.linear, parameters: {factor: 0.5, offset: 0}}
 connections:
-  - {from: a.tau, to: b.omega}
-  - {from: b.tau, to: a.omega}
+  - {from: a.tau, to: b.u}
+  - {from: b.y, to: a.omega}
 algorithm: {type: jacobi, step: 0.1}
 )";
   expect_invalid("loop", loop, "algebraic loop");

@@ -357,7 +357,7 @@ std::string stopping_scenario(const std::string& kind) {
   return "name: stopping\ntime: {start: 0, end: 20}\nslaves:\n  counter:\n    fmu: " +
          fmu("stopping") + "\n    fmu_kind: " + kind +
          "\n  follower:\n    model: translational.mass\n"
-         "connections:\n  - {from: counter.x, to: follower.f}\n"
+         "connections:\n  - {from: counter.x, to: follower.f, factor: 1}\n"
          "algorithm: {type: jacobi, step: 0.1}\nreference: none\n";
 }
 

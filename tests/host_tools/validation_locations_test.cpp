@@ -94,5 +94,55 @@ TEST(ValidationLocations, AnUnknownPortIsNotCalledAnInput) {
       << message;
 }
 
+// Both ends declare a unit and they differ: refused, naming both ends, both
+// units and what to do.
+TEST(ValidationLocations, AConnectionBetweenDifferentUnitsNamesBothEndsAndUnits) {
+  const std::string message =
+      refusal({"connections=[{from: left.x, to: right.v}, "
+               "{from: left.v, to: right.x}, {from: right.f, to: left.f}]"});
+  EXPECT_NE(message.find(": connections[0]: 'left.x' [m] -> 'right.v' [m/s]: the units differ; "
+                         "declare the conversion on the connection (factor, offset: to = factor "
+                         "* from + offset) or give both ends one unit"),
+            std::string::npos)
+      << message;
+}
+
+// factor/offset on a connection: a coupling.linear slave between the ends,
+// placed before the target; the target receives factor × source + offset
+// exactly, and the units of the two ends no longer need to agree.
+TEST(ValidationLocations, AConnectionsLinearTransformationConvertsExactly) {
+  const std::filesystem::path directory = fresh_directory("transformation");
+  std::filesystem::create_directories(directory);
+  const std::string file = (directory / "transformation.yaml").string();
+  std::ofstream(file) << "name: transformation\n"
+                         "time: {start: 0, end: 1}\n"
+                         "slaves:\n"
+                         "  speed: {model: stimulus.constant, parameters: {value: 36}}\n"
+                         "  left: {model: translational.mass}\n"
+                         "  right: {model: translational.coupled_mass}\n"
+                         "connections:\n"
+                         "  - {from: speed.y, to: left.f, factor: 0.2777777777777778, offset: 1}\n"
+                         "  - {from: left.v, to: right.x, factor: 1}\n"
+                         "  - {from: left.v, to: right.v}\n"
+                         "algorithm: {type: jacobi, step: 0.1}\n"
+                         "reference: none\n";
+  const tools::Scenario scenario = tools::load_scenario(file);
+  std::vector<std::string> order;
+  for (const tools::SlaveSpec& slave : scenario.slaves) order.push_back(slave.name);
+  EXPECT_EQ(order, (std::vector<std::string>{"speed", "transform_left_f", "left",
+                                             "transform_right_x", "right"}));
+  EXPECT_NO_THROW(tools::validate_scenario(scenario));
+  const nlohmann::json summary = tools::run_scenario(scenario, {(directory / "out").string(), false});
+  EXPECT_EQ(summary["status"], "completed");
+  std::ifstream signals(directory / "out" / "signals.csv");
+  std::string header, row;
+  std::getline(signals, header);
+  std::getline(signals, row);
+  EXPECT_EQ(header.rfind("time,speed.y,transform_left_f.y,left.x,left.v,transform_right_x.y,", 0),
+            0u)
+      << header;
+  EXPECT_EQ(row.rfind("0,36,11,", 0), 0u) << row;  // 0.2777777777777778 × 36 + 1
+}
+
 }  // namespace
 }  // namespace couplet::testing
