@@ -11,6 +11,7 @@
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/clock_spec.hpp"
 #include "host_tools/group_builder.hpp"
+#include "host_tools/group_builder.hpp"
 #include "host_tools/scenario_file_path.hpp"
 #include "host_tools/ssp_import.hpp"
 
@@ -276,14 +277,12 @@ void insert_transformation(Scenario& scenario, const LinearTransformation& trans
   ConnectionSpec& connection = scenario.connections[transformation.connection];
   const std::string target_slave = connection.to.substr(0, connection.to.find('.'));
   const std::string source_slave = connection.from.substr(0, connection.from.find('.'));
-  for (const GroupSpec& group : scenario.groups) {
-    for (const std::string& member : group.members) {
-      if (member == target_slave || member == source_slave) {
-        throw ConfigurationError(connection.where + ": factor/offset on a connection of '" +
-                                 member + "', a member of group '" + group.name +
-                                 "', is not supported (the transformation would sit outside "
-                                 "the group): convert inside the member");
-      }
+  for (const std::string& member : {source_slave, target_slave}) {
+    if (const GroupSpec* group = group_of(scenario, member)) {
+      throw ConfigurationError(connection.where + ": factor/offset on a connection of '" + member +
+                               "', a member of group '" + group->name +
+                               "', is not supported (the transformation would sit outside "
+                               "the group): convert inside the member");
     }
   }
   const auto named = [&](const std::string& name) {

@@ -358,7 +358,7 @@ class Simulation::Impl {
       // Once per macro step: the signal flag, one advance, the pacing, the log,
       // the observers and an atomic store for the progress line; nothing here
       // allocates or blocks.
-      while (executor_->frontier() < limit && !stopped) {
+      while (executor_->frontier() < limit) {
         end_.signal = options_.interrupt != nullptr ? options_.interrupt->received() : 0;
         if (end_.signal != 0) break;
         try {

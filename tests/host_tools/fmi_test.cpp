@@ -361,6 +361,15 @@ std::string stopping_scenario(const std::string& kind) {
          "algorithm: {type: jacobi, step: 0.1}\nreference: none\n";
 }
 
+/// The summary of a run the counter stopped at t = 9 s, ended at `end_time`.
+nlohmann::json stopped_summary(const std::filesystem::path& out, double end_time) {
+  const nlohmann::json summary = nlohmann::json::parse(read_file(out / "summary.json"));
+  EXPECT_EQ(summary["status"], "stopped");
+  EXPECT_EQ(summary["stopped_by"], "slave 'counter' at t = 9 s");
+  EXPECT_EQ(summary["end_time"], end_time);
+  return summary;
+}
+
 // FMI 2.0 §4.2.3: fmi2DoStep's fmi2Discard with fmi2Terminated ends the run, a
 // normal end (exit 0, status stopped), at the communication point the FMU
 // stopped at: stop_time 9 is one, so the run ends there with every row up to
@@ -369,10 +378,7 @@ TEST(FmuStopRequest, CoSimulationFmuEndsTheRunAtItsStopTime) {
   const auto [code, errors] = run_cli("run", stopping_scenario("cs"), "fmi-stop-cs");
   EXPECT_EQ(code, 0) << errors;
   const auto out = run_directory("fmi-stop-cs") / "out";
-  const nlohmann::json summary = nlohmann::json::parse(read_file(out / "summary.json"));
-  EXPECT_EQ(summary["status"], "stopped");
-  EXPECT_EQ(summary["stopped_by"], "slave 'counter' at t = 9 s");
-  EXPECT_EQ(summary["end_time"], 9.0);
+  const nlohmann::json summary = stopped_summary(out, 9.0);
   EXPECT_EQ(summary["macro_steps"], 90);
   EXPECT_FALSE(summary.contains("error")) << summary.dump(2);
   // time, counter.count, counter.x at t = 9: nine whole periods.
@@ -390,10 +396,7 @@ TEST(FmuStopRequest, ModelExchangeFmuEndsTheRunBeforeItsTerminatingEvent) {
   const auto [code, errors] = run_cli("run", stopping_scenario("me"), "fmi-stop-me");
   EXPECT_EQ(code, 0) << errors;
   const auto out = run_directory("fmi-stop-me") / "out";
-  const nlohmann::json summary = nlohmann::json::parse(read_file(out / "summary.json"));
-  EXPECT_EQ(summary["status"], "stopped");
-  EXPECT_EQ(summary["stopped_by"], "slave 'counter' at t = 9 s");
-  EXPECT_EQ(summary["end_time"], 8.9);
+  stopped_summary(out, 8.9);
   EXPECT_EQ(last_signals_row(out).rfind("8.9000000000000004,8,", 0), 0u) << last_signals_row(out);
 }
 
