@@ -28,9 +28,11 @@ int main(void) {
    * the model runs on the board's clock instead (docs/embedded.md). */
   static const couplet_slave_options options = {false, 3000000000u};
   const char* problem;
-  board_init(921600);
+  /* The slave before the UART interrupt: init clears the receive ring (it
+   * needs no board, so its problem is reported once the board is up). */
   problem = couplet_slave_init(&slave, &translational_mass_description,
                                &translational_mass_callbacks, &mass, &platform, &options);
+  board_init(921600);
   if (problem != 0) board_fatal(problem);
   for (;;) {
     uint64_t next_ns;

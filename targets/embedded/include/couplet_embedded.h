@@ -14,6 +14,9 @@
  *   UART interrupt:  couplet_slave_receive(&slave, &byte, 1);
  *   main loop:       for (;;) couplet_slave_poll(&slave);
  *
+ * Call couplet_slave_init before the receive interrupt is enabled: it clears
+ * the receive ring, so bytes queued earlier would be lost mid-frame.
+ *
  * Calling contract: couplet_slave_receive may run in an interrupt handler while
  * the main loop is inside couplet_slave_poll (a single-producer, single-consumer
  * ring; on a single core where size_t stores are atomic). Everything else,

@@ -81,9 +81,12 @@ int main(void) {
   static const couplet_slave_options options = {false, 3000000000u};
   const char* problem;
   bool reported = false;
-  board_init(LINK_BAUD);
+  /* The slave first: init clears its receive ring, so a byte the interrupt
+   * queued before it (the master may already be sending) would be lost and
+   * the frame it began rejected. */
   problem = couplet_slave_init(&slave, &translational_mass_description,
                                &translational_mass_callbacks, &mass, &platform, &options);
+  board_init(LINK_BAUD);
   if (problem != 0) board_fatal(problem);
   board_console_write("translational_mass ready on UART0\n");
   for (;;) {
