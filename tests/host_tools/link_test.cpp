@@ -147,8 +147,10 @@ TEST(RemoteTargetKilled, RunEndsWithinTheTimeoutNamingTheSlave) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
   ASSERT_TRUE(exit_code.has_value()) << "couplet still running 5 s after the target died";
   EXPECT_EQ(*exit_code, 1);
-  // (An instrumented couplet takes longer to exit: LeakSanitizer's scan.)
-  EXPECT_LT(seconds, 0.5 + (kSanitized ? 2.0 : 1.0))
+  // (An instrumented couplet takes longer to exit, LeakSanitizer scanning its
+  // heap, more so on a loaded machine: 2.56 s was seen; the plain build holds
+  // the 1 s bound.)
+  EXPECT_LT(seconds, 0.5 + (kSanitized ? 4.0 : 1.0))
       << "detected within the 0.5 s timeout (plus scheduling and exit on a loaded machine)";
   const std::string message = read_file(errors);
   EXPECT_NE(message.find("slave 'right'"), std::string::npos) << message;
