@@ -124,6 +124,11 @@ void RemoteSlave::open_session(const couplet_wire_Configure* configure) {
   // Every field is checked there (version, names, counts, derivative order,
   // imposed step, sample capacity): a SlaveError naming the slave and the field.
   description_ = wire::from_wire(answer->body.describe, name_);
+  if (!description_.discrete_inputs.empty() || !description_.discrete_outputs.empty()) {
+    throw SlaveError("slave '" + name_ +
+                     "': the target declares Integer or Boolean ports, which couplet's links do "
+                     "not carry yet");
+  }
   description_.capabilities.can_rollback = false;  // no save/restore over the wire
   realtime_target_ = answer->body.describe.capabilities.realtime;
   // The target's capacity, clamped to what one step request and its answer carry.

@@ -154,13 +154,15 @@ std::vector<std::string> split_fields(const std::string& line) {
   return fields;
 }
 
-/// signals.csv's columns: "time", then outputs of the logged slaves, each
-/// possibly with ":reference".
+/// signals.csv's columns: "time", then outputs of the logged slaves (Real ones
+/// possibly with ":reference", then the Integer and Boolean ones).
 void check_signal_columns(const std::string& header, const RunLog& log, const RunFiles& files) {
   std::set<std::string> outputs;
   for (std::size_t s = 0; s < log.slaves.size(); ++s) {
     for (std::size_t j = 0; j < log.slaves[s].description.outputs.size(); ++j)
       outputs.insert(log.output_name(s, j));
+    for (const DiscretePortDescription& port : log.slaves[s].description.discrete_outputs)
+      outputs.insert(log.slaves[s].name + "." + port.name);
   }
   const std::vector<std::string> columns = split_fields(header);
   constexpr std::string_view kReference = ":reference";

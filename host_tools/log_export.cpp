@@ -73,6 +73,7 @@ class SlavePositions {
         slave.outputs_call = slave.saved_outputs_call;
         break;
       case CallKind::linearize:
+      case CallKind::discrete_outputs:
         break;
     }
   }

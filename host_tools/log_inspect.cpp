@@ -37,6 +37,14 @@ std::string ports_text(const SlaveDescription& description) {
   for (const OutputDescription& output : description.outputs) {
     text << ' ' << output.name << (output.direct_feedthrough ? " (feedthrough)" : "");
   }
+  const auto discrete = [&](const char* what, const std::vector<DiscretePortDescription>& ports) {
+    if (ports.empty()) return;
+    text << "; " << what << ":";
+    for (const DiscretePortDescription& port : ports)
+      text << ' ' << port.name << " (" << to_string(port.type) << ')';
+  };
+  discrete("discrete inputs", description.discrete_inputs);
+  discrete("discrete outputs", description.discrete_outputs);
   return text.str();
 }
 
@@ -165,6 +173,11 @@ std::string inspect_text(const RunLog& log) {
   for (const Connection& connection : log.connections) {
     text << "  " << log.output_name(connection.source.slave, connection.source.port) << " → "
          << log.input_name(connection.target.slave, connection.target.port) << "\n";
+  }
+  for (const Connection& connection : log.discrete_connections) {
+    text << "  " << log.discrete_output_name(connection.source.slave, connection.source.port)
+         << " → " << log.discrete_input_name(connection.target.slave, connection.target.port)
+         << "\n";
   }
   const Time reached = log.plans.empty() ? log.start : log.plans.back().frontier;
   const std::uint64_t macro_steps = log.plans.empty() ? 0 : log.plans.back().macro_steps;

@@ -183,6 +183,12 @@ MpiDispatcher::MpiDispatcher(const MpiSession& session, System& system)
     owners_[s] = owner_rank(s, count, ranks_);
     names_[s] = system.slave_name(s);
     const SlaveDescription description = system.description(s);
+    if (!description.discrete_inputs.empty() || !description.discrete_outputs.empty()) {
+      throw ConfigurationError(system.located(
+          s, "slave '" + names_[s] +
+                 "' has Integer or Boolean ports, which the MPI executor does not carry between "
+                 "processes yet: run it without mpirun"));
+    }
     // Another rank's slave is freed here, before its setup allocates its solver.
     std::unique_ptr<Slave> real = system.replace_slave(
         s, std::make_unique<ElsewhereSlave>(names_[s], owners_[s], description));

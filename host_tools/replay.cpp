@@ -133,8 +133,22 @@ class ReplaySlave final : public Slave {
       compare_time(call, "sample time " + std::to_string(k), call.sample_times[k],
                    request.sample_times[k]);
     }
+    for (std::size_t i = 0; i < call.discrete_inputs.size(); ++i) {
+      if (call.discrete_inputs[i] != request.discrete_inputs[i]) {
+        diverge(call, "discrete input '" + description_.discrete_inputs[i].name + "'",
+                std::to_string(call.discrete_inputs[i]),
+                std::to_string(request.discrete_inputs[i]));
+      }
+    }
     copy_results(call, call.end_outputs, result.end_outputs, "step outputs");
     copy_results(call, call.samples, result.samples, "samples");
+    std::copy(call.discrete_outputs.begin(), call.discrete_outputs.end(),
+              result.discrete_outputs.begin());  // sizes checked when the log was read
+  }
+
+  void evaluate_discrete_outputs(std::span<std::int64_t> discrete_outputs) override {
+    const LoggedCall& call = cursor_.take(index_, CallKind::discrete_outputs);
+    std::copy(call.discrete_outputs.begin(), call.discrete_outputs.end(), discrete_outputs.begin());
   }
 
   // The logged linearization, once the inputs are the logged ones: a
@@ -215,6 +229,10 @@ System replay_system(const RunLog& log, CallCursor& cursor) {
   for (const Connection& connection : log.connections) {
     system.connect(log.output_name(connection.source.slave, connection.source.port),
                    log.input_name(connection.target.slave, connection.target.port));
+  }
+  for (const Connection& connection : log.discrete_connections) {
+    system.connect(log.discrete_output_name(connection.source.slave, connection.source.port),
+                   log.discrete_input_name(connection.target.slave, connection.target.port));
   }
   return system;
 }

@@ -560,8 +560,21 @@ std::string unit_of(const RunLog& log, const std::string& signal) {
     for (const InputDescription& input : log.slaves[s].description.inputs) {
       if (port_name(log, s, input.name) == signal) return input.unit;
     }
+    for (const DiscretePortDescription& port : log.slaves[s].description.discrete_outputs) {
+      if (port_name(log, s, port.name) == signal) return port.unit;
+    }
   }
   return {};
+}
+
+/// Whether `signal` ("slave.port") is an Integer or Boolean output of the log.
+bool is_discrete(const RunLog& log, const std::string& signal) {
+  for (std::size_t s = 0; s < log.slaves.size(); ++s) {
+    for (const DiscretePortDescription& port : log.slaves[s].description.discrete_outputs) {
+      if (port_name(log, s, port.name) == signal) return true;
+    }
+  }
+  return false;
 }
 
 /// What a signal's y axis shows. Signals share an axis when the log declares
@@ -625,7 +638,9 @@ std::vector<SignalGroup> group_by_quantity(const RunLog& log, const std::vector<
     }
     SignalGroup& group = group_of(column.name);
     const std::size_t colour = group.signals.size();
-    group.signals.push_back({column.name, column.points, colour, false, false});
+    // Integer and Boolean signals hold between communication points: steps.
+    group.signals.push_back(
+        {column.name, column.points, colour, false, false, is_discrete(log, column.name)});
     const auto reference = column_named(column.name + std::string(kReferenceSuffix));
     if (reference == columns.end()) continue;
     group.signals.push_back({column.name + " (reference)", reference->points, colour, true, false});

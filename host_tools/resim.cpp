@@ -305,6 +305,8 @@ class RequestPlayer {
         linearization_.resize(LinearizationLayout::of(description_).size());
         resimulated_.linearize(inputs_of(call), linearization_);
         return;
+      case CallKind::discrete_outputs:
+        return;
     }
   }
 

@@ -15,8 +15,15 @@ void write_signals_csv(const std::filesystem::path& path, const std::vector<Time
     file << '\n';
     for (std::size_t k = 0; k < rows; ++k) {
       file << exact_text(to_seconds(grid[k]));
-      for (const Column& column : columns)
-        file << ',' << exact_text(column.values[k * column.stride + column.offset]);
+      for (const Column& column : columns) {
+        const std::size_t at = k * column.stride + column.offset;
+        file << ',';
+        if (column.discrete_values.empty()) {
+          file << exact_text(column.values[at]);
+        } else {
+          file << column.discrete_values[at];
+        }
+      }
       file << '\n';
     }
   });

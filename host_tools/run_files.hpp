@@ -2,6 +2,7 @@
 // The result files of a run or of a reference: signals.csv and summary.json,
 // each written atomically (host_tools/run_directory.hpp).
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <span>
@@ -18,6 +19,8 @@ struct Column {
   std::span<const double> values;  ///< [grid][stride]
   std::size_t stride = 1;
   std::size_t offset = 0;
+  /// A discrete signal's values instead ([grid][stride]), written as integers.
+  std::span<const std::int64_t> discrete_values = {};
 };
 
 /// signals.csv: the first `rows` grid times (a stopped run's rows end where

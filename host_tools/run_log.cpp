@@ -129,6 +129,34 @@ std::string connection_problem(const couplet_wire_LogConnection& connection, con
   return {};
 }
 
+std::string discrete_connection_problem(const couplet_wire_LogConnection& connection,
+                                        const RunLog& log,
+                                        const std::vector<std::vector<bool>>& driven) {
+  const std::size_t slaves = log.slaves.size();
+  if (connection.source_slave >= slaves || connection.target_slave >= slaves) {
+    return "slave " + std::to_string(std::max(connection.source_slave, connection.target_slave)) +
+           ", but the log has " + std::to_string(slaves) + " slaves";
+  }
+  const SlaveDescription& source = log.slaves[connection.source_slave].description;
+  const SlaveDescription& target = log.slaves[connection.target_slave].description;
+  if (connection.source_port >= source.discrete_outputs.size()) {
+    return "discrete output " + std::to_string(connection.source_port) + " of slave '" +
+           log.slaves[connection.source_slave].name + "', which has " +
+           std::to_string(source.discrete_outputs.size());
+  }
+  if (connection.target_port >= target.discrete_inputs.size()) {
+    return "discrete input " + std::to_string(connection.target_port) + " of slave '" +
+           log.slaves[connection.target_slave].name + "', which has " +
+           std::to_string(target.discrete_inputs.size());
+  }
+  if (source.discrete_outputs[connection.source_port].type !=
+      target.discrete_inputs[connection.target_port].type) {
+    return "ports of different types";
+  }
+  if (driven[connection.target_slave][connection.target_port]) return "an input driven twice";
+  return {};
+}
+
 std::string take_connections(const couplet_wire_LogConnections& connections, RunLog& log,
                              ReadingState& state) {
   if (state.have_connections) return "a second connections record";
@@ -147,6 +175,18 @@ std::string take_connections(const couplet_wire_LogConnections& connections, Run
     for (std::size_t i = 0; i < driven[s].size(); ++i) {
       if (!driven[s][i]) return "input '" + log.input_name(s, i) + "' is not connected";
     }
+  }
+  std::vector<std::vector<bool>> discrete_driven;
+  for (const LoggedSlave& slave : log.slaves)
+    discrete_driven.emplace_back(slave.description.discrete_inputs.size());
+  for (pb_size_t c = 0; c < connections.discrete_connections_count; ++c) {
+    const couplet_wire_LogConnection& connection = connections.discrete_connections[c];
+    if (std::string problem = discrete_connection_problem(connection, log, discrete_driven);
+        !problem.empty())
+      return "discrete connection " + std::to_string(c) + " names " + problem;
+    discrete_driven[connection.target_slave][connection.target_port] = true;
+    log.discrete_connections.push_back({{connection.source_slave, connection.source_port},
+                                        {connection.target_slave, connection.target_port}});
   }
   state.have_connections = true;
   return {};
@@ -183,6 +223,8 @@ CallKind call_kind(std::int32_t kind) {
       return CallKind::save_state;
     case couplet_wire_SlaveCallKind_CALL_LINEARIZE:
       return CallKind::linearize;
+    case couplet_wire_SlaveCallKind_CALL_DISCRETE_OUTPUTS:
+      return CallKind::discrete_outputs;
     default:  // checked: in range, and CALL_STEP_SAMPLES is taken before
       return CallKind::restore_state;
   }
@@ -274,9 +316,48 @@ bool carries_end_outputs(CallKind kind) {
   return kind == CallKind::step || kind == CallKind::evaluate_outputs;
 }
 
+/// A step's discrete inputs and outputs, and the discrete-outputs call's: one
+/// value per port of the logged description, a Boolean's 0 or 1.
+std::string discrete_problem(const std::int64_t* values, std::size_t count,
+                             const std::vector<DiscretePortDescription>& ports, const char* what) {
+  if (count != ports.size()) {
+    return std::to_string(count) + " " + what + " values for the slave's " +
+           std::to_string(ports.size()) + " " + what;
+  }
+  for (std::size_t k = 0; k < count; ++k) {
+    if (ports[k].type == DiscreteType::boolean && values[k] != 0 && values[k] != 1) {
+      return std::string(what) + " '" + ports[k].name + "' is Boolean but holds " +
+             std::to_string(values[k]);
+    }
+  }
+  return {};
+}
+
+std::string discrete_arrays_problem(const couplet_wire_SlaveCall& call, CallKind kind,
+                                    const RunLog& log) {
+  const SlaveDescription& description = log.slaves[call.slave].description;
+  if (kind == CallKind::step) {
+    if (std::string problem = discrete_problem(call.discrete_inputs, call.discrete_inputs_count,
+                                               description.discrete_inputs, "discrete inputs");
+        !problem.empty())
+      return problem;
+  } else if (call.discrete_inputs_count != 0) {
+    return "it carries discrete inputs, which only a step has";
+  }
+  if (kind == CallKind::step || kind == CallKind::discrete_outputs) {
+    return discrete_problem(call.discrete_outputs, call.discrete_outputs_count,
+                            description.discrete_outputs, "discrete outputs");
+  }
+  if (call.discrete_outputs_count != 0)
+    return "it carries discrete outputs, which only a step or a discrete_outputs call has";
+  return {};
+}
+
 /// The request and result arrays of a call, by kind.
 std::string call_arrays_problem(const couplet_wire_SlaveCall& call, CallKind kind,
                                 const RunLog& log) {
+  if (std::string problem = discrete_arrays_problem(call, kind, log); !problem.empty())
+    return problem;
   if (kind == CallKind::linearize && !log.slaves[call.slave].description.capabilities.can_linearize)
     return "the slave's logged description cannot linearize (capabilities.can_linearize unset)";
   if (carries_inputs(kind)) {
@@ -326,7 +407,8 @@ std::string take_step_samples(const couplet_wire_SlaveCall& call, RunLog& log) {
     return what + " that does not follow the record of its step";
   }
   if (call.inputs_count != 0 || call.end_outputs_count != 0 || call.derivative_order != 0 ||
-      call.linearization_count != 0)
+      call.linearization_count != 0 || call.discrete_inputs_count != 0 ||
+      call.discrete_outputs_count != 0)
     return what + ": it carries inputs or outputs, which only the step's own record has";
   LoggedCall& step = log.calls.back();
   const std::int64_t previous = step.sample_times.empty() ? step.start : step.sample_times.back();
@@ -374,6 +456,10 @@ std::string take_call(const couplet_wire_SlaveCall& call, RunLog& log) {
   logged.end_outputs.assign(call.end_outputs, call.end_outputs + call.end_outputs_count);
   logged.samples.assign(call.samples, call.samples + call.samples_count);
   logged.linearization.assign(call.linearization, call.linearization + call.linearization_count);
+  logged.discrete_inputs.assign(call.discrete_inputs,
+                                call.discrete_inputs + call.discrete_inputs_count);
+  logged.discrete_outputs.assign(call.discrete_outputs,
+                                 call.discrete_outputs + call.discrete_outputs_count);
   logged.missed = wire::enum_value(call.status) == couplet_wire_Status_STATUS_LATE;
   logged.began_ns = call.began_ns;
   logged.ended_ns = call.ended_ns;
@@ -536,8 +622,18 @@ const char* call_kind_name(CallKind kind) {
       return "restore_state";
     case CallKind::linearize:
       return "linearize";
+    case CallKind::discrete_outputs:
+      return "discrete_outputs";
   }
   return "unknown";
+}
+
+std::string RunLog::discrete_output_name(std::size_t slave, std::size_t port) const {
+  return slaves.at(slave).name + "." + slaves.at(slave).description.discrete_outputs.at(port).name;
+}
+
+std::string RunLog::discrete_input_name(std::size_t slave, std::size_t port) const {
+  return slaves.at(slave).name + "." + slaves.at(slave).description.discrete_inputs.at(port).name;
 }
 
 std::string RunLog::output_name(std::size_t slave, std::size_t port) const {

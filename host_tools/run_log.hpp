@@ -43,10 +43,11 @@ enum class CallKind : std::uint8_t {
   step,
   save_state,
   restore_state,
-  linearize
+  linearize,
+  discrete_outputs  ///< after setup: the discrete outputs' start values
 };
-inline constexpr std::size_t kCallKinds = 6;  ///< CallKind values, for counts by kind
-static_assert(static_cast<std::size_t>(CallKind::linearize) + 1 == kCallKinds);
+inline constexpr std::size_t kCallKinds = 7;  ///< CallKind values, for counts by kind
+static_assert(static_cast<std::size_t>(CallKind::discrete_outputs) + 1 == kCallKinds);
 
 const char* call_kind_name(CallKind kind);
 
@@ -65,6 +66,8 @@ struct LoggedCall {
   /// linearize: x, ẋ, A, B, C, D as the slave returned them
   /// (LinearizationLayout::of(description), matrices column-major).
   std::vector<double> linearization;
+  std::vector<std::int64_t> discrete_inputs;   ///< step: held over it
+  std::vector<std::int64_t> discrete_outputs;  ///< step: at its end; discrete_outputs: at the start
   bool missed = false;  ///< wall clock: no result in time, replaced under the late policy
   // Timing (host CLOCK_MONOTONIC ns); zeros when not measured.
   std::uint64_t began_ns = 0;
@@ -105,7 +108,8 @@ struct RunLog {
   std::uint64_t wall_clock_start_ns = 0;
   std::vector<LoggedSlave> slaves;
   std::vector<Connection> connections;
-  std::vector<LoggedCall> calls;  ///< in the order the executor made them
+  std::vector<Connection> discrete_connections;  ///< ports index the discrete ones
+  std::vector<LoggedCall> calls;                 ///< in the order the executor made them
   std::vector<LoggedPlan> plans;
   std::optional<LoggedEnd> end_record;  ///< absent: the run was cut (crash, kill)
 
@@ -121,6 +125,9 @@ struct RunLog {
   /// "slave.output" of output `port` of slave `slave`.
   std::string output_name(std::size_t slave, std::size_t port) const;
   std::string input_name(std::size_t slave, std::size_t port) const;
+  /// "slave.port" of a discrete (Integer, Boolean) output or input.
+  std::string discrete_output_name(std::size_t slave, std::size_t port) const;
+  std::string discrete_input_name(std::size_t slave, std::size_t port) const;
 };
 
 /// Reads `path`. Throws RunLogError naming the file when it cannot be opened,

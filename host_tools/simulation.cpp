@@ -173,6 +173,13 @@ class RunResults {
       columns.push_back({system_.output_name(signal), trace.values[signal.slave],
                          system_.description(signal.slave).outputs.size(), signal.port});
     }
+    for (const PortReference& signal : resolve_discrete_signals(scenario_, system_)) {
+      columns.push_back({system_.discrete_output_name(signal),
+                         {},
+                         system_.description(signal.slave).discrete_outputs.size(),
+                         signal.port,
+                         trace.discrete_values[signal.slave]});
+    }
     if (reference_ != nullptr) {
       for (const PortReference& signal : signals_) {
         columns.push_back({system_.output_name(signal) + ":reference",
@@ -464,6 +471,15 @@ class Simulation::Impl {
     tools::SignalColumns table;
     table.time = grid_times();
     for (const Column& column : results_->columns()) {
+      if (!column.discrete_values.empty()) {
+        std::vector<double> values(table.time.size());
+        for (std::size_t k = 0; k < values.size(); ++k) {
+          values[k] = static_cast<double>(
+              column.discrete_values[k * column.stride + column.offset]);
+        }
+        table.columns.emplace_back(column.name, std::move(values));
+        continue;
+      }
       table.columns.emplace_back(
           column.name, column_of(column.values, column.stride, column.offset, table.time.size()));
     }

@@ -88,12 +88,27 @@ System build_system(const Scenario& scenario, const models::ModelCatalog& catalo
   return system;
 }
 
-std::vector<PortReference> resolve_signals(const Scenario& scenario, const System& system) {
+namespace {
+
+/// The outputs evaluation.signals names, of the Real ports (`discrete` false)
+/// or the discrete ones; every such output when it names none. A name that is
+/// an output of neither kind is refused.
+std::vector<PortReference> named_signals(const Scenario& scenario, const System& system,
+                                         bool discrete) {
   std::vector<PortReference> signals;
+  const auto names_of = [&](std::size_t s, bool of_discrete) {
+    std::vector<std::string> names;
+    const SlaveDescription& description = system.description(s);
+    if (of_discrete) {
+      for (const auto& port : description.discrete_outputs) names.push_back(port.name);
+    } else {
+      for (const auto& port : description.outputs) names.push_back(port.name);
+    }
+    return names;
+  };
   if (scenario.evaluation_signals.empty()) {
     for (std::size_t s = 0; s < system.slave_count(); ++s) {
-      for (std::size_t j = 0; j < system.description(s).outputs.size(); ++j)
-        signals.push_back({s, j});
+      for (std::size_t j = 0; j < names_of(s, discrete).size(); ++j) signals.push_back({s, j});
     }
     return signals;
   }
@@ -105,11 +120,12 @@ std::vector<PortReference> resolve_signals(const Scenario& scenario, const Syste
         dot == std::string::npos ? std::nullopt : system.find_slave(name.substr(0, dot));
     bool found = false;
     if (slave) {
-      const auto& outputs = system.description(*slave).outputs;
-      for (std::size_t j = 0; j < outputs.size(); ++j) {
-        if (outputs[j].name == name.substr(dot + 1)) {
-          signals.push_back({*slave, j});
+      for (const bool kind : {false, true}) {
+        const std::vector<std::string> outputs = names_of(*slave, kind);
+        for (std::size_t j = 0; j < outputs.size(); ++j) {
+          if (outputs[j] != name.substr(dot + 1)) continue;
           found = true;
+          if (kind == discrete) signals.push_back({*slave, j});
         }
       }
     }
@@ -118,6 +134,17 @@ std::vector<PortReference> resolve_signals(const Scenario& scenario, const Syste
                                "' is not an output of any slave (write slave.output)");
   }
   return signals;
+}
+
+}  // namespace
+
+std::vector<PortReference> resolve_signals(const Scenario& scenario, const System& system) {
+  return named_signals(scenario, system, false);
+}
+
+std::vector<PortReference> resolve_discrete_signals(const Scenario& scenario,
+                                                    const System& system) {
+  return named_signals(scenario, system, true);
 }
 
 std::vector<Time> evaluation_grid(const Scenario& scenario) {

@@ -28,8 +28,12 @@ std::unique_ptr<Slave> make_slave_of(const Scenario& scenario, const SlaveSpec& 
 /// Slaves in scenario order, connected; errors name the scenario element.
 System build_system(const Scenario& scenario, const models::ModelCatalog& catalog);
 
-/// The outputs named by evaluation.signals (every output when empty).
+/// The Real outputs named by evaluation.signals (every Real output when empty).
 std::vector<PortReference> resolve_signals(const Scenario& scenario, const System& system);
+/// The discrete (Integer, Boolean) outputs named by evaluation.signals (every
+/// one when empty); ports index SlaveDescription::discrete_outputs.
+std::vector<PortReference> resolve_discrete_signals(const Scenario& scenario,
+                                                    const System& system);
 
 /// start, start + grid, ... up to end, in ticks.
 std::vector<Time> evaluation_grid(const Scenario& scenario);

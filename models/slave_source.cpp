@@ -185,7 +185,7 @@ std::string FmuSource::describe() const {
     if (variable.causality == fmi::Causality::local) continue;
     text << "    " << std::left << std::setw(name_width) << variable.name
          << std::setw(causality_width) << fmi::to_string(variable.causality) << std::setw(11)
-         << fmi::to_string(variable.variability) << std::setw(9) << fmi::to_string(variable.type);
+         << fmi::to_string(variable.variability) << std::setw(12) << fmi::to_string(variable.type);
     if (variable.start) {
       text << std::setw(12) << *variable.start;
     } else if (variable.start_text) {

@@ -10,7 +10,7 @@
 namespace couplet::protocol {
 
 inline constexpr std::size_t kMaxCoefficients = 8;   ///< Polynomial::kMaxDegree + 1
-inline constexpr std::size_t kMaxPorts = 16;         ///< inputs, and outputs, per slave
+inline constexpr std::size_t kMaxPorts = 16;         ///< inputs, outputs, discrete inputs, discrete outputs, per slave
 inline constexpr std::size_t kMaxEndOutputs = 64;    ///< (derivative order + 1) × outputs
 inline constexpr std::size_t kMaxParameters = 32;
 inline constexpr std::size_t kMaxSampleTimes = 1024; ///< intermediate samples per step
@@ -29,6 +29,10 @@ constexpr std::size_t capacity(Element (Struct::*)[Count]) {
 static_assert(capacity(&couplet_wire_Polynomial::coefficients) == kMaxCoefficients);
 static_assert(capacity(&couplet_wire_Describe::inputs) == kMaxPorts);
 static_assert(capacity(&couplet_wire_Describe::outputs) == kMaxPorts);
+static_assert(capacity(&couplet_wire_Describe::discrete_inputs) == kMaxPorts);
+static_assert(capacity(&couplet_wire_Describe::discrete_outputs) == kMaxPorts);
+static_assert(capacity(&couplet_wire_SlaveCall::discrete_inputs) == kMaxPorts);
+static_assert(capacity(&couplet_wire_SlaveCall::discrete_outputs) == kMaxPorts);
 static_assert(capacity(&couplet_wire_EvaluateOutputs::inputs) == kMaxPorts);
 static_assert(capacity(&couplet_wire_StepRequest::inputs) == kMaxPorts);
 static_assert(capacity(&couplet_wire_Outputs::values) == kMaxEndOutputs);

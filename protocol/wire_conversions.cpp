@@ -54,6 +54,26 @@ void to_wire(const SlaveDescription& description, const std::string& model, coup
     wire.outputs[j].direct_feedthrough = description.outputs[j].direct_feedthrough;
     copy_name(wire.outputs[j].unit, description.outputs[j].unit, "unit");
   }
+  if (description.discrete_inputs.size() > protocol::kMaxPorts ||
+      description.discrete_outputs.size() > protocol::kMaxPorts) {
+    throw ConfigurationError("model '" + model + "' has more than " + std::to_string(protocol::kMaxPorts) +
+                             " Integer/Boolean inputs or outputs: too many for the wire protocol");
+  }
+  const auto copy_discrete = [](const DiscretePortDescription& port, couplet_wire_Port& target) {
+    copy_name(target.name, port.name, "port name");
+    copy_name(target.unit, port.unit, "unit");
+    target.type = port.type == DiscreteType::boolean ? couplet_wire_PortType_PORT_BOOLEAN
+                                                     : couplet_wire_PortType_PORT_INTEGER;
+    target.start = port.start;
+  };
+  wire.discrete_inputs_count = static_cast<pb_size_t>(description.discrete_inputs.size());
+  for (std::size_t i = 0; i < description.discrete_inputs.size(); ++i) {
+    copy_discrete(description.discrete_inputs[i], wire.discrete_inputs[i]);
+  }
+  wire.discrete_outputs_count = static_cast<pb_size_t>(description.discrete_outputs.size());
+  for (std::size_t j = 0; j < description.discrete_outputs.size(); ++j) {
+    copy_discrete(description.discrete_outputs[j], wire.discrete_outputs[j]);
+  }
   const SlaveCapabilities& capabilities = description.capabilities;
   wire.has_capabilities = true;
   wire.capabilities.max_input_degree = static_cast<std::uint32_t>(capabilities.max_input_degree);
@@ -107,6 +127,30 @@ void check_ports(const Port* ports, std::size_t count, const char* kind, const s
       }
     }
   }
+}
+
+/// Integer and Boolean ports (names checked by check_ports): each with its type,
+/// a Boolean's start 0 or 1.
+std::vector<DiscretePortDescription> discrete_ports(const couplet_wire_Port* ports, std::size_t count,
+                                                    const char* kind, const std::string& slave_name) {
+  std::vector<DiscretePortDescription> described;
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::string field = std::string(kind) + "[" + std::to_string(k) + "]";
+    // nanopb decodes an enum as any int32: read it as one.
+    const std::int32_t type = enum_value(ports[k].type);
+    if (type != couplet_wire_PortType_PORT_INTEGER && type != couplet_wire_PortType_PORT_BOOLEAN) {
+      invalid_description(slave_name, field + ".type = " + std::to_string(type) +
+                                          ": a discrete port is PORT_INTEGER or PORT_BOOLEAN");
+    }
+    const DiscreteType discrete =
+        type == couplet_wire_PortType_PORT_BOOLEAN ? DiscreteType::boolean : DiscreteType::integer;
+    if (discrete == DiscreteType::boolean && ports[k].start != 0 && ports[k].start != 1) {
+      invalid_description(slave_name, field + ".start = " + std::to_string(ports[k].start) +
+                                          ": a Boolean starts at 0 or 1");
+    }
+    described.push_back({ports[k].name, discrete, ports[k].unit, ports[k].start});
+  }
+  return described;
 }
 
 /// state_count bounds the values of every Linearization the master will
@@ -202,6 +246,8 @@ SlaveDescription from_wire(const couplet_wire_Describe& wire, const std::string&
   }
   check_ports(wire.inputs, wire.inputs_count, "inputs", slave_name);
   check_ports(wire.outputs, wire.outputs_count, "outputs", slave_name);
+  check_ports(wire.discrete_inputs, wire.discrete_inputs_count, "discrete_inputs", slave_name);
+  check_ports(wire.discrete_outputs, wire.discrete_outputs_count, "discrete_outputs", slave_name);
   const couplet_wire_Capabilities& wire_capabilities = wire.capabilities;
   if (!end_outputs_fit(wire_capabilities.output_derivative_order, wire.outputs_count)) {
     invalid_description(slave_name, "capabilities.output_derivative_order = " +
@@ -244,6 +290,10 @@ SlaveDescription from_wire(const couplet_wire_Describe& wire, const std::string&
   capabilities.intermediate_samples = wire_capabilities.intermediate_samples;
   capabilities.can_linearize = wire_capabilities.can_linearize;
   capabilities.state_count = wire_capabilities.state_count;  // checked: a linearization fits
+  description.discrete_inputs = discrete_ports(wire.discrete_inputs, wire.discrete_inputs_count,
+                                               "discrete_inputs", slave_name);
+  description.discrete_outputs = discrete_ports(wire.discrete_outputs, wire.discrete_outputs_count,
+                                                "discrete_outputs", slave_name);
   return description;
 }
 

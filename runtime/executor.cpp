@@ -27,6 +27,7 @@ Executor::Executor(System& system, Algorithm& algorithm, Time start, Time end,
   // summary from.
   trace_.values.assign(system_.slave_count(), {});
   trace_.interpolated_slaves.assign(system_.slave_count(), false);
+  trace_.discrete_values.assign(system_.slave_count(), {});
 }
 
 void Executor::initialize() {
@@ -34,6 +35,7 @@ void Executor::initialize() {
   system_.validate(algorithm_.requirements());
   slots_.assign(count, StepSlot{});
   scratch_.assign(count, Scratch{});
+  discrete_.assign(count, DiscreteSignals{});
   slave_time_.assign(count, start_);
   saved_time_.assign(count, start_);
   // A wave holds every slave at most once.
@@ -57,8 +59,22 @@ void Executor::initialize() {
     if (desc.capabilities.can_linearize) {
       slot.linearization.assign(LinearizationLayout::of(desc).size(), 0.0);
     }
-    if (dispatcher_->calls_slave(s)) system_.slave(s).setup(start_);
-    if (observer_ != nullptr) observer_->slave_set_up(s, start_);
+    DiscreteSignals& discrete = discrete_[s];
+    for (std::size_t i = 0; i < desc.discrete_inputs.size(); ++i) {
+      discrete.sources.push_back(system_.discrete_source_of({s, i}));
+      discrete.inputs.push_back(desc.discrete_inputs[i].start);
+    }
+    discrete.outputs.assign(desc.discrete_outputs.size(), 0);
+    discrete.previous_outputs = discrete.saved_outputs = discrete.outputs;
+    trace_.discrete_values[s].assign(trace_.times.size() * discrete.outputs.size(), 0);
+    if (dispatcher_->calls_slave(s)) {
+      system_.slave(s).setup(start_);
+      if (!discrete.outputs.empty()) system_.slave(s).evaluate_discrete_outputs(discrete.outputs);
+    }
+    if (observer_ != nullptr) {
+      observer_->slave_set_up(s, start_);
+      if (!discrete.outputs.empty()) observer_->discrete_outputs_evaluated(s, discrete.outputs);
+    }
   }
   compute_initial_outputs();
   algorithm_.start(RunSetup{system_, start_, end_}, slots_);
@@ -74,6 +90,8 @@ void Executor::initialize() {
     scratch_[s].samples.reserve(samples * slot.output_count);
     if (!trace_.times.empty() && trace_.times.front() == start_) {
       std::copy_n(slot.outputs.begin(), slot.output_count, trace_.values[s].begin());
+      std::copy(discrete_[s].outputs.begin(), discrete_[s].outputs.end(),
+                trace_.discrete_values[s].begin());
     }
   }
 }
@@ -131,6 +149,9 @@ void Executor::compute_initial_outputs() {
 bool Executor::advance() {
   plan_.clear();
   if (!algorithm_.plan_next(slots_, plan_)) return false;
+  for (const PlannedAction& action : plan_.actions()) {
+    if (action.action == SlaveAction::step) gather_discrete_inputs(action.slave);
+  }
   batch_announced_ = announce_steps();
   announce_evaluations();
   const std::span<const PlannedAction> actions = plan_.actions();
@@ -206,9 +227,10 @@ void Executor::prepare_step(std::size_t slave) {
   hash_request(slave, slot);
   merge_sample_times(slave);
   std::copy_n(slot.outputs.begin(), slot.output_count, scratch.previous_values.begin());
-  const StepRequest request{slot.start, slot.end, slot.inputs, scratch.sample_times};
+  DiscreteSignals& discrete = discrete_[slave];
+  std::copy(discrete.outputs.begin(), discrete.outputs.end(), discrete.previous_outputs.begin());
   check_step_request(system_.slave_name(slave), system_.description(slave), slave_time_[slave],
-                     request);
+                     request_of(slave));
   if (observer_ != nullptr && !batch_announced_) observer_->step_began(slave);
 }
 
@@ -232,12 +254,9 @@ void Executor::call_slave(const PlannedAction& action) {
   StepSlot& slot = slots_[s];
   Slave& slave = system_.slave(s);
   switch (action.action) {
-    case SlaveAction::step: {
-      Scratch& scratch = scratch_[s];
-      const StepRequest request{slot.start, slot.end, slot.inputs, scratch.sample_times};
-      slave.step(request, OutputBuffers{slot.outputs, scratch.samples});
+    case SlaveAction::step:
+      slave.step(request_of(s), buffers_of(s));
       break;
-    }
     case SlaveAction::evaluate_outputs:
       slave.evaluate_outputs(slot.inputs, slot.outputs);
       break;
@@ -286,12 +305,14 @@ void Executor::complete(const PlannedAction& action) {
       // The slot's outputs are the slave's outputs at that time: a rollback brings
       // them back with the state (the next step interpolates from them).
       std::copy(slot.outputs.begin(), slot.outputs.end(), scratch_[s].saved_outputs.begin());
+      discrete_[s].saved_outputs = discrete_[s].outputs;  // same size: no allocation
       if (observer_ != nullptr) observer_->state_saved(s);
       break;
     case SlaveAction::restore_state:
       slave_time_[s] = saved_time_[s];
       std::copy(scratch_[s].saved_outputs.begin(), scratch_[s].saved_outputs.end(),
                 slot.outputs.begin());
+      discrete_[s].outputs = discrete_[s].saved_outputs;
       slot.output_time = saved_time_[s];
       ++counters_.rollbacks;
       if (observer_ != nullptr) observer_->state_restored(s);
@@ -327,12 +348,40 @@ bool Executor::WaveCalls::failed(const PlannedAction& action) const noexcept {
   return errors_[index(action)] != nullptr;
 }
 
+// A slave without discrete inputs adds nothing for them: Real-only runs keep
+// the decision hashes they always had.
 void Executor::hash_request(std::size_t slave, const StepSlot& slot) {
-  (void)slave;
   hash_.add(slot.start);
   hash_.add(slot.end);
   for (const Polynomial& input : slot.inputs) hash_.add(input);
   for (const Time sample : slot.sample_times) hash_.add(sample);
+  for (const std::int64_t value : discrete_[slave].inputs) {
+    hash_.add(static_cast<std::uint64_t>(value));
+  }
+}
+
+// Discrete inputs take their sources' values when the plan is made, as the
+// algorithm fixes the Real inputs then: the values held at the step start
+// (Jacobi), the value a source reached in an earlier plan (Gauss–Seidel steps
+// one slave per plan). Never extrapolated; an input no connection drives
+// keeps its start value.
+void Executor::gather_discrete_inputs(std::size_t slave) {
+  DiscreteSignals& discrete = discrete_[slave];
+  for (std::size_t i = 0; i < discrete.sources.size(); ++i) {
+    if (const std::optional<PortReference>& source = discrete.sources[i]) {
+      discrete.inputs[i] = discrete_[source->slave].outputs[source->port];
+    }
+  }
+}
+
+StepRequest Executor::request_of(std::size_t slave) const {
+  const StepSlot& slot = slots_[slave];
+  return StepRequest{slot.start, slot.end, slot.inputs, scratch_[slave].sample_times,
+                     discrete_[slave].inputs};
+}
+
+OutputBuffers Executor::buffers_of(std::size_t slave) {
+  return OutputBuffers{slots_[slave].outputs, scratch_[slave].samples, discrete_[slave].outputs};
 }
 
 // Split phase: every step of the batch is announced before any is carried out,
@@ -347,9 +396,7 @@ bool Executor::announce_steps() {
   for (const PlannedAction& action : plan_.actions()) {
     if (action.action != SlaveAction::step) continue;
     merge_sample_times(action.slave);
-    const StepSlot& slot = slots_[action.slave];
-    const StepRequest request{slot.start, slot.end, slot.inputs,
-                              scratch_[action.slave].sample_times};
+    const StepRequest request = request_of(action.slave);
     check_step_request(system_.slave_name(action.slave), system_.description(action.slave),
                        time_when_stepped(action), request);
     if (observer_ != nullptr) observer_->step_began(action.slave);
@@ -429,8 +476,7 @@ void Executor::complete_step(std::size_t slave) {
   Scratch& scratch = scratch_[slave];
   const bool dense = !trace_.interpolated_slaves[slave];
   if (observer_ != nullptr) {
-    const StepRequest request{slot.start, slot.end, slot.inputs, scratch.sample_times};
-    observer_->slave_stepped(slave, request, OutputBuffers{slot.outputs, scratch.samples},
+    observer_->slave_stepped(slave, request_of(slave), buffers_of(slave),
                              system_.slave(slave).last_link_report());
   }
   ++counters_.slave_steps;
@@ -451,6 +497,7 @@ void Executor::complete_step(std::size_t slave) {
     interpolate_grid(slave, slot.start, slot.end, scratch.previous_values,
                      std::span<const double>(slot.outputs.data(), slot.output_count));
   }
+  hold_discrete_grid(slave, slot.start, slot.end);
   if (slot.end > frontier_) {
     frontier_ = slot.end;
     ++counters_.macro_steps;
@@ -469,6 +516,23 @@ void Executor::record_grid_samples(std::size_t slave, Time from, Time to,
     const auto grid_index = static_cast<std::size_t>(it - trace_.times.begin());
     std::copy_n(samples.begin() + static_cast<std::ptrdiff_t>(sample * outputs), outputs,
                 trace_.values[slave].begin() + static_cast<std::ptrdiff_t>(grid_index * outputs));
+  }
+}
+
+// Discrete outputs on the grid: held from the step start; the step's new value
+// at its end (a change inside the step is seen only there).
+void Executor::hold_discrete_grid(std::size_t slave, Time from, Time to) {
+  const DiscreteSignals& discrete = discrete_[slave];
+  const std::size_t outputs = discrete.outputs.size();
+  if (outputs == 0) return;
+  const auto first = std::upper_bound(trace_.times.begin(), trace_.times.end(), from);
+  const auto last = std::upper_bound(first, trace_.times.end(), to);
+  for (auto it = first; it != last; ++it) {
+    const auto& values = *it == to ? discrete.outputs : discrete.previous_outputs;
+    const auto grid_index = static_cast<std::size_t>(it - trace_.times.begin());
+    std::copy(
+        values.begin(), values.end(),
+        trace_.discrete_values[slave].begin() + static_cast<std::ptrdiff_t>(grid_index * outputs));
   }
 }
 

@@ -14,6 +14,7 @@
 // buffers have grown to the largest step (fixed-step runs: after the first step).
 #include <cstdint>
 #include <exception>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -43,6 +44,9 @@ struct GridTrace {
   std::vector<std::vector<double>> values;  ///< per slave: [grid point][output]
   bool interpolated(std::size_t slave) const { return interpolated_slaves[slave]; }
   std::vector<bool> interpolated_slaves;  ///< true where communication points were interpolated
+  /// Per slave: [grid point][discrete output], the value held there (a step's
+  /// new value from its end on).
+  std::vector<std::vector<std::int64_t>> discrete_values;
 };
 
 /// Sees every call the executor makes on a slave, on the stepping thread, after
@@ -52,6 +56,9 @@ class ExecutorObserver {
  public:
   virtual ~ExecutorObserver() = default;
   virtual void slave_set_up(std::size_t slave, Time start) = 0;
+  /// After slave_set_up of a slave with discrete outputs: their start values.
+  virtual void discrete_outputs_evaluated(std::size_t /*slave*/,
+                                          std::span<const std::int64_t> /*values*/) {}
   /// A step's request is about to leave: at its announcement, or when the step
   /// is carried out if it was not announced.
   virtual void step_began(std::size_t slave) = 0;
@@ -95,6 +102,10 @@ class Executor {
   const RunCounters& counters() const { return counters_; }
   std::uint64_t decision_hash() const { return hash_.value(); }
   const GridTrace& trace() const { return trace_; }
+  /// Slave `slave`'s discrete outputs at its current time.
+  std::span<const std::int64_t> discrete_outputs(std::size_t slave) const {
+    return discrete_[slave].outputs;
+  }
   std::span<const StepSlot> slots() const { return slots_; }
 
  private:
@@ -138,6 +149,10 @@ class Executor {
   void merge_sample_times(std::size_t slave);
   void prepare_step(std::size_t slave);
   void hash_request(std::size_t slave, const StepSlot& slot);
+  void gather_discrete_inputs(std::size_t slave);
+  void hold_discrete_grid(std::size_t slave, Time from, Time to);
+  StepRequest request_of(std::size_t slave) const;
+  OutputBuffers buffers_of(std::size_t slave);
   void record_grid_samples(std::size_t slave, Time from, Time to, std::span<const double> samples,
                            std::span<const Time> sample_times);
   void interpolate_grid(std::size_t slave, Time from, Time to, std::span<const double> before,
@@ -172,6 +187,17 @@ class Executor {
     std::vector<double> saved_outputs;  ///< slot.outputs at save_state, put back by restore_state
   };
   std::vector<Scratch> scratch_;
+
+  // Per-slave discrete signals (docs/algorithms.md, "Discrete signals"): the
+  // algorithms never see them; the executor passes them on at each step.
+  struct DiscreteSignals {
+    std::vector<std::optional<PortReference>> sources;  ///< per input: its discrete source
+    std::vector<std::int64_t> inputs;            ///< the next step's, gathered at its preparation
+    std::vector<std::int64_t> outputs;           ///< at the slave's current time
+    std::vector<std::int64_t> previous_outputs;  ///< before the step being carried out
+    std::vector<std::int64_t> saved_outputs;     ///< at save_state, put back by restore_state
+  };
+  std::vector<DiscreteSignals> discrete_;
 };
 
 }  // namespace couplet

@@ -21,6 +21,11 @@ class ObserverFanOut final : public ExecutorObserver {
   void slave_set_up(std::size_t slave, Time start) override {
     for (ExecutorObserver* observer : observers_) observer->slave_set_up(slave, start);
   }
+  void discrete_outputs_evaluated(std::size_t slave,
+                                  std::span<const std::int64_t> values) override {
+    for (ExecutorObserver* observer : observers_)
+      observer->discrete_outputs_evaluated(slave, values);
+  }
   void step_began(std::size_t slave) override {
     for (ExecutorObserver* observer : observers_) observer->step_began(slave);
   }

@@ -39,6 +39,16 @@ bool copy_values(double (&field)[Size], Count& count, std::span<const double> va
   return true;
 }
 
+/// Copies discrete values into a fixed wire array (at most kMaxPorts: the
+/// description's limit, checked by begin()).
+template <typename Count, std::size_t Size>
+void copy_discrete(std::span<const std::int64_t> values, std::int64_t (&field)[Size],
+                   Count& count) {
+  const std::size_t copied = std::min(values.size(), Size);
+  std::copy_n(values.begin(), copied, field);
+  count = static_cast<Count>(copied);
+}
+
 /// How long the writer looks for more records after the queue ran empty before
 /// it writes what it has and blocks. Short: a longer yield loop (50 µs was
 /// measured) spends the writer's fair share of a loaded machine's cores, so that
@@ -162,13 +172,27 @@ void Recorder::begin(const RunLogHeader& header, const System& system) {
     throw ConfigurationError("run log: " + std::to_string(system.connections().size()) +
                              " connections, a log record holds " + std::to_string(kMaxConnections));
   }
+  constexpr std::size_t kMaxDiscreteConnections =
+      sizeof connections.discrete_connections / sizeof connections.discrete_connections[0];
+  if (system.discrete_connections().size() > kMaxDiscreteConnections) {
+    throw ConfigurationError("run log: " + std::to_string(system.discrete_connections().size()) +
+                             " connections of Integer/Boolean ports, a log record holds " +
+                             std::to_string(kMaxDiscreteConnections));
+  }
+  const auto to_record = [](const Connection& connection) {
+    return couplet_wire_LogConnection{static_cast<std::uint32_t>(connection.source.slave),
+                                      static_cast<std::uint32_t>(connection.source.port),
+                                      static_cast<std::uint32_t>(connection.target.slave),
+                                      static_cast<std::uint32_t>(connection.target.port)};
+  };
   connections.connections_count = static_cast<pb_size_t>(system.connections().size());
   for (std::size_t c = 0; c < system.connections().size(); ++c) {
-    const Connection& connection = system.connections()[c];
-    connections.connections[c] = {static_cast<std::uint32_t>(connection.source.slave),
-                                  static_cast<std::uint32_t>(connection.source.port),
-                                  static_cast<std::uint32_t>(connection.target.slave),
-                                  static_cast<std::uint32_t>(connection.target.port)};
+    connections.connections[c] = to_record(system.connections()[c]);
+  }
+  connections.discrete_connections_count =
+      static_cast<pb_size_t>(system.discrete_connections().size());
+  for (std::size_t c = 0; c < system.discrete_connections().size(); ++c) {
+    connections.discrete_connections[c] = to_record(system.discrete_connections()[c]);
   }
   publish();
 
@@ -211,6 +235,8 @@ couplet_wire_SlaveCall& Recorder::begin_call(std::size_t slave, couplet_wire_Sla
   call.derivative_order = 0;
   call.end_outputs_count = 0;
   call.samples_count = 0;
+  call.discrete_inputs_count = 0;
+  call.discrete_outputs_count = 0;
   call.status = couplet_wire_Status_STATUS_OK;
   call.began_ns = call.ended_ns = 0;
   call.retransmissions = 0;
@@ -222,6 +248,13 @@ couplet_wire_SlaveCall& Recorder::begin_call(std::size_t slave, couplet_wire_Sla
 void Recorder::slave_set_up(std::size_t slave, Time start) {
   couplet_wire_SlaveCall& call = begin_call(slave, couplet_wire_SlaveCallKind_CALL_SETUP);
   call.start_ns = start;
+  publish();
+}
+
+void Recorder::discrete_outputs_evaluated(std::size_t slave, std::span<const std::int64_t> values) {
+  couplet_wire_SlaveCall& call =
+      begin_call(slave, couplet_wire_SlaveCallKind_CALL_DISCRETE_OUTPUTS);
+  copy_discrete(values, call.discrete_outputs, call.discrete_outputs_count);
   publish();
 }
 
@@ -283,6 +316,8 @@ void Recorder::slave_stepped(std::size_t slave, const StepRequest& request,
   copy_inputs(request.inputs, call);
   copy_samples(slave, request, result, 0, written, call);
   copy_end_outputs(slave, result.end_outputs, call);
+  copy_discrete(request.discrete_inputs, call.discrete_inputs, call.discrete_inputs_count);
+  copy_discrete(result.discrete_outputs, call.discrete_outputs, call.discrete_outputs_count);
   if (link.missed) call.status = couplet_wire_Status_STATUS_LATE;
   call.began_ns = step_began_ns_[slave];
   call.ended_ns = ended;

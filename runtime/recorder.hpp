@@ -106,6 +106,7 @@ class Recorder final : public ExecutorObserver {
   void algorithm_started(const Algorithm& algorithm);
 
   void slave_set_up(std::size_t slave, Time start) override;
+  void discrete_outputs_evaluated(std::size_t slave, std::span<const std::int64_t> values) override;
   void step_began(std::size_t slave) override;
   void slave_stepped(std::size_t slave, const StepRequest& request, const OutputBuffers& result,
                      const LinkStepReport& link) override;

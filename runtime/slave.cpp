@@ -34,6 +34,20 @@ void check_step_request(const std::string& slave_name, const SlaveDescription& d
     if (sample <= previous || sample > request.end) fail("sample times not increasing inside the step");
     previous = sample;
   }
+  if (request.discrete_inputs.size() != description.discrete_inputs.size()) {
+    fail("wrong number of discrete inputs");
+  }
+  for (std::size_t i = 0; i < request.discrete_inputs.size(); ++i) {
+    const std::int64_t value = request.discrete_inputs[i];
+    if (description.discrete_inputs[i].type == DiscreteType::boolean && value != 0 && value != 1) {
+      fail("Boolean input '" + description.discrete_inputs[i].name + "' is " +
+           std::to_string(value) + ", not 0 or 1");
+    }
+  }
+}
+
+const char* to_string(DiscreteType type) {
+  return type == DiscreteType::boolean ? "Boolean" : "Integer";
 }
 
 }  // namespace couplet

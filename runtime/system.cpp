@@ -12,11 +12,21 @@ namespace {
 /// runs from: an output, to: an input)"; empty when the name is not a port at all.
 std::string other_direction(const SlaveDescription& desc, std::string_view variable, bool output) {
   const auto named = [&](const auto& port) { return port.name == variable; };
-  const bool other_way = output ? std::any_of(desc.inputs.begin(), desc.inputs.end(), named)
-                                : std::any_of(desc.outputs.begin(), desc.outputs.end(), named);
+  const auto any_named = [&](const auto& ports) {
+    return std::any_of(ports.begin(), ports.end(), named);
+  };
+  const bool other_way = output ? any_named(desc.inputs) || any_named(desc.discrete_inputs)
+                                : any_named(desc.outputs) || any_named(desc.discrete_outputs);
   if (!other_way) return "";
   return ": '" + std::string(variable) + "' is an " + (output ? "input" : "output") +
          " of that slave (a connection runs from: an output, to: an input)";
+}
+
+/// "Real", "Integer" or "Boolean": a port's type in messages.
+std::string type_name(const SlaveDescription& desc, const System::Port& port, bool output) {
+  if (!port.discrete) return "Real";
+  const auto& ports = output ? desc.discrete_outputs : desc.discrete_inputs;
+  return to_string(ports[port.reference.port].type);
 }
 
 std::pair<std::string_view, std::string_view> split_qualified(std::string_view qualified) {
@@ -53,7 +63,9 @@ std::unique_ptr<Slave> System::replace_slave(std::size_t index, std::unique_ptr<
   const SlaveDescription& before = entry.slave->description();
   const SlaveDescription& after = slave->description();
   if (before.inputs.size() != after.inputs.size() ||
-      before.outputs.size() != after.outputs.size()) {
+      before.outputs.size() != after.outputs.size() ||
+      before.discrete_inputs.size() != after.discrete_inputs.size() ||
+      before.discrete_outputs.size() != after.discrete_outputs.size()) {
     throw ConfigurationError("slave '" + entry.name + "': a replacement must have the same ports");
   }
   std::swap(entry.slave, slave);
@@ -67,7 +79,7 @@ std::optional<std::size_t> System::find_slave(std::string_view name) const {
   return std::nullopt;
 }
 
-PortReference System::resolve(std::string_view qualified, bool output) const {
+System::Port System::resolve(std::string_view qualified, bool output) const {
   const auto [slave_name, variable] = split_qualified(qualified);
   const std::optional<std::size_t> slave = find_slave(slave_name);
   if (!slave) {
@@ -76,16 +88,17 @@ PortReference System::resolve(std::string_view qualified, bool output) const {
   }
   const SlaveDescription& desc = description(*slave);
   std::string known;
-  if (output) {
-    for (std::size_t j = 0; j < desc.outputs.size(); ++j) {
-      if (desc.outputs[j].name == variable) return {*slave, j};
-      known += (known.empty() ? "" : ", ") + desc.outputs[j].name;
+  const auto find = [&](const auto& ports) -> std::optional<std::size_t> {
+    for (std::size_t j = 0; j < ports.size(); ++j) {
+      if (ports[j].name == variable) return j;
+      known += (known.empty() ? "" : ", ") + ports[j].name;
     }
-  } else {
-    for (std::size_t j = 0; j < desc.inputs.size(); ++j) {
-      if (desc.inputs[j].name == variable) return {*slave, j};
-      known += (known.empty() ? "" : ", ") + desc.inputs[j].name;
-    }
+    return std::nullopt;
+  };
+  const std::optional<std::size_t> real = output ? find(desc.outputs) : find(desc.inputs);
+  if (real) return {{*slave, *real}, false};
+  if (const auto j = find(output ? desc.discrete_outputs : desc.discrete_inputs)) {
+    return {{*slave, *j}, true};
   }
   throw ConfigurationError(
       "connection endpoint '" + std::string(qualified) + "': slave '" + std::string(slave_name) +
@@ -95,14 +108,29 @@ PortReference System::resolve(std::string_view qualified, bool output) const {
 }
 
 void System::connect(std::string_view source, std::string_view target, std::string origin) {
-  const PortReference from = resolve(source, true);
-  const PortReference to = resolve(target, false);
-  if (const auto existing = source_of(to)) {
-    throw ConfigurationError("input '" + std::string(target) + "' is driven twice: by '" +
-                             output_name(*existing) + "' and by '" + std::string(source) + "'");
+  const Port from = resolve(source, true);
+  const Port to = resolve(target, false);
+  const auto existing = to.discrete ? discrete_source_of(to.reference) : source_of(to.reference);
+  if (existing) {
+    throw ConfigurationError(
+        "input '" + std::string(target) + "' is driven twice: by '" +
+        (to.discrete ? discrete_output_name(*existing) : output_name(*existing)) + "' and by '" +
+        std::string(source) + "'");
   }
-  const std::string& from_unit = description(from.slave).outputs[from.port].unit;
-  const std::string& to_unit = description(to.slave).inputs[to.port].unit;
+  const SlaveDescription& from_desc = description(from.reference.slave);
+  const SlaveDescription& to_desc = description(to.reference.slave);
+  const std::string from_type = type_name(from_desc, from, true);
+  const std::string to_type = type_name(to_desc, to, false);
+  if (from_type != to_type) {
+    throw ConfigurationError("'" + std::string(source) + "' (" + from_type + ") -> '" +
+                             std::string(target) + "' (" + to_type +
+                             "): the types differ; a connection joins ports of one type");
+  }
+  const std::string& from_unit = from.discrete
+                                     ? from_desc.discrete_outputs[from.reference.port].unit
+                                     : from_desc.outputs[from.reference.port].unit;
+  const std::string& to_unit = to.discrete ? to_desc.discrete_inputs[to.reference.port].unit
+                                           : to_desc.inputs[to.reference.port].unit;
   // A port without a unit connects to anything (generic models, undeclared units).
   if (!from_unit.empty() && !to_unit.empty() && from_unit != to_unit) {
     throw ConfigurationError("'" + std::string(source) + "' [" + from_unit + "] -> '" +
@@ -111,7 +139,11 @@ void System::connect(std::string_view source, std::string_view target, std::stri
                              "(factor, offset: to = factor * from + offset) or give both ends "
                              "one unit");
   }
-  connections_.push_back(Connection{from, to});
+  if (from.discrete) {
+    discrete_connections_.push_back(Connection{from.reference, to.reference});
+    return;
+  }
+  connections_.push_back(Connection{from.reference, to.reference});
   connection_origins_.push_back(std::move(origin));
 }
 
@@ -120,6 +152,18 @@ std::optional<PortReference> System::source_of(PortReference input) const {
     if (connection.target == input) return connection.source;
   }
   return std::nullopt;
+}
+
+std::optional<PortReference> System::discrete_source_of(PortReference input) const {
+  for (const Connection& connection : discrete_connections_) {
+    if (connection.target == input) return connection.source;
+  }
+  return std::nullopt;
+}
+
+std::string System::discrete_output_name(PortReference output) const {
+  return slave_name(output.slave) + "." +
+         description(output.slave).discrete_outputs[output.port].name;
 }
 
 std::string System::output_name(PortReference output) const {

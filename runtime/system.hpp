@@ -37,11 +37,18 @@ struct AlgorithmRequirements {
 
 class System {
  public:
+  /// A connection endpoint: a Real port, or a discrete one.
+  struct Port {
+    PortReference reference;
+    bool discrete = false;
+  };
+
   /// Adds a slave; names are unique and contain no '.'.
   std::size_t add_slave(std::string name, std::unique_ptr<Slave> slave);
 
   /// Connects "slave.output" to "slave.input"; throws ConfigurationError naming the
-  /// unknown slave or variable, the doubly driven input, or both ends and their
+  /// unknown slave or variable, the doubly driven input, both ends and their
+  /// types (Real, Integer, Boolean) when they differ, or both ends and their
   /// units when both declare one and they differ. `origin` says where the
   /// connection was declared ("scenario.yaml:14: connections[2]"); validation
   /// errors about it begin with it.
@@ -66,13 +73,19 @@ class System {
   /// puts a proxy in front of each slave. The replacement must have the same ports.
   std::unique_ptr<Slave> replace_slave(std::size_t index, std::unique_ptr<Slave> slave);
   std::span<const Connection> connections() const { return connections_; }
+  /// Connections between discrete ports (port indices into discrete_outputs and
+  /// discrete_inputs). A discrete input no connection drives holds its start value.
+  std::span<const Connection> discrete_connections() const { return discrete_connections_; }
 
   /// The output feeding `input`, if connected.
   std::optional<PortReference> source_of(PortReference input) const;
+  /// The discrete output feeding discrete `input`, if connected.
+  std::optional<PortReference> discrete_source_of(PortReference input) const;
 
   /// "slave.output" / "slave.input" for messages and signal names.
   std::string output_name(PortReference output) const;
   std::string input_name(PortReference input) const;
+  std::string discrete_output_name(PortReference output) const;
 
   /// Rejects, naming the element: unconnected inputs, algebraic loops through
   /// direct-feedthrough ports under an algorithm that cannot resolve them, slaves
@@ -86,12 +99,13 @@ class System {
     std::unique_ptr<Slave> slave;
     std::string origin;  ///< where it was declared, or empty
   };
-  PortReference resolve(std::string_view qualified, bool output) const;
+  Port resolve(std::string_view qualified, bool output) const;
   void check_no_algebraic_loop() const;
 
   std::vector<Entry> slaves_;
   std::vector<Connection> connections_;
   std::vector<std::string> connection_origins_;  ///< parallel to connections_
+  std::vector<Connection> discrete_connections_;
 };
 
 }  // namespace couplet

@@ -7,6 +7,7 @@
 //   step(request, result)           advances from the current time to request.end
 //   save_state() / restore_state()  only if capabilities().can_rollback
 //   linearize(inputs, out)          only if capabilities().can_linearize; at the current time
+//   evaluate_discrete_outputs(out)  once after setup, for slaves with discrete outputs
 // After setup, evaluate_outputs and step must not allocate on the heap when the
 // slave claims a real-time path (ODE slaves with Euler or CVODE do).
 #include <cstdint>
@@ -31,6 +32,22 @@ struct InputDescription {
   std::string unit;  ///< e.g. "N"; empty when not declared
 };
 
+/// Discrete signals (Integer, Boolean) are piecewise constant: exchanged at
+/// communication points and held until the next one, never extrapolated. They
+/// travel beside the Real ports, which keep their polynomials; the coupling
+/// algorithms never see them (docs/algorithms.md, "Discrete signals").
+enum class DiscreteType { integer, boolean };
+
+/// "Integer" or "Boolean", for messages and files.
+const char* to_string(DiscreteType type);
+
+struct DiscretePortDescription {
+  std::string name;
+  DiscreteType type = DiscreteType::integer;
+  std::string unit;        ///< Integer ports may declare one; empty when not declared
+  std::int64_t start = 0;  ///< an input's value while no connection drives it (Boolean: 0 or 1)
+};
+
 struct SlaveCapabilities {
   int max_input_degree = 0;         ///< highest input polynomial degree accepted
   int output_derivative_order = 0;  ///< time derivatives of outputs reported (0 = values only)
@@ -48,15 +65,19 @@ struct SlaveDescription {
   std::vector<InputDescription> inputs;
   std::vector<OutputDescription> outputs;
   SlaveCapabilities capabilities;
+  std::vector<DiscretePortDescription> discrete_inputs;
+  std::vector<DiscretePortDescription> discrete_outputs;
 };
 
 /// Buffers a slave writes its outputs into. Layout of `end_outputs`:
 /// (output_derivative_order + 1) rows of `outputs.size()` values, row d holding
 /// the d-th time derivative at the step end. `samples`: one row of outputs per
-/// requested sample time.
+/// requested sample time. `discrete_outputs`: one value per discrete output at
+/// the step end (Boolean: 0 or 1); a change inside the step is seen there.
 struct OutputBuffers {
   std::span<double> end_outputs;
   std::span<double> samples;
+  std::span<std::int64_t> discrete_outputs;
 };
 
 /// The layout of a linearization ẋ = f(t, x, u), y = g(t, x, u) around the
@@ -94,6 +115,8 @@ struct StepRequest {
   Time end = 0;
   std::span<const Polynomial> inputs;  ///< one per input, valid on [start, end]
   std::span<const Time> sample_times;  ///< increasing, inside (start, end]
+  /// One per discrete input, held over [start, end] (Boolean: 0 or 1).
+  std::span<const std::int64_t> discrete_inputs;
 };
 
 class Slave {
@@ -113,6 +136,11 @@ class Slave {
   /// given input polynomials. Throws SlaveError on failure, ProtocolViolation on a
   /// request outside the capabilities.
   virtual void step(const StepRequest& request, const OutputBuffers& result) = 0;
+
+  /// The discrete outputs at the current time (one per discrete output), after
+  /// setup: the values held until the first step ends. Default: nothing (a
+  /// slave without discrete outputs).
+  virtual void evaluate_discrete_outputs(std::span<std::int64_t> /*discrete_outputs*/) {}
 
   /// Split-phase stepping for slaves behind links, which the executor steps
   /// concurrently: before carrying out a batch, the executor

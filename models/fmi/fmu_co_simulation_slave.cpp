@@ -68,8 +68,13 @@ SlaveCapabilities capabilities_of(const Package& package, const FmuSettings& set
 class CoSimulationSlave final : public Slave {
  public:
   CoSimulationSlave(std::shared_ptr<Package> package, const FmuSettings& settings)
-      : instance_(package, InterfaceKind::co_simulation, settings.slave_name) {
-    const FmuPorts ports = fmu_ports(*package, settings);
+      : CoSimulationSlave(package, settings, fmu_ports(*package, settings)) {}
+
+  CoSimulationSlave(std::shared_ptr<Package> package, const FmuSettings& settings,
+                    const FmuPorts& ports)
+      : instance_(package, InterfaceKind::co_simulation, settings.slave_name),
+        discrete_inputs_(package->description(), ports.discrete_inputs),
+        discrete_outputs_(package->description(), ports.discrete_outputs) {
     const Description& description = package->description();
     for (const std::size_t k : ports.inputs) {
       description_.inputs.push_back(
@@ -80,6 +85,8 @@ class CoSimulationSlave final : public Slave {
     for (const std::size_t k : ports.outputs)
       output_references_.push_back(description.variables[k].value_reference);
     description_.capabilities = capabilities_of(*package, settings);
+    description_.discrete_inputs = ports.discrete_input_descriptions;
+    description_.discrete_outputs = ports.discrete_output_descriptions;
     instance_.set_start_values(settings.parameters);
     const std::size_t inputs = input_references_.size();
     input_values_.assign(inputs, 0.0);
@@ -116,10 +123,21 @@ class CoSimulationSlave final : public Slave {
     read_outputs_at(inputs, to_seconds(current_time_), end_outputs);
   }
 
+  void evaluate_discrete_outputs(std::span<std::int64_t> discrete_outputs) override {
+    require_set_up("evaluate_discrete_outputs");
+    check_discrete_buffer(discrete_outputs);
+    discrete_outputs_.get(instance_, discrete_outputs, to_seconds(current_time_));
+  }
+
   void step(const StepRequest& request, const OutputBuffers& result) override {
     require_set_up("step");
     check_step_request(instance_.slave_name(), description_, current_time_, request);
     check_end_buffer(result.end_outputs);
+    check_discrete_buffer(result.discrete_outputs);
+    // Held over the whole step: set once, before its first fmi2DoStep.
+    if (!request.discrete_inputs.empty()) {
+      discrete_inputs_.set(instance_, request.discrete_inputs, to_seconds(request.start));
+    }
     const std::size_t outputs = output_references_.size();
     if (result.samples.size() < request.sample_times.size() * outputs)
       violation("sample buffer too small");
@@ -149,6 +167,9 @@ class CoSimulationSlave final : public Slave {
       }
     }
     read_outputs_at(request.inputs, to_seconds(request.end), result.end_outputs);
+    if (!result.discrete_outputs.empty()) {
+      discrete_outputs_.get(instance_, result.discrete_outputs, to_seconds(request.end));
+    }
   }
 
   void save_state() override {
@@ -192,6 +213,10 @@ class CoSimulationSlave final : public Slave {
     require_set_up(call);
     if (!description_.capabilities.can_rollback)
       violation(std::string(call) + " on a slave that cannot roll back");
+  }
+  void check_discrete_buffer(std::span<std::int64_t> values) const {
+    if (values.size() != description_.discrete_outputs.size())
+      violation("discrete output buffer of the wrong size");
   }
   void check_end_buffer(std::span<double> end_outputs) const {
     const auto rows =
@@ -243,6 +268,8 @@ class CoSimulationSlave final : public Slave {
   }
 
   Instance instance_;
+  DiscreteExchange discrete_inputs_;
+  DiscreteExchange discrete_outputs_;
   SlaveDescription description_;
   std::vector<fmi2ValueReference> input_references_;
   std::vector<fmi2ValueReference> output_references_;

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -53,14 +54,40 @@ std::unique_ptr<Model> make_model_exchange_model(std::shared_ptr<Package> packag
                                                  const FmuSettings& settings);
 
 /// The ports of the slave `settings` would make: coupled Real inputs and Real
-/// outputs with their direct-feedthrough flags. Throws ConfigurationError for
-/// a coupled input that is not a Real input of the FMU.
+/// outputs with their direct-feedthrough flags; coupled Integer, Enumeration
+/// (as Integer) and Boolean inputs and outputs as discrete ports. Throws
+/// ConfigurationError for a coupled input that is not an input of the FMU.
 struct FmuPorts {
   std::vector<std::size_t> inputs;   ///< variable indices
   std::vector<std::size_t> outputs;  ///< variable indices
   std::vector<OutputDescription> output_descriptions;
+  std::vector<std::size_t> discrete_inputs;   ///< variable indices
+  std::vector<std::size_t> discrete_outputs;  ///< variable indices
+  std::vector<DiscretePortDescription> discrete_input_descriptions;
+  std::vector<DiscretePortDescription> discrete_output_descriptions;
 };
 FmuPorts fmu_ports(const Package& package, const FmuSettings& settings);
+
+class Instance;
+
+/// Discrete ports' values to and from an FMU: fmi2Set/GetInteger for Integer
+/// and Enumeration variables, fmi2Set/GetBoolean for Boolean ones, one call per
+/// type. Buffers sized at construction: no allocation when exchanging.
+class DiscreteExchange {
+ public:
+  /// `variables`: the ports' variable indices, in port order.
+  DiscreteExchange(const Description& description, std::span<const std::size_t> variables);
+  /// One value per port. Throws SlaveError for an Integer outside 32 bits.
+  void set(const Instance& instance, std::span<const std::int64_t> values, double time);
+  void get(const Instance& instance, std::span<std::int64_t> values, double time);
+
+ private:
+  std::vector<std::size_t> integer_ports_, boolean_ports_;
+  std::vector<fmi2ValueReference> integer_references_, boolean_references_;
+  std::vector<std::string> integer_names_;
+  std::vector<fmi2Integer> integers_;
+  std::vector<fmi2Boolean> booleans_;
+};
 
 /// A port's unit as its description carries it. Units label plots only: one
 /// the wire protocol cannot carry (too long, control characters) is left out

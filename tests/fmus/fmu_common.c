@@ -168,6 +168,10 @@ static void reset_data(FmuInstance* instance) {
   for (i = 0; i < model->n_reals; ++i) {
     if (model->variables[i].kind != FMU_COMPUTED) data->r[i] = model->variables[i].start;
   }
+  for (i = 0; i < FMU_MAX_DISCRETE; ++i) {
+    data->integers[i] = model->integer_starts[i];
+    data->booleans[i] = model->boolean_starts[i];
+  }
   data->mode = FMU_MODE_INSTANTIATED;
   refresh_initial_state(instance);
 }
@@ -413,14 +417,31 @@ static fmi2Status no_variables(fmi2Component c, const char* function, const char
   return fmi2Error;
 }
 
+/* Integer and Boolean variables through the model's hooks, one value
+ * reference at a time; without a hook the model has none of that type. */
+#define DISCRETE_ACCESS(function, type_name, hook, value_expression)                                     \
+  do {                                                                                                   \
+    FmuInstance* instance = (FmuInstance*)c;                                                             \
+    size_t k;                                                                                            \
+    if (instance == NULL) return fmi2Error;                                                              \
+    if (instance->model->hook == NULL) return no_variables(c, function, type_name, nvr, vr);             \
+    if (nvr > 0 && (vr == NULL || value == NULL)) return fmi2Error;                                      \
+    for (k = 0; k < nvr; ++k) {                                                                          \
+      if (instance->model->hook(&instance->data, vr[k], value_expression) != 0) {                        \
+        LOG_ERROR(instance, "%s: %s has no settable %s variable with value reference %u", function,      \
+                  instance->model->name, type_name, vr[k]);                                              \
+        return fmi2Error;                                                                                \
+      }                                                                                                  \
+    }                                                                                                    \
+    return fmi2OK;                                                                                       \
+  } while (0)
+
 fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Integer value[]) {
-  (void)value;
-  return no_variables(c, "fmi2GetInteger", "Integer", nvr, vr);
+  DISCRETE_ACCESS("fmi2GetInteger", "Integer", get_integer, &value[k]);
 }
 
 fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Boolean value[]) {
-  (void)value;
-  return no_variables(c, "fmi2GetBoolean", "Boolean", nvr, vr);
+  DISCRETE_ACCESS("fmi2GetBoolean", "Boolean", get_boolean, &value[k]);
 }
 
 fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2String value[]) {
@@ -429,13 +450,11 @@ fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t 
 }
 
 fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Integer value[]) {
-  (void)value;
-  return no_variables(c, "fmi2SetInteger", "Integer", nvr, vr);
+  DISCRETE_ACCESS("fmi2SetInteger", "Integer", set_integer, value[k]);
 }
 
 fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Boolean value[]) {
-  (void)value;
-  return no_variables(c, "fmi2SetBoolean", "Boolean", nvr, vr);
+  DISCRETE_ACCESS("fmi2SetBoolean", "Boolean", set_boolean, value[k]);
 }
 
 fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2String value[]) {

@@ -87,6 +87,8 @@ typedef struct {
   double du[FMU_MAX_INPUTS][FMU_MAX_INPUT_ORDER];     /* input derivatives, orders 1..3 */
   int du_given[FMU_MAX_INPUTS];                       /* derivatives given since the last fmi2DoStep */
   int discrete[FMU_MAX_DISCRETE];                     /* the model's discrete states */
+  fmi2Integer integers[FMU_MAX_DISCRETE];             /* Integer inputs and parameters, by value reference */
+  fmi2Boolean booleans[FMU_MAX_DISCRETE];             /* Boolean inputs and parameters, by value reference */
   double first_step;                                  /* COUPLET_FMU_BASIC: the first step size, 0 before */
 } FmuData;
 
@@ -129,6 +131,16 @@ typedef struct {
   /* Checked by fmi2ExitInitializationMode: NULL when the parameters are usable,
    * else why not (fmi2Error, logged). May be NULL. */
   const char* (*check_parameters)(const FmuData* data);
+  /* Integer (and Enumeration) and Boolean variables, value references counted
+   * per type (FMI 2.0 §2.2.7). Each returns 0, or nonzero for a value
+   * reference the model lacks or cannot set. May be NULL: none of that type. */
+  int (*get_integer)(const FmuData* data, fmi2ValueReference vr, fmi2Integer* value);
+  int (*set_integer)(FmuData* data, fmi2ValueReference vr, fmi2Integer value);
+  int (*get_boolean)(const FmuData* data, fmi2ValueReference vr, fmi2Boolean* value);
+  int (*set_boolean)(FmuData* data, fmi2ValueReference vr, fmi2Boolean value);
+  /* Start values of data->integers and data->booleans (zeros when not given). */
+  fmi2Integer integer_starts[FMU_MAX_DISCRETE];
+  fmi2Boolean boolean_starts[FMU_MAX_DISCRETE];
 } FmuModel;
 
 struct FmuInstance {

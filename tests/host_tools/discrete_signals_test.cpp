@@ -1,0 +1,159 @@
+// Integer and Boolean signals end to end (docs/algorithms.md, "Discrete
+// signals"): two tally FMUs (tests/fmus/tally.c) coupled through an Integer
+// and a Boolean connection, their values in signals.csv, the decision hash and
+// the run log; type-checked connections.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "host_tools/test_support.hpp"
+#include "test_fmus.hpp"
+
+namespace couplet::testing {
+namespace {
+
+/// a.count → b.increment, a.odd → b.enable; `extra` goes under slave a.
+std::string tallies(const std::string& step, const std::string& a_extra = "") {
+  const std::string tally = std::string(COUPLET_TEST_FMU("tally"));
+  return "name: tallies\ntime: {start: 0, end: 10}\nslaves:\n  a:\n    fmu: " + tally + "\n" +
+         a_extra + "  b:\n    fmu: " + tally +
+         "\nconnections:\n  - {from: a.count, to: b.increment}\n"
+         "  - {from: a.odd, to: b.enable}\n"
+         "algorithm: {type: jacobi, step: " +
+         step + "}\nreference: none\n";
+}
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;
+  std::filesystem::path out;
+};
+
+Outcome couplet(const std::string& subcommand, const std::string& text, const std::string& name) {
+  const auto directory = fresh_directory(name);
+  std::filesystem::create_directories(directory);
+  std::ofstream(directory / "scenario.yaml") << text;
+  Outcome result;
+  result.out = directory / "out";
+  const std::string target = subcommand == "run" ? " -o " + result.out.string() : "";
+  result.output = command_output(std::string(COUPLET_BINARY) + " " + subcommand + " " +
+                                     (directory / "scenario.yaml").string() + target,
+                                 result.exit_code);
+  return result;
+}
+
+std::string row_at(const std::filesystem::path& out, const std::string& time) {
+  std::ifstream file(out / "signals.csv");
+  std::string line;
+  while (std::getline(file, line)) {
+    if (line.rfind(time + ",", 0) == 0) return line;
+  }
+  return "";
+}
+
+std::string hash_of(const std::filesystem::path& out) {
+  return nlohmann::json::parse(read_file(out / "summary.json")).at("decision_hash");
+}
+
+// b adds a.count at each tick while a.odd: the values a held at the start of
+// the step ending on the tick (held, never extrapolated), so at t = 10 b has
+// added the odd counts 1 + 3 + 5 + 7 + 9. Steps of 0.5 and of 1 agree: a
+// discrete input changes only at communication points.
+TEST(DiscreteSignals, TalliesCoupleIntegerAndBooleanPortsHeldBetweenCommunicationPoints) {
+  for (const std::string step : {"0.5", "1"}) {
+    const Outcome outcome = couplet("run", tallies(step), "discrete-tallies-" + step);
+    ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+    const std::string header = read_file(outcome.out / "signals.csv").substr(0, 80);
+    EXPECT_EQ(header.substr(0, header.find('\n')),
+              "time,a.level,b.level,a.count,a.phase,a.odd,b.count,b.phase,b.odd");
+    // time, a.level, b.level, a.count, a.phase (Enumeration: 1 low, 2 high), a.odd, b...
+    EXPECT_EQ(row_at(outcome.out, "0"), "0,0,0,0,1,0,0,1,0") << step;
+    EXPECT_EQ(row_at(outcome.out, "3"), "3,1.5,0.5,3,1,1,1,1,1") << step;
+    EXPECT_EQ(row_at(outcome.out, "10"), "10,5,12.5,10,2,0,25,2,1") << step;
+  }
+}
+
+TEST(DiscreteSignals, RunLogReplaysEveryDiscreteValueBitForBit) {
+  const Outcome outcome = couplet("run", tallies("0.5"), "discrete-replay");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  int exit_code = -1;
+  const std::string replay = command_output(
+      std::string(COUPLET_BINARY) + " replay --verify " + (outcome.out / "run.log").string(),
+      exit_code);
+  EXPECT_EQ(exit_code, 0) << replay;
+  EXPECT_NE(replay.find(hash_of(outcome.out)), std::string::npos) << replay;
+  const std::string inspect = command_output(
+      std::string(COUPLET_BINARY) + " inspect " + (outcome.out / "run.log").string(), exit_code);
+  EXPECT_EQ(exit_code, 0) << inspect;
+  for (const std::string words : {"discrete inputs: increment (Integer) enable (Boolean)",
+                                  "a.count → b.increment", "a.odd → b.enable"}) {
+    EXPECT_NE(inspect.find(words), std::string::npos) << words << " in\n" << inspect;
+  }
+}
+
+// The report reads the discrete columns of signals.csv and draws them as steps.
+TEST(DiscreteSignals, ReportDrawsDiscreteSignalsAsSteps) {
+  const Outcome outcome = couplet("run", tallies("0.5"), "discrete-report");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  int exit_code = -1;
+  const std::string report_path = (outcome.out / "report.html").string();
+  const std::string output = command_output(
+      std::string(COUPLET_BINARY) + " report " + outcome.out.string() + " -o " + report_path,
+      exit_code);
+  ASSERT_EQ(exit_code, 0) << output;
+  const std::string html = read_file(report_path);
+  // The plot options sit HTML-escaped in an attribute.
+  EXPECT_NE(html.find("b.count&quot;:{&quot;stepPlot&quot;:true}"), std::string::npos);
+  EXPECT_NE(html.find("a.level&quot;:{&quot;stepPlot&quot;:false}"), std::string::npos);
+}
+
+// The tallies have no Real inputs: only the discrete inputs tell the two runs
+// apart, and the hash sees them.
+TEST(DiscreteSignals, DecisionHashCoversDiscreteInputs) {
+  const Outcome plain = couplet("run", tallies("1"), "discrete-hash-plain");
+  const Outcome again = couplet("run", tallies("1"), "discrete-hash-again");
+  const Outcome doubled =
+      couplet("run", tallies("1", "    parameters: {increment: 2}\n"), "discrete-hash-doubled");
+  ASSERT_EQ(plain.exit_code + again.exit_code + doubled.exit_code, 0) << doubled.output;
+  EXPECT_EQ(hash_of(plain.out), hash_of(again.out));
+  EXPECT_NE(hash_of(plain.out), hash_of(doubled.out));
+  // a counts in twos, never odd: b never counts.
+  EXPECT_EQ(row_at(doubled.out, "10"), "10,10,0,20,2,0,0,1,0");
+}
+
+// An input no connection drives holds its start value: the FMU's, or the one
+// the scenario gives it.
+TEST(DiscreteSignals, UnconnectedInputsHoldTheirStartValues) {
+  const std::string text = "name: one\ntime: {start: 0, end: 4}\nslaves:\n  t:\n    fmu: " +
+                           std::string(COUPLET_TEST_FMU("tally")) +
+                           "\n    parameters: {increment: 3}\n"
+                           "algorithm: {type: jacobi, step: 0.5}\nreference: none\n";
+  const Outcome outcome = couplet("run", text, "discrete-start");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_EQ(row_at(outcome.out, "4"), "4,6,12,2,0");
+}
+
+TEST(DiscreteSignals, ConnectionsBetweenTypesAreRefusedNamingBothEnds) {
+  struct Case {
+    std::string from, to, words;
+  };
+  for (const Case& c :
+       {Case{"a.count", "b.enable", "'a.count' (Integer) -> 'b.enable' (Boolean)"},
+        Case{"a.level", "b.increment", "'a.level' (Real) -> 'b.increment' (Integer)"},
+        Case{"a.odd", "b.increment", "'a.odd' (Boolean) -> 'b.increment' (Integer)"}}) {
+    std::string text = tallies("1");
+    text.replace(text.find("a.count, to: b.increment"), 24, c.from + ", to: " + c.to);
+    text.replace(text.find("  - {from: a.odd, to: b.enable}\n"), 32, "");
+    const Outcome outcome = couplet("validate", text, "discrete-types");
+    EXPECT_EQ(outcome.exit_code, 2) << outcome.output;  // a configuration error
+    EXPECT_NE(outcome.output.find(c.words + ": the types differ"), std::string::npos)
+        << outcome.output;
+    EXPECT_NE(outcome.output.find("connections[0]"), std::string::npos) << outcome.output;
+  }
+}
+
+}  // namespace
+}  // namespace couplet::testing
