@@ -149,9 +149,6 @@ void Executor::compute_initial_outputs() {
 bool Executor::advance() {
   plan_.clear();
   if (!algorithm_.plan_next(slots_, plan_)) return false;
-  for (const PlannedAction& action : plan_.actions()) {
-    if (action.action == SlaveAction::step) gather_discrete_inputs(action.slave);
-  }
   batch_announced_ = announce_steps();
   announce_evaluations();
   const std::span<const PlannedAction> actions = plan_.actions();
@@ -224,6 +221,7 @@ void Executor::prepare(const PlannedAction& action) {
 void Executor::prepare_step(std::size_t slave) {
   StepSlot& slot = slots_[slave];
   Scratch& scratch = scratch_[slave];
+  gather_discrete_inputs(slave);
   hash_request(slave, slot);
   merge_sample_times(slave);
   std::copy_n(slot.outputs.begin(), slot.output_count, scratch.previous_values.begin());
@@ -360,11 +358,13 @@ void Executor::hash_request(std::size_t slave, const StepSlot& slot) {
   }
 }
 
-// Discrete inputs take their sources' values when the plan is made, as the
-// algorithm fixes the Real inputs then: the values held at the step start
-// (Jacobi), the value a source reached in an earlier plan (Gauss–Seidel steps
-// one slave per plan). Never extrapolated; an input no connection drives
-// keeps its start value.
+// Discrete inputs take their sources' values when the step is prepared: after
+// the restores of earlier waves, before any step of its own wave. So the values
+// held at the step start under Jacobi (every step in one wave), the value a
+// source reached in an earlier plan under Gauss–Seidel (one slave per plan),
+// and a retried step (IFOSMONDI, semi-implicit) takes them again from its
+// restored sources. Never extrapolated; an input no connection drives keeps
+// its start value.
 void Executor::gather_discrete_inputs(std::size_t slave) {
   DiscreteSignals& discrete = discrete_[slave];
   for (std::size_t i = 0; i < discrete.sources.size(); ++i) {
@@ -396,6 +396,9 @@ bool Executor::announce_steps() {
   for (const PlannedAction& action : plan_.actions()) {
     if (action.action != SlaveAction::step) continue;
     merge_sample_times(action.slave);
+    // Only slaves behind links take announcements, and they have no discrete
+    // ports: what gather_discrete_inputs gives here is the step's anyway.
+    gather_discrete_inputs(action.slave);
     const StepRequest request = request_of(action.slave);
     check_step_request(system_.slave_name(action.slave), system_.description(action.slave),
                        time_when_stepped(action), request);
