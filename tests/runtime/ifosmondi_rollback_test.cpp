@@ -35,7 +35,8 @@ TEST(IfosmondiRollback, RejectedStepsLeaveEverySlaveBitForBitAsBefore) {
 
   ASSERT_GT(algorithm.totals().rejected_steps, 3U) << "the test needs rejected steps";
   EXPECT_GT(recorded_a.restores, 10);
-  EXPECT_EQ(result.counters.rollbacks, static_cast<std::uint64_t>(recorded_a.restores + recorded_b.restores));
+  EXPECT_EQ(result.counters.rollbacks,
+            static_cast<std::uint64_t>(recorded_a.restores + recorded_b.restores));
   const std::size_t accepted = algorithm.totals().converged_steps;
   LagSlave fresh_a(1.0, 1.0, 5.0, 1.0), fresh_b(1.0, 20.0, 0.0, 0.0);
   EXPECT_EQ(replay_accepted_path(recorded_a, observer.steps, fresh_a, 0), accepted);
@@ -134,12 +135,14 @@ TEST(IfosmondiRollback, RetriedStepsTakeDiscreteInputsFromTheRestoredSources) {
   std::size_t retried = 0;  // b's steps from a start an earlier step had
   std::vector<Time> starts;
   for (const auto& step : counted_b.received) {
-    EXPECT_EQ(step.seen, steps_at(counted_a, step.start)) << "b's step from " << step.start << " ns";
+    EXPECT_EQ(step.seen, steps_at(counted_a, step.start))
+        << "b's step from " << step.start << " ns";
     if (std::find(starts.begin(), starts.end(), step.start) != starts.end()) ++retried;
     starts.push_back(step.start);
   }
   for (const auto& step : counted_a.received) {
-    EXPECT_EQ(step.seen, steps_at(counted_b, step.start)) << "a's step from " << step.start << " ns";
+    EXPECT_EQ(step.seen, steps_at(counted_b, step.start))
+        << "a's step from " << step.start << " ns";
   }
   EXPECT_GT(retried, 3U);
 }
