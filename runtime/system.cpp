@@ -80,7 +80,10 @@ std::optional<std::size_t> System::find_slave(std::string_view name) const {
 }
 
 System::Port System::resolve(std::string_view qualified, bool output) const {
-  const auto [slave_name, variable] = split_qualified(qualified);
+  // Named, not a structured binding: clang 14 cannot capture those in a lambda.
+  const auto parts = split_qualified(qualified);
+  const std::string_view slave_name = parts.first;
+  const std::string_view variable = parts.second;
   const std::optional<std::size_t> slave = find_slave(slave_name);
   if (!slave) {
     throw ConfigurationError("connection endpoint '" + std::string(qualified) +
