@@ -161,8 +161,8 @@ void check_signal_columns(const std::string& header, const RunLog& log, const Ru
   for (std::size_t s = 0; s < log.slaves.size(); ++s) {
     for (std::size_t j = 0; j < log.slaves[s].description.outputs.size(); ++j)
       outputs.insert(log.output_name(s, j));
-    for (const DiscretePortDescription& port : log.slaves[s].description.discrete_outputs)
-      outputs.insert(log.slaves[s].name + "." + port.name);
+    for (std::size_t j = 0; j < log.slaves[s].description.discrete_outputs.size(); ++j)
+      outputs.insert(log.discrete_output_name(s, j));
   }
   const std::vector<std::string> columns = split_fields(header);
   constexpr std::string_view kReference = ":reference";

@@ -41,4 +41,13 @@ std::vector<double> column_of(std::span<const double> values, std::size_t stride
   return column;
 }
 
+std::vector<double> column_of(const Column& column, std::size_t count) {
+  if (column.discrete_values.empty())
+    return column_of(column.values, column.stride, column.offset, count);
+  std::vector<double> values(count);
+  for (std::size_t k = 0; k < count; ++k)
+    values[k] = static_cast<double>(column.discrete_values[k * column.stride + column.offset]);
+  return values;
+}
+
 }  // namespace couplet::tools

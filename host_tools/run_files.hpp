@@ -34,5 +34,7 @@ void write_summary(const std::filesystem::path& directory, const nlohmann::json&
 /// A column's first `count` values.
 std::vector<double> column_of(std::span<const double> values, std::size_t stride,
                               std::size_t offset, std::size_t count);
+/// The first `count` values of `column`, Real or discrete.
+std::vector<double> column_of(const Column& column, std::size_t count);
 
 }  // namespace couplet::tools

@@ -123,13 +123,15 @@ class RunResults {
  public:
   RunResults(const Scenario& scenario, System& system, Algorithm& algorithm,
              const Executor& executor, const std::vector<PortReference>& signals,
-             const std::vector<Time>& grid, const models::MonolithicSolution* reference,
+             const std::vector<PortReference>& discrete_signals, const std::vector<Time>& grid,
+             const models::MonolithicSolution* reference,
              const MpiDispatcher* dispatcher, const CheckEvaluator& checks)
       : scenario_(scenario),
         system_(system),
         algorithm_(algorithm),
         executor_(executor),
         signals_(signals),
+        discrete_signals_(discrete_signals),
         grid_(grid),
         reference_(reference),
         dispatcher_(dispatcher),
@@ -173,7 +175,7 @@ class RunResults {
       columns.push_back({system_.output_name(signal), trace.values[signal.slave],
                          system_.description(signal.slave).outputs.size(), signal.port});
     }
-    for (const PortReference& signal : resolve_discrete_signals(scenario_, system_)) {
+    for (const PortReference& signal : discrete_signals_) {
       columns.push_back({system_.discrete_output_name(signal),
                          {},
                          system_.description(signal.slave).discrete_outputs.size(),
@@ -259,6 +261,7 @@ class RunResults {
   Algorithm& algorithm_;
   const Executor& executor_;
   const std::vector<PortReference>& signals_;
+  const std::vector<PortReference>& discrete_signals_;
   const std::vector<Time>& grid_;
   const models::MonolithicSolution* reference_;
   const MpiDispatcher* dispatcher_;
@@ -286,6 +289,7 @@ class Simulation::Impl {
                                                    writes_);
     algorithm_ = make_algorithm(scenario_);
     signals_ = resolve_signals(scenario_, system_);
+    discrete_signals_ = resolve_discrete_signals(scenario_, system_);
     grid_ = evaluation_grid(scenario_);
     if (options_.mpi != nullptr) mpi_dispatcher_.emplace(*options_.mpi, system_);
     // The reference first: a scenario that cannot have one (a co-simulation
@@ -309,8 +313,8 @@ class Simulation::Impl {
     checks_.emplace(make_check_evaluator(scenario_, system_));  // docs/scenarios.md#checks
     if (!checks_->empty()) extra_executor_observers_.push_back(&*checks_);
     prepare_files();
-    results_.emplace(scenario_, system_, *algorithm_, *executor_, signals_, grid_,
-                     scenario_.monolithic_reference && writes_ ? &reference_ : nullptr,
+    results_.emplace(scenario_, system_, *algorithm_, *executor_, signals_, discrete_signals_,
+                     grid_, scenario_.monolithic_reference && writes_ ? &reference_ : nullptr,
                      mpi_dispatcher_ ? &*mpi_dispatcher_ : nullptr, *checks_);
     end_.reached = to_ticks(scenario_.start);
     index_outputs();
@@ -471,17 +475,7 @@ class Simulation::Impl {
     tools::SignalColumns table;
     table.time = grid_times();
     for (const Column& column : results_->columns()) {
-      if (!column.discrete_values.empty()) {
-        std::vector<double> values(table.time.size());
-        for (std::size_t k = 0; k < values.size(); ++k) {
-          values[k] = static_cast<double>(
-              column.discrete_values[k * column.stride + column.offset]);
-        }
-        table.columns.emplace_back(column.name, std::move(values));
-        continue;
-      }
-      table.columns.emplace_back(
-          column.name, column_of(column.values, column.stride, column.offset, table.time.size()));
+      table.columns.emplace_back(column.name, column_of(column, table.time.size()));
     }
     return table;
   }
@@ -692,6 +686,7 @@ class Simulation::Impl {
   System system_;
   std::unique_ptr<Algorithm> algorithm_;
   std::vector<PortReference> signals_;
+  std::vector<PortReference> discrete_signals_;
   std::vector<Time> grid_;
   std::optional<MpiDispatcher> mpi_dispatcher_;
   std::string rank_error_;

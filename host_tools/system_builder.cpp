@@ -1,5 +1,8 @@
 #include "host_tools/system_builder.hpp"
 
+#include <optional>
+#include <string_view>
+
 #include "host_tools/group_builder.hpp"
 #include "host_tools/remote_slave_factory.hpp"
 #include "host_tools/scenario_file_path.hpp"
@@ -90,25 +93,30 @@ System build_system(const Scenario& scenario, const models::ModelCatalog& catalo
 
 namespace {
 
+/// The index of output `name` among the Real outputs or the discrete ones.
+std::optional<std::size_t> output_index(const SlaveDescription& description, std::string_view name,
+                                        bool discrete) {
+  const auto find = [&](const auto& ports) -> std::optional<std::size_t> {
+    for (std::size_t j = 0; j < ports.size(); ++j) {
+      if (ports[j].name == name) return j;
+    }
+    return std::nullopt;
+  };
+  return discrete ? find(description.discrete_outputs) : find(description.outputs);
+}
+
 /// The outputs evaluation.signals names, of the Real ports (`discrete` false)
 /// or the discrete ones; every such output when it names none. A name that is
 /// an output of neither kind is refused.
 std::vector<PortReference> named_signals(const Scenario& scenario, const System& system,
                                          bool discrete) {
   std::vector<PortReference> signals;
-  const auto names_of = [&](std::size_t s, bool of_discrete) {
-    std::vector<std::string> names;
-    const SlaveDescription& description = system.description(s);
-    if (of_discrete) {
-      for (const auto& port : description.discrete_outputs) names.push_back(port.name);
-    } else {
-      for (const auto& port : description.outputs) names.push_back(port.name);
-    }
-    return names;
-  };
   if (scenario.evaluation_signals.empty()) {
     for (std::size_t s = 0; s < system.slave_count(); ++s) {
-      for (std::size_t j = 0; j < names_of(s, discrete).size(); ++j) signals.push_back({s, j});
+      const SlaveDescription& description = system.description(s);
+      const std::size_t count =
+          discrete ? description.discrete_outputs.size() : description.outputs.size();
+      for (std::size_t j = 0; j < count; ++j) signals.push_back({s, j});
     }
     return signals;
   }
@@ -118,20 +126,17 @@ std::vector<PortReference> named_signals(const Scenario& scenario, const System&
     const std::size_t dot = name.find('.');
     const auto slave =
         dot == std::string::npos ? std::nullopt : system.find_slave(name.substr(0, dot));
-    bool found = false;
+    const std::string port = dot == std::string::npos ? name : name.substr(dot + 1);
     if (slave) {
-      for (const bool kind : {false, true}) {
-        const std::vector<std::string> outputs = names_of(*slave, kind);
-        for (std::size_t j = 0; j < outputs.size(); ++j) {
-          if (outputs[j] != name.substr(dot + 1)) continue;
-          found = true;
-          if (kind == discrete) signals.push_back({*slave, j});
-        }
+      const SlaveDescription& description = system.description(*slave);
+      if (const auto j = output_index(description, port, discrete)) {
+        signals.push_back({*slave, *j});
+        continue;
       }
+      if (output_index(description, port, !discrete)) continue;  // the other kind's
     }
-    if (!found)
-      throw ConfigurationError(scenario.source + ": evaluation.signals: '" + name +
-                               "' is not an output of any slave (write slave.output)");
+    throw ConfigurationError(scenario.source + ": evaluation.signals: '" + name +
+                             "' is not an output of any slave (write slave.output)");
   }
   return signals;
 }

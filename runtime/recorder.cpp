@@ -39,6 +39,24 @@ bool copy_values(double (&field)[Size], Count& count, std::span<const double> va
   return true;
 }
 
+/// Copies connections into a fixed log array; throws ConfigurationError naming
+/// `what` when they do not fit.
+template <typename Count, std::size_t Size>
+void copy_connections(std::span<const Connection> from, couplet_wire_LogConnection (&field)[Size],
+                      Count& count, const char* what) {
+  if (from.size() > Size) {
+    throw ConfigurationError("run log: " + std::to_string(from.size()) + " " + what +
+                             ", a log record holds " + std::to_string(Size));
+  }
+  for (std::size_t c = 0; c < from.size(); ++c) {
+    field[c] = {static_cast<std::uint32_t>(from[c].source.slave),
+                static_cast<std::uint32_t>(from[c].source.port),
+                static_cast<std::uint32_t>(from[c].target.slave),
+                static_cast<std::uint32_t>(from[c].target.port)};
+  }
+  count = static_cast<Count>(from.size());
+}
+
 /// Copies discrete values into a fixed wire array (at most kMaxPorts: the
 /// description's limit, checked by begin()).
 template <typename Count, std::size_t Size>
@@ -166,34 +184,10 @@ void Recorder::begin(const RunLogHeader& header, const System& system) {
   record = protocol::LogRecord{};
   record.which_body = couplet_wire_LogRecord_connections_tag;
   couplet_wire_LogConnections& connections = record.body.connections;
-  constexpr std::size_t kMaxConnections =
-      sizeof connections.connections / sizeof connections.connections[0];
-  if (system.connections().size() > kMaxConnections) {
-    throw ConfigurationError("run log: " + std::to_string(system.connections().size()) +
-                             " connections, a log record holds " + std::to_string(kMaxConnections));
-  }
-  constexpr std::size_t kMaxDiscreteConnections =
-      sizeof connections.discrete_connections / sizeof connections.discrete_connections[0];
-  if (system.discrete_connections().size() > kMaxDiscreteConnections) {
-    throw ConfigurationError("run log: " + std::to_string(system.discrete_connections().size()) +
-                             " connections of Integer/Boolean ports, a log record holds " +
-                             std::to_string(kMaxDiscreteConnections));
-  }
-  const auto to_record = [](const Connection& connection) {
-    return couplet_wire_LogConnection{static_cast<std::uint32_t>(connection.source.slave),
-                                      static_cast<std::uint32_t>(connection.source.port),
-                                      static_cast<std::uint32_t>(connection.target.slave),
-                                      static_cast<std::uint32_t>(connection.target.port)};
-  };
-  connections.connections_count = static_cast<pb_size_t>(system.connections().size());
-  for (std::size_t c = 0; c < system.connections().size(); ++c) {
-    connections.connections[c] = to_record(system.connections()[c]);
-  }
-  connections.discrete_connections_count =
-      static_cast<pb_size_t>(system.discrete_connections().size());
-  for (std::size_t c = 0; c < system.discrete_connections().size(); ++c) {
-    connections.discrete_connections[c] = to_record(system.discrete_connections()[c]);
-  }
+  copy_connections(system.connections(), connections.connections, connections.connections_count,
+                   "connections");
+  copy_connections(system.discrete_connections(), connections.discrete_connections,
+                   connections.discrete_connections_count, "connections of Integer/Boolean ports");
   publish();
 
   step_began_ns_.assign(system.slave_count(), 0);

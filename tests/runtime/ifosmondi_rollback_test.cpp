@@ -23,12 +23,7 @@ TEST(IfosmondiRollback, RejectedStepsLeaveEverySlaveBitForBitAsBefore) {
   RecordingSlave& recorded_a = *a;
   RecordingSlave& recorded_b = *b;
   System system = loop_of(std::move(a), std::move(b));
-  IfosmondiSettings settings;
-  settings.reference_step = to_ticks(0.2);
-  settings.min_step = to_ticks(1e-6);
-  settings.max_iterations = 20;
-  settings.absolute_tolerance = settings.relative_tolerance = 1e-6;
-  Ifosmondi algorithm(settings);
+  Ifosmondi algorithm(rejecting_step_settings());
   RecordingObserver observer;
   algorithm.set_observer(&observer);
   const RunResult result = run(system, algorithm, 1.0);
@@ -118,12 +113,7 @@ TEST(IfosmondiRollback, RetriedStepsTakeDiscreteInputsFromTheRestoredSources) {
   System system = loop_of(std::move(a), std::move(b));
   system.connect("a.steps", "b.seen");
   system.connect("b.steps", "a.seen");
-  IfosmondiSettings settings;
-  settings.reference_step = to_ticks(0.2);
-  settings.min_step = to_ticks(1e-6);
-  settings.max_iterations = 20;
-  settings.absolute_tolerance = settings.relative_tolerance = 1e-6;
-  Ifosmondi algorithm(settings);
+  Ifosmondi algorithm(rejecting_step_settings());
   run(system, algorithm, 1.0);
   ASSERT_GT(algorithm.totals().rejected_steps, 3U) << "the test needs retried steps";
   const auto steps_at = [](const StepCountingSlave& slave, Time start) {

@@ -160,6 +160,18 @@ inline std::size_t replay_accepted_path(const RecordingSlave& recorded, const st
 }
 
 /// Two slaves in a loop: a.u ← b.y, b.u ← a.y.
+/// Fixed-point IFOSMONDI on loop_of(LagSlave(1, 1, 5, 1), LagSlave(1, 20, 0, 0)):
+/// steps of 0.2 s diverge and are rejected, halved ones converge, so steps are
+/// retried from restored states again and again.
+inline IfosmondiSettings rejecting_step_settings() {
+  IfosmondiSettings settings;
+  settings.reference_step = to_ticks(0.2);
+  settings.min_step = to_ticks(1e-6);
+  settings.max_iterations = 20;
+  settings.absolute_tolerance = settings.relative_tolerance = 1e-6;
+  return settings;
+}
+
 inline System loop_of(std::unique_ptr<Slave> a, std::unique_ptr<Slave> b) {
   System system;
   system.add_slave("a", std::move(a));

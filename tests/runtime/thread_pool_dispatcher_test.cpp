@@ -175,12 +175,7 @@ Outcome jacobi_ring(std::size_t count, ActionDispatcher* dispatcher,
 Outcome ifosmondi_loop(ActionDispatcher* dispatcher) {
   System system = loop_of(std::make_unique<LagSlave>(1.0, 1.0, 5.0, 1.0),
                           std::make_unique<LagSlave>(1.0, 20.0, 0.0, 0.0));
-  IfosmondiSettings settings;
-  settings.reference_step = to_ticks(0.2);
-  settings.min_step = to_ticks(1e-6);
-  settings.max_iterations = 20;
-  settings.absolute_tolerance = settings.relative_tolerance = 1e-6;
-  Ifosmondi algorithm(settings);
+  Ifosmondi algorithm(rejecting_step_settings());
   return run_with(system, algorithm, 1.0, dispatcher);
 }
 
