@@ -13,25 +13,32 @@ namespace {
 
 constexpr std::size_t kNoCall = std::numeric_limits<std::size_t>::max();
 
+using Row = std::vector<std::optional<double>>;
+using DiscreteRow = std::vector<std::optional<std::int64_t>>;
+
 /// How many calls `couplet run` makes before the algorithm's first plan: a
-/// setup per slave, then the passes of Executor::compute_initial_outputs,
-/// an output evaluation of every slave each. Plan indices cannot tell them
-/// apart from the first plan's calls (both carry 0); counting stops early where
-/// the log holds something else there.
+/// setup per slave (with the start values of its discrete outputs, when it has
+/// any), then the passes of Executor::compute_initial_outputs, an output
+/// evaluation of every slave each. Plan indices cannot tell them apart from the
+/// first plan's calls (both carry 0); counting stops early where the log holds
+/// something else there.
 std::size_t initialization_calls(const RunLog& log) {
   std::size_t outputs = 1;
   int highest_order = 0;
+  std::size_t discrete_starts = 0;
   for (const LoggedSlave& slave : log.slaves) {
     outputs += slave.description.outputs.size();
     highest_order = std::max(highest_order, slave.description.capabilities.output_derivative_order);
+    if (!slave.description.discrete_outputs.empty()) ++discrete_starts;
   }
   const std::size_t passes = static_cast<std::size_t>(highest_order + 1) * outputs;
-  const std::size_t expected = log.slaves.size() * (1 + passes);
+  const std::size_t expected = log.slaves.size() * (1 + passes) + discrete_starts;
   std::size_t count = 0;
   while (count < expected && count < log.calls.size()) {
     const LoggedCall& call = log.calls[count];
-    const bool initializing =
-        call.kind == CallKind::setup || call.kind == CallKind::evaluate_outputs;
+    const bool initializing = call.kind == CallKind::setup ||
+                              call.kind == CallKind::evaluate_outputs ||
+                              call.kind == CallKind::discrete_outputs;
     if (!initializing || call.plan != 0) break;
     ++count;
   }
@@ -43,12 +50,14 @@ bool returns_outputs(const LoggedCall& call) {
   return call.kind == CallKind::step || call.kind == CallKind::evaluate_outputs;
 }
 
-/// Where each slave stands as the calls move it, and which call's outputs it
+/// Where each slave stands as the calls move it, and which calls' outputs it
 /// holds: output evaluations, saves and restores carry no time of their own.
 class SlavePositions {
  public:
   explicit SlavePositions(const RunLog& log)
-      : log_(log), slaves_(log.slaves.size(), Position{log.start, log.start, kNoCall, kNoCall}) {}
+      : log_(log),
+        slaves_(log.slaves.size(),
+                Position{log.start, log.start, kNoCall, kNoCall, kNoCall, kNoCall}) {}
 
   void take(std::size_t index) {
     const LoggedCall& call = log_.calls[index];
@@ -60,20 +69,25 @@ class SlavePositions {
       case CallKind::step:
         slave.now = call.end;
         slave.outputs_call = index;
+        if (!call.discrete_outputs.empty()) slave.discrete_call = index;
         break;
       case CallKind::evaluate_outputs:
         slave.outputs_call = index;
         break;
+      case CallKind::discrete_outputs:
+        slave.discrete_call = index;
+        break;
       case CallKind::save_state:
         slave.saved = slave.now;
         slave.saved_outputs_call = slave.outputs_call;
+        slave.saved_discrete_call = slave.discrete_call;
         break;
       case CallKind::restore_state:
         slave.now = slave.saved;
         slave.outputs_call = slave.saved_outputs_call;
+        slave.discrete_call = slave.saved_discrete_call;
         break;
       case CallKind::linearize:
-      case CallKind::discrete_outputs:
         break;
     }
   }
@@ -82,6 +96,9 @@ class SlavePositions {
   Time saved(std::size_t slave) const { return slaves_[slave].saved; }
   /// The call whose end outputs the slave holds; kNoCall: none yet (zeros).
   std::size_t outputs_call(std::size_t slave) const { return slaves_[slave].outputs_call; }
+  /// The call whose discrete outputs the slave holds (a step, or the start
+  /// values after its setup); kNoCall: none yet (zeros).
+  std::size_t discrete_call(std::size_t slave) const { return slaves_[slave].discrete_call; }
 
  private:
   struct Position {
@@ -89,17 +106,21 @@ class SlavePositions {
     Time saved;
     std::size_t outputs_call;
     std::size_t saved_outputs_call;
+    std::size_t discrete_call;
+    std::size_t saved_discrete_call;
   };
   const RunLog& log_;
   std::vector<Position> slaves_;
 };
 
 /// What one slave returned at one communication time: the call whose outputs
-/// stand there, and the step that ended there (a refresh may have replaced its
-/// outputs; its link timing stays the step's). kNoCall: none.
+/// stand there, the step that ended there (a refresh may have replaced its
+/// outputs; its link timing stays the step's) and the call whose discrete
+/// outputs it held there. kNoCall: none.
 struct SlaveAtTime {
   std::size_t outputs = kNoCall;
   std::size_t step = kNoCall;
+  std::size_t discrete = kNoCall;
 };
 
 /// Per communication time, per slave.
@@ -127,6 +148,7 @@ AcceptedCalls accepted_calls(const RunLog& log) {
     SlaveAtTime& at =
         rows.try_emplace(positions.now(call.slave), log.slaves.size()).first->second[call.slave];
     at.outputs = index;
+    at.discrete = positions.discrete_call(call.slave);
     if (call.kind == CallKind::step) at.step = index;
   }
   return rows;
@@ -143,6 +165,31 @@ std::vector<std::string> output_columns(const RunLog& log) {
       columns.push_back(log.output_name(s, j));
   }
   return columns;
+}
+
+/// The discrete outputs' names and types, in slave and port order.
+void add_discrete_columns(const RunLog& log, ExportTable& table) {
+  for (std::size_t s = 0; s < log.slaves.size(); ++s) {
+    const auto& outputs = log.slaves[s].description.discrete_outputs;
+    for (std::size_t j = 0; j < outputs.size(); ++j) {
+      table.discrete_columns.push_back(log.discrete_output_name(s, j));
+      table.discrete_types.push_back(outputs[j].type);
+    }
+  }
+}
+
+/// The discrete outputs a call holds (`values`, from a step or the start
+/// values) or, without one (kNoCall), zeros — as the executor starts them.
+void add_discrete_values(const LoggedCall* call, std::size_t count, DiscreteRow& row) {
+  for (std::size_t j = 0; j < count; ++j) {
+    if (call == nullptr) {
+      row.emplace_back(0);
+    } else if (j < call->discrete_outputs.size()) {
+      row.emplace_back(call->discrete_outputs[j]);
+    } else {
+      row.emplace_back();  // a damaged log's short record
+    }
+  }
 }
 
 std::vector<std::string> communication_columns(const RunLog& log) {
@@ -170,7 +217,6 @@ const LoggedPlan* plan_record(const RunLog& log, std::uint64_t plan) {
   return &log.plans[plan - 1];
 }
 
-using Row = std::vector<std::optional<double>>;
 
 /// The plan record's count; none before the first step (initialization: 0) or
 /// where a cut log lacks the record.
@@ -247,10 +293,17 @@ Row communication_row(const RunLog& log, Time time, const std::vector<SlaveAtTim
 class GridValues {
  public:
   GridValues(const RunLog& log, std::span<const Time> grid)
-      : log_(log), grid_(grid), first_output_(log.slaves.size() + 1, 0) {
-    for (std::size_t s = 0; s < log.slaves.size(); ++s)
-      first_output_[s + 1] = first_output_[s] + log.slaves[s].description.outputs.size();
+      : log_(log),
+        grid_(grid),
+        first_output_(log.slaves.size() + 1, 0),
+        first_discrete_(log.slaves.size() + 1, 0) {
+    for (std::size_t s = 0; s < log.slaves.size(); ++s) {
+      const SlaveDescription& description = log.slaves[s].description;
+      first_output_[s + 1] = first_output_[s] + description.outputs.size();
+      first_discrete_[s + 1] = first_discrete_[s] + description.discrete_outputs.size();
+    }
     values_.assign(grid.size(), Row(first_output_.back()));
+    discrete_values_.assign(grid.size(), DiscreteRow(first_discrete_.back()));
   }
 
   /// The initial outputs, at the start time when the grid holds it.
@@ -260,14 +313,17 @@ class GridValues {
       const std::size_t call = positions.outputs_call(s);
       for (std::size_t j = 0; j < output_count(s); ++j)
         set(0, s, j, call == kNoCall ? 0.0 : log_.calls[call].end_outputs[j]);
+      hold_discrete(0, s, positions.discrete_call(s));
     }
   }
 
   /// The grid times a step covers, (start, end]: its samples, or for a slave
   /// without intermediate samples the interpolation couplet run makes between
   /// the outputs the slave held before the step (`before`, kNoCall: zeros) and
-  /// those it returned.
-  void take_step(const LoggedCall& step, std::size_t before) {
+  /// those it returned. Discrete outputs hold those of call `discrete_before`
+  /// up to the step's end.
+  void take_step(const LoggedCall& step, std::size_t before, std::size_t discrete_before,
+                 std::size_t step_index) {
     if (step.end <= step.start) return;
     const auto first = std::upper_bound(grid_.begin(), grid_.end(), step.start);
     const auto last = std::upper_bound(first, grid_.end(), step.end);
@@ -279,6 +335,7 @@ class GridValues {
       } else {
         interpolate(step, before, *time, index);
       }
+      hold_discrete(index, step.slave, *time == step.end ? step_index : discrete_before);
     }
   }
 
@@ -287,6 +344,7 @@ class GridValues {
     row.insert(row.end(), values_[index].begin(), values_[index].end());
     return row;
   }
+  const DiscreteRow& discrete_row(std::size_t index) const { return discrete_values_[index]; }
 
  private:
   std::size_t output_count(std::size_t slave) const {
@@ -295,6 +353,15 @@ class GridValues {
 
   void set(std::size_t index, std::size_t slave, std::size_t output, double value) {
     values_[index][first_output_[slave] + output] = value;
+  }
+
+  /// The discrete outputs of call `call` (kNoCall: zeros) at grid row `index`.
+  void hold_discrete(std::size_t index, std::size_t slave, std::size_t call) {
+    DiscreteRow values;
+    add_discrete_values(call == kNoCall ? nullptr : &log_.calls[call],
+                        first_discrete_[slave + 1] - first_discrete_[slave], values);
+    std::copy(values.begin(), values.end(),
+              discrete_values_[index].begin() + static_cast<std::ptrdiff_t>(first_discrete_[slave]));
   }
 
   void take_sample(const LoggedCall& step, Time time, std::size_t index) {
@@ -325,7 +392,9 @@ class GridValues {
   const RunLog& log_;
   std::span<const Time> grid_;
   std::vector<std::size_t> first_output_;  ///< per slave, its first output's column; then the count
+  std::vector<std::size_t> first_discrete_;  ///< the same for the discrete outputs
   std::vector<Row> values_;
+  std::vector<DiscreteRow> discrete_values_;
 };
 
 /// The time every slave has reached: the end of its latest step (the start
@@ -342,9 +411,21 @@ Time time_all_slaves_reached(const RunLog& log) {
 
 ExportTable communication_table(const RunLog& log) {
   ExportTable table{communication_columns(log), {}};
+  add_discrete_columns(log, table);
   const std::size_t initialization = initialization_calls(log);
-  for (const auto& [time, slaves] : accepted_calls(log))
+  for (const auto& [time, slaves] : accepted_calls(log)) {
     table.rows.push_back(communication_row(log, time, slaves, initialization));
+    auto& discrete = table.discrete_rows.emplace_back();
+    for (std::size_t s = 0; s < log.slaves.size(); ++s) {
+      const std::size_t count = log.slaves[s].description.discrete_outputs.size();
+      if (slaves[s].outputs == kNoCall) {
+        discrete.insert(discrete.end(), count, std::nullopt);  // not at this time
+      } else {
+        add_discrete_values(slaves[s].discrete == kNoCall ? nullptr : &log.calls[slaves[s].discrete],
+                            count, discrete);
+      }
+    }
+  }
   return table;
 }
 
@@ -361,14 +442,19 @@ ExportTable grid_table(const RunLog& log, std::span<const Time> grid) {
     if (index == initialization) values.take_initial(positions);
     const LoggedCall& call = log.calls[index];
     const std::size_t before = positions.outputs_call(call.slave);
+    const std::size_t discrete_before = positions.discrete_call(call.slave);
     positions.take(index);
-    if (call.kind == CallKind::step) values.take_step(call, before);
+    if (call.kind == CallKind::step) values.take_step(call, before, discrete_before, index);
   }
   if (initialization == log.calls.size()) values.take_initial(positions);
 
   ExportTable table{{"time_s"}, {}};
   for (std::string& output : output_columns(log)) table.columns.push_back(std::move(output));
-  for (std::size_t index = 0; index < rows.size(); ++index) table.rows.push_back(values.row(index));
+  add_discrete_columns(log, table);
+  for (std::size_t index = 0; index < rows.size(); ++index) {
+    table.rows.push_back(values.row(index));
+    table.discrete_rows.push_back(values.discrete_row(index));
+  }
   return table;
 }
 
@@ -376,11 +462,19 @@ std::string csv_text(const ExportTable& table) {
   std::ostringstream csv;
   for (std::size_t c = 0; c < table.columns.size(); ++c)
     csv << (c == 0 ? "" : ",") << table.columns[c];
+  for (const std::string& column : table.discrete_columns) csv << ',' << column;
   csv << '\n';
-  for (const auto& row : table.rows) {
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    const auto& row = table.rows[r];
     for (std::size_t c = 0; c < row.size(); ++c) {
       if (c > 0) csv << ',';
       if (row[c]) csv << exact_text(*row[c]);
+    }
+    if (r < table.discrete_rows.size()) {
+      for (const auto& cell : table.discrete_rows[r]) {
+        csv << ',';
+        if (cell) csv << *cell;
+      }
     }
     csv << '\n';
   }

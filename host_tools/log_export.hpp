@@ -10,7 +10,11 @@
 //
 // Grid rows (--grid): one row per evaluation-grid time with the outputs as
 // `couplet run` sampled them into signals.csv.
+//
+// Integer and Boolean outputs are columns of their own after the Real ones,
+// exact 64-bit integers (Boolean 0 or 1), as signals.csv has them.
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -25,11 +29,17 @@ namespace couplet::tools {
 struct ExportTable {
   std::vector<std::string> columns;
   std::vector<std::vector<std::optional<double>>> rows;  ///< each columns.size() cells
+  /// The Integer and Boolean columns, after the Real ones: their names, types
+  /// and, per row of `rows`, their cells.
+  std::vector<std::string> discrete_columns;
+  std::vector<DiscreteType> discrete_types;
+  std::vector<std::vector<std::optional<std::int64_t>>> discrete_rows;
 };
 
 /// One row per communication time: `time_s`, `plan`, `macro_step`, `step_s`,
-/// every slave output, the algorithm's internal quantities, per slave behind a
-/// link its step's timing, `pacer_lateness_us`.
+/// every slave's Real outputs, the algorithm's internal quantities, per slave
+/// behind a link its step's timing, `pacer_lateness_us`; then every slave's
+/// discrete outputs as the slave held them there.
 ExportTable communication_table(const RunLog& log);
 
 /// One row per time of `grid` (the logged scenario's evaluation grid,
@@ -37,12 +47,13 @@ ExportTable communication_table(const RunLog& log);
 /// output as signals.csv holds it — the start time's initial outputs, later the
 /// sample of the last accepted step over the time (slaves with intermediate
 /// samples) or the linear interpolation of that step's communication points
-/// (slaves without). Throws RunLogError naming the log when a step of a slave
+/// (slaves without); a discrete output holds its value from before the step
+/// up to the step's end, where it takes the step's. Throws RunLogError naming the log when a step of a slave
 /// with intermediate samples holds no sample at a grid time it covers.
 ExportTable grid_table(const RunLog& log, std::span<const Time> grid);
 
 /// The table as CSV: a header line, then one line per row, values exact
-/// (exact_text), absent cells empty.
+/// (exact_text; discrete ones as integers), absent cells empty.
 std::string csv_text(const ExportTable& table);
 
 /// csv_text(communication_table(log)).

@@ -2,7 +2,9 @@
 
 #include <matio.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <memory>
@@ -75,6 +77,37 @@ MatVariable column_vector(const std::string& name, const ExportTable& table, std
       Mat_VarCreate(name.c_str(), MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, values.data(), 0));
 }
 
+/// An Integer column as int64, a Boolean one as logical; a column with an
+/// absent cell as doubles with NaN there (MATLAB's integers have no NaN).
+MatVariable discrete_column_vector(const std::string& name, const ExportTable& table,
+                                   std::size_t column) {
+  const auto& rows = table.discrete_rows;
+  const bool complete = std::all_of(rows.begin(), rows.end(), [&](const auto& row) {
+    return column < row.size() && row[column].has_value();
+  });
+  std::size_t dims[2] = {rows.size(), 1};
+  if (!complete) {
+    std::vector<double> values;
+    for (const auto& row : rows) {
+      const bool present = column < row.size() && row[column].has_value();
+      values.push_back(present ? static_cast<double>(*row[column])
+                               : std::numeric_limits<double>::quiet_NaN());
+    }
+    return MatVariable(
+        Mat_VarCreate(name.c_str(), MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, values.data(), 0));
+  }
+  if (table.discrete_types[column] == DiscreteType::boolean) {
+    std::vector<std::uint8_t> values;
+    for (const auto& row : rows) values.push_back(*row[column] != 0 ? 1 : 0);
+    return MatVariable(Mat_VarCreate(name.c_str(), MAT_C_UINT8, MAT_T_UINT8, 2, dims,
+                                     values.data(), MAT_F_LOGICAL));
+  }
+  std::vector<std::int64_t> values;
+  for (const auto& row : rows) values.push_back(*row[column]);
+  return MatVariable(
+      Mat_VarCreate(name.c_str(), MAT_C_INT64, MAT_T_INT64, 2, dims, values.data(), 0));
+}
+
 /// A 1×n cell array of char row vectors.
 MatVariable text_cells(const char* name, const std::vector<std::string>& texts) {
   std::size_t dims[2] = {1, texts.size()};
@@ -107,10 +140,16 @@ void write_mat_file(const ExportTable& table, const std::string& path) {
   MatFile file(Mat_CreateVer(path.c_str(), "couplet export", MAT_FT_MAT5));
   if (!file) cannot_write(path, "the MAT-file cannot be created");
   try {
-    const std::vector<std::string> names = matlab_names(table.columns);
+    std::vector<std::string> columns = table.columns;
+    columns.insert(columns.end(), table.discrete_columns.begin(), table.discrete_columns.end());
+    const std::vector<std::string> names = matlab_names(columns);
     for (std::size_t c = 0; c < table.columns.size(); ++c)
       write_variable(file.get(), column_vector(names[c], table, c), path);
-    write_variable(file.get(), text_cells(kColumnNames, table.columns), path);
+    for (std::size_t c = 0; c < table.discrete_columns.size(); ++c) {
+      write_variable(file.get(),
+                     discrete_column_vector(names[table.columns.size() + c], table, c), path);
+    }
+    write_variable(file.get(), text_cells(kColumnNames, columns), path);
     write_variable(file.get(), text_cells(kVariableNames, names), path);
     if (Mat_Close(file.release()) != 0) cannot_write(path, "matio could not close the file");
   } catch (const std::runtime_error&) {

@@ -2,8 +2,10 @@
 // `couplet export RUN.log --mat FILE` (docs/run-log.md "MAT-file"): an export
 // table as a MATLAB MAT-file (version 5, uncompressed, through matio): one
 // double column vector per column, named by matlab_names(); absent cells NaN;
-// `column_names` and `variable_names`, cell arrays of char in column order, say
-// which variable holds which column.
+// an Integer column int64 and a Boolean one logical (double with NaN where a
+// cell is absent); `column_names` and `variable_names`, cell arrays of char in
+// column order (the Real columns, then the discrete ones), say which variable
+// holds which column.
 #include <string>
 #include <vector>
 

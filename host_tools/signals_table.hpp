@@ -11,8 +11,9 @@
 namespace couplet::tools {
 
 /// `grid` (grid_table()) with its `time_s` column named `time` and only the
-/// columns of `signals` ("slave.output", in that order; empty: every output, as
-/// a scenario without evaluation.signals has). Throws RunLogError naming a
+/// columns of `signals` ("slave.output", in that order, the Real ones before the
+/// Integer and Boolean ones as in signals.csv; empty: every output, as a
+/// scenario without evaluation.signals has). Throws RunLogError naming a
 /// signal that is not a column.
 ExportTable signals_table(const ExportTable& grid, const std::vector<std::string>& signals);
 

@@ -428,6 +428,41 @@ class Simulation::Impl {
     throw ConfigurationError(unknown_output_message(name));
   }
 
+  const std::vector<std::string>& discrete_output_names() const { return discrete_output_names_; }
+
+  std::size_t discrete_output_index(std::string_view name) const {
+    const auto found =
+        std::find(discrete_output_names_.begin(), discrete_output_names_.end(), name);
+    if (found != discrete_output_names_.end())
+      return static_cast<std::size_t>(found - discrete_output_names_.begin());
+    throw ConfigurationError(unknown_output_message(name, true));
+  }
+
+  bool discrete_output_is_boolean(std::size_t index) const {
+    check_discrete_index(index);
+    return discrete_output_booleans_[index];
+  }
+
+  std::int64_t discrete_output(std::size_t index) const {
+    if (!initialized_) {
+      throw ConfigurationError(
+          "Simulation::discrete_output(): no value before initialize() (scenario " +
+          scenario_.source + ")");
+    }
+    check_discrete_index(index);
+    const PortReference port = discrete_output_ports_[index];
+    return executor_->discrete_outputs(port.slave)[port.port];
+  }
+
+  void check_discrete_index(std::size_t index) const {
+    if (index >= discrete_output_names_.size()) {
+      throw ConfigurationError("Simulation::discrete_output(" + std::to_string(index) +
+                               "): the scenario " + scenario_.source + " has " +
+                               std::to_string(discrete_output_names_.size()) +
+                               " Integer and Boolean outputs");
+    }
+  }
+
   double output(std::size_t index) const {
     if (!initialized_ || executor_->slots().empty()) {
       throw ConfigurationError("Simulation::output(): no value before initialize() (scenario " +
@@ -474,8 +509,18 @@ class Simulation::Impl {
   tools::SignalColumns signal_columns() const {
     tools::SignalColumns table;
     table.time = grid_times();
+    const std::size_t rows = table.time.size();
     for (const Column& column : results_->columns()) {
-      table.columns.emplace_back(column.name, column_of(column, table.time.size()));
+      if (column.discrete_values.empty()) {
+        table.columns.emplace_back(column.name, column_of(column, rows));
+        continue;
+      }
+      std::vector<std::int64_t> values(rows);
+      for (std::size_t k = 0; k < rows; ++k)
+        values[k] = column.discrete_values[k * column.stride + column.offset];
+      table.discrete_columns.push_back(
+          {column.name, discrete_output_is_boolean(discrete_output_index(column.name)),
+           std::move(values)});
     }
     return table;
   }
@@ -651,10 +696,16 @@ class Simulation::Impl {
         output_ports_.emplace_back(s, j);
         output_names_.push_back(system_.output_name({s, j}));
       }
+      const auto& discrete = system_.description(s).discrete_outputs;
+      for (std::size_t j = 0; j < discrete.size(); ++j) {
+        discrete_output_ports_.push_back({s, j});
+        discrete_output_names_.push_back(system_.discrete_output_name({s, j}));
+        discrete_output_booleans_.push_back(discrete[j].type == DiscreteType::boolean);
+      }
     }
   }
 
-  std::string unknown_output_message(std::string_view name) const {
+  std::string unknown_output_message(std::string_view name, bool discrete = false) const {
     const std::string text(name);
     const std::size_t dot = text.find('.');
     const std::string slave_name = text.substr(0, dot);
@@ -667,11 +718,29 @@ class Simulation::Impl {
              (dot == std::string::npos ? "expected slave.port" : "no slave '" + slave_name + "'") +
              " (slaves: " + known + ")";
     }
-    const auto& outputs = system_.description(*slave).outputs;
-    for (std::size_t j = 0; j < outputs.size(); ++j)
-      known += (j == 0 ? "" : ", ") + outputs[j].name;
+    const SlaveDescription& description = system_.description(*slave);
+    const std::string port = text.substr(dot + 1);
+    if (discrete) {
+      for (std::size_t j = 0; j < description.outputs.size(); ++j) {
+        if (description.outputs[j].name == port)
+          return scenario_.source + ": '" + text + "' is a Real output: read it with output()";
+      }
+      for (std::size_t j = 0; j < description.discrete_outputs.size(); ++j)
+        known += (j == 0 ? "" : ", ") + description.discrete_outputs[j].name;
+      return scenario_.source + ": no Integer or Boolean output '" + text + "': slave '" +
+             slave_name + "' has none named '" + port + "' (its Integer and Boolean outputs: " +
+             (known.empty() ? "none" : known) + ")";
+    }
+    for (const DiscretePortDescription& output : description.discrete_outputs) {
+      if (output.name == port) {
+        return scenario_.source + ": '" + text + "' is an " + to_string(output.type) +
+               " output: read it with discrete_output()";
+      }
+    }
+    for (std::size_t j = 0; j < description.outputs.size(); ++j)
+      known += (j == 0 ? "" : ", ") + description.outputs[j].name;
     return scenario_.source + ": no output '" + text + "': slave '" + slave_name +
-           "' has no output '" + text.substr(dot + 1) + "' (outputs: " + known + ")";
+           "' has no output '" + port + "' (outputs: " + known + ")";
   }
 
   double wall_time() const {
@@ -708,6 +777,9 @@ class Simulation::Impl {
   std::optional<RunResults> results_;
   std::vector<std::pair<std::size_t, std::size_t>> output_ports_;  ///< slave, port
   std::vector<std::string> output_names_;
+  std::vector<PortReference> discrete_output_ports_;
+  std::vector<std::string> discrete_output_names_;
+  std::vector<bool> discrete_output_booleans_;
   const Simulation* owner_ = nullptr;  ///< for the observers (a Simulation may move)
   bool initialized_ = false;
   Clock::time_point began_;
@@ -769,6 +841,18 @@ std::size_t Simulation::output_index(std::string_view name) const {
 }
 double Simulation::output(std::size_t index) const {
   return impl_->output(index);
+}
+std::vector<std::string> Simulation::discrete_output_names() const {
+  return impl_->discrete_output_names();
+}
+std::size_t Simulation::discrete_output_index(std::string_view name) const {
+  return impl_->discrete_output_index(name);
+}
+bool Simulation::discrete_output_is_boolean(std::size_t index) const {
+  return impl_->discrete_output_is_boolean(index);
+}
+std::int64_t Simulation::discrete_output(std::size_t index) const {
+  return impl_->discrete_output(index);
 }
 std::vector<std::string> Simulation::check_names() const {
   return impl_->check_names();

@@ -28,6 +28,13 @@ nlohmann::json summary_of(const Simulation& simulation);
 struct SignalColumns {
   std::vector<double> time;
   std::vector<std::pair<std::string, std::vector<double>>> columns;
+  /// The Integer and Boolean signals, after the Real ones.
+  struct DiscreteColumn {
+    std::string name;
+    bool boolean = false;  ///< else Integer
+    std::vector<std::int64_t> values;
+  };
+  std::vector<DiscreteColumn> discrete_columns;
 };
 SignalColumns signal_columns(const Simulation& simulation);
 

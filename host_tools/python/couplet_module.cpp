@@ -9,6 +9,7 @@
 #include <pybind11/stl/filesystem.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -164,9 +165,19 @@ RunOutcome run_interruptibly(const tools::Scenario& scenario, tools::RunOptions 
           interrupt ? interrupt->received() : 0};
 }
 
+/// An Integer signal as int64, a Boolean one as bool.
+py::array discrete_array(const std::vector<std::int64_t>& values, bool boolean) {
+  if (!boolean) return to_array(values);
+  std::vector<bool> flags(values.size());
+  for (std::size_t k = 0; k < values.size(); ++k) flags[k] = values[k] != 0;
+  return to_bool_array(flags);
+}
+
 py::dict signal_dict(const tools::SignalColumns& signals) {
   py::dict columns;
   for (const auto& [name, values] : signals.columns) columns[py::str(name)] = to_array(values);
+  for (const auto& column : signals.discrete_columns)
+    columns[py::str(column.name)] = discrete_array(column.values, column.boolean);
   return columns;
 }
 
@@ -226,15 +237,23 @@ class PythonSimulation {
     simulation_.initialize();
   }
 
-  /// sim["slave.port"]: an unknown name is a KeyError naming it.
-  double item(const std::string& name) const {
+  /// sim["slave.port"]: a float, an int (Integer) or a bool (Boolean); an
+  /// unknown name is a KeyError naming it.
+  py::object item(const std::string& name) const {
+    const std::vector<std::string> discrete = simulation_.discrete_output_names();
+    if (std::find(discrete.begin(), discrete.end(), name) != discrete.end()) {
+      const std::size_t index = simulation_.discrete_output_index(name);
+      const std::int64_t value = simulation_.discrete_output(index);
+      if (simulation_.discrete_output_is_boolean(index)) return py::bool_(value != 0);
+      return py::int_(value);
+    }
     std::size_t index = 0;
     try {
       index = simulation_.output_index(name);
     } catch (const ConfigurationError& error) {
       throw py::key_error(error.what());
     }
-    return simulation_.output(index);
+    return py::float_(simulation_.output(index));
   }
 
   const Simulation& simulation() const { return simulation_; }
@@ -401,6 +420,24 @@ py::object end_entry(const RunLog& log) {
   return entry;
 }
 
+/// A discrete column: int64 (Integer) or bool (Boolean) when every row holds
+/// a value, else float with NaN where the log holds none (NumPy's integers
+/// have no NaN).
+py::array discrete_table_column(const tools::ExportTable& table, std::size_t column) {
+  const auto& rows = table.discrete_rows;
+  const bool complete = std::all_of(rows.begin(), rows.end(),
+                                    [&](const auto& row) { return row[column].has_value(); });
+  if (!complete) {
+    std::vector<double> values;
+    for (const auto& row : rows)
+      values.push_back(row[column] ? static_cast<double>(*row[column]) : kNaN);
+    return to_array(values);
+  }
+  std::vector<std::int64_t> values;
+  for (const auto& row : rows) values.push_back(*row[column]);
+  return discrete_array(values, table.discrete_types[column] == DiscreteType::boolean);
+}
+
 py::dict table_columns(const tools::ExportTable& table) {
   py::dict columns;
   for (std::size_t c = 0; c < table.columns.size(); ++c) {
@@ -409,6 +446,8 @@ py::dict table_columns(const tools::ExportTable& table) {
     for (const auto& row : table.rows) values.push_back(row[c].value_or(kNaN));
     columns[py::str(table.columns[c])] = to_array(values);
   }
+  for (std::size_t c = 0; c < table.discrete_columns.size(); ++c)
+    columns[py::str(table.discrete_columns[c])] = discrete_table_column(table, c);
   return columns;
 }
 
@@ -635,10 +674,16 @@ void define_simulation(py::module_& module) {
       .def_property_readonly("finished",
                              [](const PythonSimulation& self) { return self.simulation().finished(); })
       .def("__getitem__", &PythonSimulation::item, py::arg("name"),
-           "the latest value of output 'slave.port' (KeyError naming an unknown one)")
+           "the latest value of output 'slave.port': float, int (Integer) or bool (Boolean); "
+           "KeyError naming an unknown one")
       .def_property_readonly(
           "output_names",
-          [](const PythonSimulation& self) { return self.simulation().output_names(); })
+          [](const PythonSimulation& self) { return self.simulation().output_names(); },
+          "the Real outputs, 'slave.port'")
+      .def_property_readonly(
+          "discrete_output_names",
+          [](const PythonSimulation& self) { return self.simulation().discrete_output_names(); },
+          "the Integer and Boolean outputs, 'slave.port'")
       .def_property_readonly(
           "decision_hash",
           [](const PythonSimulation& self) { return self.simulation().decision_hash(); })
@@ -653,7 +698,8 @@ void define_simulation(py::module_& module) {
            "one output's values on the grid reached so far")
       .def_property_readonly("signals", &PythonSimulation::signals,
                              "the scenario's signals on the grid so far: name → array, as "
-                             "signals.csv's columns")
+                             "signals.csv's columns (float; int64 for Integer, bool for "
+                             "Boolean signals)")
       .def("dataframe", &PythonSimulation::dataframe,
            "the grid so far and the signals as a pandas DataFrame")
       .def("__repr__", [](const PythonSimulation& self) {

@@ -124,7 +124,7 @@ class Simulation {
   /// were written). A failed or interrupted run is not finished.
   bool finished() const;
 
-  /// Every output as "slave.port", in slave and port order.
+  /// Every Real output as "slave.port", in slave and port order.
   std::vector<std::string> output_names() const;
   /// The index of output "slave.port" for output(std::size_t); throws
   /// ConfigurationError naming the unknown slave or port and listing the
@@ -136,6 +136,23 @@ class Simulation {
   /// an index: fit for observers.
   double output(std::size_t index) const;
   double output(std::string_view name) const { return output(output_index(name)); }
+
+  /// The Integer and Boolean outputs (docs/algorithms.md, "Discrete
+  /// signals") as "slave.port", in slave and port order: indices of their own,
+  /// apart from the Real outputs'.
+  std::vector<std::string> discrete_output_names() const;
+  /// The index of Integer or Boolean output "slave.port"; throws
+  /// ConfigurationError naming it (and saying so when it is a Real output).
+  std::size_t discrete_output_index(std::string_view name) const;
+  /// Whether discrete output `index` is a Boolean (values 0 and 1) rather than
+  /// an Integer.
+  bool discrete_output_is_boolean(std::size_t index) const;
+  /// Its latest value (held since the slave's latest communication point), as
+  /// output() for Real ones. Allocation-free: fit for observers.
+  std::int64_t discrete_output(std::size_t index) const;
+  std::int64_t discrete_output(std::string_view name) const {
+    return discrete_output(discrete_output_index(name));
+  }
 
   /// The scenario's checks (docs/scenarios.md#checks) by name, in its order.
   std::vector<std::string> check_names() const;

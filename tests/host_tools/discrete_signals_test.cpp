@@ -1,13 +1,19 @@
 // Integer and Boolean signals end to end (docs/algorithms.md, "Discrete
 // signals"): two tally FMUs (tests/fmus/tally.c) coupled through an Integer
-// and a Boolean connection, their values in signals.csv, the decision hash and
-// the run log; type-checked connections.
+// and a Boolean connection, their values in signals.csv, the decision hash,
+// the run log, its export (CSV and MAT) and the library API; type-checked
+// connections.
 #include <gtest/gtest.h>
+#include <matio.h>
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "couplet/simulation.hpp"
 
 #include "host_tools/test_support.hpp"
 #include "test_fmus.hpp"
@@ -134,6 +140,104 @@ TEST(DiscreteSignals, UnconnectedInputsHoldTheirStartValues) {
   const Outcome outcome = couplet("run", text, "discrete-start");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
   EXPECT_EQ(row_at(outcome.out, "4"), "4,6,12,2,0");
+}
+
+std::string couplet_output(const std::string& arguments) {
+  int exit_code = -1;
+  std::string output = command_output(std::string(COUPLET_BINARY) + " " + arguments, exit_code);
+  EXPECT_EQ(exit_code, 0) << arguments << ":\n" << output;
+  return output;
+}
+
+std::string line_starting(const std::string& text, const std::string& start) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(start, 0) == 0) return line;
+  }
+  return "";
+}
+
+// The export holds the discrete outputs after the Real ones: --grid is
+// signals.csv byte for byte; the communication rows hold at each time what
+// the slaves returned there (b.count 25 at t = 10, as in signals.csv).
+TEST(DiscreteSignals, ExportHoldsTheDiscreteColumnsAsSignalsCsvDoes) {
+  const Outcome outcome = couplet("run", tallies("0.5"), "discrete-export");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  const std::string log = (outcome.out / "run.log").string();
+  EXPECT_EQ(couplet_output("export --grid " + log), read_file(outcome.out / "signals.csv"));
+  const std::string table = couplet_output("export " + log);
+  const std::string header = table.substr(0, table.find('\n'));
+  EXPECT_TRUE(header.ends_with(",pacer_lateness_us,a.count,a.phase,a.odd,b.count,b.phase,b.odd"))
+      << header;
+  EXPECT_TRUE(line_starting(table, "10,").ends_with(",10,2,0,25,2,1")) << table;
+  EXPECT_TRUE(line_starting(table, "3,").ends_with(",3,1,1,1,1,1")) << table;
+}
+
+struct MatCloser {
+  void operator()(mat_t* file) const { Mat_Close(file); }
+};
+struct MatFreer {
+  void operator()(matvar_t* variable) const { Mat_VarFree(variable); }
+};
+
+// In the MAT-file an Integer column is int64 and a Boolean one logical, with
+// the values of the CSV.
+TEST(DiscreteSignals, MatExportTypesIntegerAndBooleanColumns) {
+  const Outcome outcome = couplet("run", tallies("1"), "discrete-mat");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  const std::string mat_path = (outcome.out / "export.mat").string();
+  couplet_output("export --grid " + (outcome.out / "run.log").string() + " --mat " + mat_path);
+  const std::unique_ptr<mat_t, MatCloser> file(Mat_Open(mat_path.c_str(), MAT_ACC_RDONLY));
+  ASSERT_TRUE(file) << mat_path;
+  const std::unique_ptr<matvar_t, MatFreer> count(Mat_VarRead(file.get(), "b_count"));
+  ASSERT_TRUE(count);
+  EXPECT_EQ(count->class_type, MAT_C_INT64);
+  ASSERT_EQ(count->dims[0], 1001U);  // t = 0, 0.01, ..., 10
+  EXPECT_EQ(static_cast<const std::int64_t*>(count->data)[1000], 25);
+  EXPECT_EQ(static_cast<const std::int64_t*>(count->data)[300], 1);
+  const std::unique_ptr<matvar_t, MatFreer> odd(Mat_VarRead(file.get(), "a_odd"));
+  ASSERT_TRUE(odd);
+  EXPECT_EQ(odd->class_type, MAT_C_UINT8);
+  EXPECT_TRUE(odd->isLogical);
+  const auto* flags = static_cast<const std::uint8_t*>(odd->data);
+  for (std::size_t k = 0; k <= 10; ++k) EXPECT_EQ(flags[100 * k], k % 2) << "t = " << k;
+}
+
+// The library reads discrete outputs between steps with indices of their own;
+// asking for one as a Real output says which call reads it.
+TEST(DiscreteSignals, TheLibraryReadsDiscreteOutputsBetweenSteps) {
+  const auto directory = fresh_directory("discrete-library");
+  std::filesystem::create_directories(directory);
+  const auto path = directory / "scenario.yaml";
+  std::ofstream(path) << tallies("1");
+  Simulation simulation = Simulation::from_scenario(path.string(), {}, {});
+  EXPECT_EQ(simulation.discrete_output_names(),
+            (std::vector<std::string>{"a.count", "a.phase", "a.odd", "b.count", "b.phase",
+                                      "b.odd"}));
+  simulation.step_until_seconds(3);
+  EXPECT_EQ(simulation.discrete_output("a.count"), 3);
+  EXPECT_EQ(simulation.discrete_output("b.count"), 1);
+  EXPECT_TRUE(simulation.discrete_output_is_boolean(simulation.discrete_output_index("a.odd")));
+  EXPECT_FALSE(simulation.discrete_output_is_boolean(simulation.discrete_output_index("a.count")));
+  simulation.run();
+  EXPECT_EQ(simulation.discrete_output("b.count"), 25);
+  const auto message = [&](auto call) {
+    try {
+      call();
+    } catch (const ConfigurationError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message([&] { simulation.output("a.count"); })
+                .find("'a.count' is an Integer output: read it with discrete_output()"),
+            std::string::npos);
+  EXPECT_NE(message([&] { simulation.discrete_output("a.level"); })
+                .find("'a.level' is a Real output: read it with output()"),
+            std::string::npos);
+  EXPECT_NE(message([&] { simulation.discrete_output("a.nothing"); })
+                .find("its Integer and Boolean outputs: count, phase, odd"),
+            std::string::npos);
 }
 
 TEST(DiscreteSignals, ConnectionsBetweenTypesAreRefusedNamingBothEnds) {

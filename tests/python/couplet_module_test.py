@@ -40,6 +40,10 @@ on sys.path here, as PYTHONPATH would). Cases:
             bad scenario ConfigurationError, a value before initialize()
             ConfigurationError; output_dir gets signals.csv and summary.json
             as the CLI's.
+  discrete  two tally FMUs coupled through Integer and Boolean ports:
+            couplet.run's signals are int64 and bool arrays with signals.csv's
+            values; Simulation returns int and bool between steps; the log's
+            table and grid hold the same columns with the same types.
   docs      the notebook session of docs/python.md runs as written (its
             /tmp directory moved into a temporary one) and prints the run's
             status, 1001 communication times and a reproduced replay.
@@ -543,6 +547,62 @@ def case_dataframe(couplet, build, source, tmp):
         del sys.modules["pandas"]
 
 
+TALLIES = """name: tallies
+time: {{start: 0, end: 10}}
+slaves:
+  a: {{fmu: {tally}}}
+  b: {{fmu: {tally}}}
+connections:
+  - {{from: a.count, to: b.increment}}
+  - {{from: a.odd, to: b.enable}}
+algorithm: {{type: jacobi, step: 0.5}}
+reference: none
+"""
+
+
+def case_discrete(couplet, build, source, tmp):
+    scenario = os.path.join(tmp, "tallies.yaml")
+    with open(scenario, "w") as f:
+        f.write(TALLIES.format(tally=os.path.join(build, "tests", "fmus", "tally.fmu")))
+    out = os.path.join(tmp, "run")
+    result = couplet.run(scenario, None, out)
+    check(result.status == "completed", f"status {result.status}")
+    with open(os.path.join(out, "signals.csv")) as f:
+        rows = list(csv.reader(f))
+    header, body = rows[0], rows[1:]
+    for name, kind in [("a.level", "f"), ("a.count", "i"), ("b.count", "i"), ("a.odd", "b"), ("b.enable", None)]:
+        if kind is None:
+            check(name not in result.signals, f"{name} (an input) among the signals")
+            continue
+        values = result.signals[name]
+        check(values.dtype.kind == kind, f"{name}: dtype {values.dtype}, expected kind {kind}")
+        column = [row[header.index(name)] for row in body]
+        expected = [float(v) if kind == "f" else int(v) for v in column]
+        check([v.item() if kind != "b" else int(v) for v in values] == expected,
+              f"{name} differs from signals.csv")
+    check(result.signals["b.count"][-1] == 25, f"b.count at t = 10: {result.signals['b.count'][-1]}")
+
+    sim = couplet.Simulation(scenario)
+    check("b.count" in sim.discrete_output_names and "b.count" not in sim.output_names,
+          f"discrete names {sim.discrete_output_names}")
+    sim.step_until(3.0)
+    check(type(sim["b.count"]) is int and sim["b.count"] == 1, f"sim['b.count'] = {sim['b.count']!r}")
+    check(sim["a.odd"] is True, f"sim['a.odd'] = {sim['a.odd']!r}")
+    check(type(sim["a.level"]) is float, f"sim['a.level'] = {sim['a.level']!r}")
+    sim.run()
+    check(sim.signals["b.count"].tolist() == result.signals["b.count"].tolist(), "the stepped run's b.count differs")
+    expect_error(KeyError, lambda: sim["a.nothing"], "no output 'a.nothing'", "unknown discrete port")
+
+    log = couplet.read_log(os.path.join(out, "run.log"))
+    table = log.table()
+    check(table["b.count"].dtype.kind == "i" and table["a.odd"].dtype.kind == "b",
+          f"table dtypes {table['b.count'].dtype} {table['a.odd'].dtype}")
+    check(table["b.count"][-1] == 25, f"table b.count at the end: {table['b.count'][-1]}")
+    grid = log.table(grid=True)
+    for name in ["a.count", "a.odd", "b.count", "b.phase"]:
+        check(grid[name].tolist() == result.signals[name].tolist(), f"the log's grid {name} is not signals.csv's")
+
+
 def documented_session(source):
     """The python block of docs/python.md's notebook session."""
     with open(os.path.join(source, "docs", "python.md")) as f:
@@ -567,7 +627,7 @@ def case_docs(couplet, build, source, tmp):
 
 
 CASES = {"run": case_run, "docs": case_docs, "lossy": case_lossy, "damaged": case_damaged, "errors": case_errors,
-         "dataframe": case_dataframe, "stepping": case_stepping}
+         "dataframe": case_dataframe, "stepping": case_stepping, "discrete": case_discrete}
 
 
 def main(argv):
