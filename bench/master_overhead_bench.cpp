@@ -3,6 +3,9 @@
 // measured in one run, is the cost of the master's decisions and bookkeeping.
 // Heap allocations inside the stepping loop are counted with a hook on the
 // global allocation functions and reported as a counter (target: 0).
+// BM_JacobiMacroStepDiscrete: the same ring with an Integer connection beside
+// each Real one (docs/algorithms.md, "Discrete signals"): what discrete ports
+// add per macro step.
 // BM_ScenarioMacroStep: the same scenario stepped by the bare executor and by
 // couplet::Simulation (include/couplet/simulation.hpp), which `couplet run`
 // uses: the difference is the library's run loop (interrupt flag, pacer,
@@ -21,14 +24,19 @@
 namespace couplet {
 namespace {
 
-/// y = state, ẏ = input: the least work a slave can do, so the master's cost shows.
+/// y = state, ẏ = input: the least work a slave can do, so the master's cost
+/// shows. With discrete ports: the Integer output n = the Integer input k + 1.
 class TrivialSlave final : public Slave {
  public:
-  TrivialSlave() {
+  explicit TrivialSlave(bool discrete = false) {
     description_.inputs = {{"u"}};
     description_.outputs = {{"y", false}};
     description_.capabilities.max_input_degree = 1;
     description_.capabilities.output_derivative_order = 1;
+    if (discrete) {
+      description_.discrete_inputs = {{"k", DiscreteType::integer, "", 0}};
+      description_.discrete_outputs = {{"n", DiscreteType::integer, "", 0}};
+    }
   }
   const SlaveDescription& description() const override { return description_; }
   void setup(Time) override { state_ = 1.0; }
@@ -41,6 +49,7 @@ class TrivialSlave final : public Slave {
     state_ = 0.5 * state_ + 0.5 * input;
     result.end_outputs[0] = state_;
     result.end_outputs[1] = input;
+    if (!request.discrete_inputs.empty()) result.discrete_outputs[0] = request.discrete_inputs[0] + 1;
   }
 
  private:
@@ -48,25 +57,35 @@ class TrivialSlave final : public Slave {
   double state_ = 0.0;
 };
 
-System ring_of_trivial_slaves(int count) {
+std::string slave_name(int index) {
+  std::string name = "s";  // (+= rather than +: GCC 12 warns falsely, -Wrestrict)
+  name += std::to_string(index);
+  return name;
+}
+
+System ring_of_trivial_slaves(int count, bool discrete = false) {
   System system;
-  for (int s = 0; s < count; ++s) system.add_slave("s" + std::to_string(s), std::make_unique<TrivialSlave>());
+  for (int s = 0; s < count; ++s)
+    system.add_slave(slave_name(s), std::make_unique<TrivialSlave>(discrete));
   for (int s = 0; s < count; ++s) {
-    system.connect("s" + std::to_string(s) + ".y", "s" + std::to_string((s + 1) % count) + ".u");
+    const std::string from = slave_name(s);
+    const std::string to = slave_name((s + 1) % count);
+    system.connect(from + ".y", to + ".u");
+    if (discrete) system.connect(from + ".n", to + ".k");
   }
   return system;
 }
 
 constexpr Time kStep = 1'000'000;  // 1 ms
 
-void BM_JacobiMacroStep(benchmark::State& state) {
+void jacobi_macro_steps(benchmark::State& state, bool discrete) {
   const int slave_count = static_cast<int>(state.range(0));
   const int order = static_cast<int>(state.range(1));
   long allocations = 0;
   std::int64_t steps = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    System system = ring_of_trivial_slaves(slave_count);
+    System system = ring_of_trivial_slaves(slave_count, discrete);
     Jacobi jacobi({kStep, order});
     Executor executor(system, jacobi, 0, 10'000 * kStep, {});
     executor.initialize();
@@ -85,7 +104,16 @@ void BM_JacobiMacroStep(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["allocations_in_loop"] = static_cast<double>(allocations);
 }
+
+void BM_JacobiMacroStep(benchmark::State& state) {
+  jacobi_macro_steps(state, false);
+}
 BENCHMARK(BM_JacobiMacroStep)->Args({2, 0})->Args({2, 1})->Args({8, 0})->Args({32, 0})->Unit(benchmark::kMillisecond);
+
+void BM_JacobiMacroStepDiscrete(benchmark::State& state) {
+  jacobi_macro_steps(state, true);
+}
+BENCHMARK(BM_JacobiMacroStepDiscrete)->Args({2, 0})->Args({8, 0})->Args({32, 0})->Unit(benchmark::kMillisecond);
 
 // The same slave calls with no master: inputs built by hand from the outputs.
 void BM_DirectSlaveCalls(benchmark::State& state) {

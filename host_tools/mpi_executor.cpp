@@ -3,7 +3,9 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <limits>
 
@@ -61,22 +63,30 @@ int as_count(std::size_t bytes) {
 
 std::size_t result_bytes(const ActionResults& results) {
   return (results.outputs.size() + results.samples.size() + results.linearization.size()) *
-         sizeof(double);
+             sizeof(double) +
+         results.discrete_outputs.size_bytes();
+}
+
+/// The result buffers as bytes, in the order they travel.
+std::array<std::span<std::byte>, 4> parts_of(const ActionResults& results) {
+  return {std::as_writable_bytes(results.outputs), std::as_writable_bytes(results.samples),
+          std::as_writable_bytes(results.linearization),
+          std::as_writable_bytes(results.discrete_outputs)};
 }
 
 /// Copies `results`' buffers to `to` (pack) or fills them from `from` (unpack).
 void pack(const ActionResults& results, std::uint8_t* to) {
-  for (const std::span<double> part : {results.outputs, results.samples, results.linearization}) {
+  for (const std::span<std::byte> part : parts_of(results)) {
     if (part.empty()) continue;
-    std::memcpy(to, part.data(), part.size_bytes());
-    to += part.size_bytes();
+    std::memcpy(to, part.data(), part.size());
+    to += part.size();
   }
 }
 void unpack(const std::uint8_t* from, const ActionResults& results) {
-  for (const std::span<double> part : {results.outputs, results.samples, results.linearization}) {
+  for (const std::span<std::byte> part : parts_of(results)) {
     if (part.empty()) continue;
-    std::memcpy(part.data(), from, part.size_bytes());
-    from += part.size_bytes();
+    std::memcpy(part.data(), from, part.size());
+    from += part.size();
   }
 }
 
@@ -93,6 +103,9 @@ class ElsewhereSlave final : public Slave {
     refuse("evaluate_outputs");
   }
   void step(const StepRequest&, const OutputBuffers&) override { refuse("step"); }
+  void evaluate_discrete_outputs(std::span<std::int64_t>) override {
+    refuse("evaluate_discrete_outputs");
+  }
   void save_state() override { refuse("save_state"); }
   void restore_state() override { refuse("restore_state"); }
   void linearize(std::span<const Polynomial>, std::span<double>) override { refuse("linearize"); }
@@ -123,6 +136,14 @@ class OwnedSlave final : public Slave {
   }
   void evaluate_outputs(std::span<const Polynomial> inputs, std::span<double> outputs) override {
     noting([&] { slave_->evaluate_outputs(inputs, outputs); });
+  }
+  // Part of the setup: a failure is kept like the setup's.
+  void evaluate_discrete_outputs(std::span<std::int64_t> discrete_outputs) override {
+    try {
+      slave_->evaluate_discrete_outputs(discrete_outputs);
+    } catch (const std::exception& error) {
+      dispatcher_.keep_failure(index_, error);
+    }
   }
   void step(const StepRequest& request, const OutputBuffers& result) override {
     noting([&] { slave_->step(request, result); });
@@ -183,12 +204,6 @@ MpiDispatcher::MpiDispatcher(const MpiSession& session, System& system)
     owners_[s] = owner_rank(s, count, ranks_);
     names_[s] = system.slave_name(s);
     const SlaveDescription description = system.description(s);
-    if (!description.discrete_inputs.empty() || !description.discrete_outputs.empty()) {
-      throw ConfigurationError(system.located(
-          s, "slave '" + names_[s] +
-                 "' has Integer or Boolean ports, which the MPI executor does not carry between "
-                 "processes yet: run it without mpirun"));
-    }
     // Another rank's slave is freed here, before its setup allocates its solver.
     std::unique_ptr<Slave> real = system.replace_slave(
         s, std::make_unique<ElsewhereSlave>(names_[s], owners_[s], description));
@@ -252,6 +267,16 @@ void MpiDispatcher::carry_out(std::span<const PlannedAction> wave, ActionCalls& 
   calls.fail(wave[first.position],
              make_error(first.kind, failure_text(failed_rank, first.slave,
                                                  broadcast_message(failed_rank, local))));
+}
+
+// Every rank runs the set-up loop in slave order: one broadcast per slave with
+// discrete outputs, from its owner (zeros when its setup failed: that failure
+// is reported at the next exchange).
+void MpiDispatcher::share_discrete_start_values(std::size_t slave,
+                                                std::span<std::int64_t> discrete_outputs) {
+  check(MPI_Bcast(discrete_outputs.data(), as_count(discrete_outputs.size()), MPI_INT64_T,
+                  owners_[slave], MPI_COMM_WORLD),
+        "MPI_Bcast");
 }
 
 void MpiDispatcher::settle(const std::string& local_error) {

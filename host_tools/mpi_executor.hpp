@@ -49,6 +49,8 @@ class MpiDispatcher final : public ActionDispatcher {
   std::string_view name() const override { return "mpi"; }
   bool calls_slave(std::size_t slave) const override { return owns(slave); }
   void carry_out(std::span<const PlannedAction> wave, ActionCalls& calls) override;
+  void share_discrete_start_values(std::size_t slave,
+                                   std::span<std::int64_t> discrete_outputs) override;
 
   int rank() const { return rank_; }
   int ranks() const { return ranks_; }

@@ -19,6 +19,7 @@
 // Steps 1 and 3 depend only on the plan and on the result buffers, so every
 // process of a distributed run can do them itself once the results are in.
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <span>
 #include <string_view>
@@ -36,6 +37,7 @@ struct ActionResults {
   std::span<double>
       samples;  ///< step: one row per sample time of the request as sent (algorithm's and grid's)
   std::span<double> linearization;  ///< linearize: StepSlot::linearization
+  std::span<std::int64_t> discrete_outputs;  ///< step: the discrete outputs at its end
 };
 
 /// The slave calls of one wave, prepared by the executor. `action` arguments
@@ -73,6 +75,11 @@ class ActionDispatcher {
   /// slaves its process owns.
   virtual bool calls_slave(std::size_t /*slave*/) const { return true; }
   virtual void carry_out(std::span<const PlannedAction> wave, ActionCalls& calls) = 0;
+  /// After the setup of a slave with discrete outputs, on every process in
+  /// slave order: the process that called the slave holds their start values
+  /// in `discrete_outputs`; a distributed dispatcher gives them to the others.
+  virtual void share_discrete_start_values(std::size_t /*slave*/,
+                                           std::span<std::int64_t> /*discrete_outputs*/) {}
 };
 
 /// One call after the other on the stepping thread, stopping at the first failure

@@ -71,6 +71,7 @@ void Executor::initialize() {
       system_.slave(s).setup(start_);
       if (!discrete.outputs.empty()) system_.slave(s).evaluate_discrete_outputs(discrete.outputs);
     }
+    if (!discrete.outputs.empty()) dispatcher_->share_discrete_start_values(s, discrete.outputs);
     if (observer_ != nullptr) {
       observer_->slave_set_up(s, start_);
       if (!discrete.outputs.empty()) observer_->discrete_outputs_evaluated(s, discrete.outputs);
@@ -274,7 +275,7 @@ ActionResults Executor::results_of(const PlannedAction& action) {
   StepSlot& slot = slots_[action.slave];
   switch (action.action) {
     case SlaveAction::step:
-      return {slot.outputs, scratch_[action.slave].samples, {}};
+      return {slot.outputs, scratch_[action.slave].samples, {}, discrete_[action.slave].outputs};
     case SlaveAction::evaluate_outputs:
       return {slot.outputs, {}, {}};
     case SlaveAction::linearize:

@@ -240,6 +240,18 @@ TEST(DiscreteSignals, TheLibraryReadsDiscreteOutputsBetweenSteps) {
             std::string::npos);
 }
 
+// Under the thread pool the discrete inputs are gathered and the outputs
+// returned as in the sequential run: the same hash and signals.csv.
+TEST(DiscreteSignals, TheThreadPoolDecidesAsTheSequentialRun) {
+  const Outcome sequential = couplet("run", tallies("0.5"), "discrete-sequential");
+  std::string text = tallies("0.5");
+  text += "executor: {type: threads, threads: 2}\n";
+  const Outcome pooled = couplet("run", text, "discrete-threads");
+  ASSERT_EQ(sequential.exit_code + pooled.exit_code, 0) << pooled.output;
+  EXPECT_EQ(hash_of(pooled.out), hash_of(sequential.out));
+  EXPECT_EQ(read_file(pooled.out / "signals.csv"), read_file(sequential.out / "signals.csv"));
+}
+
 TEST(DiscreteSignals, ConnectionsBetweenTypesAreRefusedNamingBothEnds) {
   struct Case {
     std::string from, to, words;

@@ -148,6 +148,41 @@ TEST_P(MpiExecutor, SameDecisionsAndSignalsAsTheSequentialRun) {
   }
 }
 
+// Two tally FMUs coupled through an Integer and a Boolean connection, on
+// different ranks (rank 0, which writes the log, owns neither with -np 4): the
+// discrete start values and step results travel like the Real ones.
+TEST_P(MpiExecutor, DiscreteSignalsCrossRanksWithTheSequentialDecisions) {
+  const int ranks = GetParam();
+  const std::filesystem::path directory = fresh_directory("mpi-tallies-scenario");
+  std::filesystem::create_directories(directory);
+  const std::string scenario = (directory / "tallies.yaml").string();
+  std::ofstream(scenario) << "name: tallies\n"
+                             "time: {start: 0, end: 10}\n"
+                             "slaves:\n"
+                             "  a: {fmu: " COUPLET_TEST_FMU("tally") ", parameters: {increment: 3}}\n"
+                             "  b: {fmu: " COUPLET_TEST_FMU("tally") "}\n"
+                             "connections:\n"
+                             "  - {from: a.count, to: b.increment}\n"
+                             "  - {from: a.odd, to: b.enable}\n"
+                             "algorithm: {type: jacobi, step: 0.5}\n"
+                             "reference: none\n";
+  const CouplingRun sequential = couplet_run("", scenario, {}, "mpi-seq-tallies");
+  ASSERT_EQ(sequential.exit_code, 0) << sequential.output;
+  const CouplingRun distributed =
+      couplet_run(mpirun(ranks), scenario, {}, "mpi-" + std::to_string(ranks) + "-tallies");
+  ASSERT_EQ(distributed.exit_code, 0) << distributed.output;
+  EXPECT_EQ(summary_of(distributed)["decision_hash"], summary_of(sequential)["decision_hash"]);
+  const std::string signals = read_file(sequential.directory / "signals.csv");
+  EXPECT_NE(signals.find("\n10,15,"), std::string::npos) << "a.level at t = 10";
+  EXPECT_TRUE(read_file(distributed.directory / "signals.csv") == signals) << "signals.csv differs";
+  int replay_code = 0;
+  const std::string replay = command_output(std::string(COUPLET_BINARY) + " replay " +
+                                                (distributed.directory / "run.log").string() +
+                                                " --verify",
+                                            replay_code);
+  EXPECT_EQ(replay_code, 0) << replay;
+}
+
 // The faulty FMU refuses its step once past t = 0.5 s; it is the last slave, so
 // it runs on the last rank, not rank 0, which writes the log.
 std::string scenario_with_failing_slave(const std::filesystem::path& directory) {
