@@ -165,6 +165,14 @@ std::vector<Time> evaluation_grid(const Scenario& scenario) {
 models::MonolithicSolution solve_reference(const Scenario& scenario,
                                            const models::ModelCatalog& catalog,
                                            const System& system, const std::vector<Time>& grid) {
+  if (!system.discrete_connections().empty()) {
+    const Connection& first = system.discrete_connections().front();
+    throw ConfigurationError(scenario.source + ": the monolithic reference couples Real ports only, "
+                             "and this system connects Integer or Boolean ones ('" +
+                             system.discrete_output_name(first.source) + "' -> slave '" +
+                             system.slave_name(first.target.slave) +
+                             "'): use reference: none");
+  }
   if (!scenario.groups.empty()) return solve_grouped_reference(scenario, catalog, system, grid);
   std::vector<std::unique_ptr<models::Model>> owned;
   std::vector<models::MonolithicSubsystem> subsystems;

@@ -4,6 +4,7 @@
 // reference assembles several models into one ODE (docs/models.md).
 #include <Eigen/Dense>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -34,6 +35,10 @@ struct ModelDescription {
   std::vector<OutputDescription> outputs;  ///< with direct feedthrough flags and units
   std::vector<std::string> states;
   std::vector<ParameterDescription> parameters;
+  /// Integer and Boolean ports (docs/algorithms.md, "Discrete signals"): a
+  /// model-exchange FMU's; the built-in models have none.
+  std::vector<DiscretePortDescription> discrete_inputs;
+  std::vector<DiscretePortDescription> discrete_outputs;
 
   /// The unit of input `index`; empty when none is declared.
   std::string input_unit(std::size_t index) const {
@@ -147,8 +152,20 @@ class Model {
     return false;
   }
 
+  /// New values of the discrete inputs at t, one per port, held until the
+  /// next call. A change is an event (FMI 2.0 §3.2.3): the model takes them in
+  /// event mode, updates its discrete state and may change x; returns true
+  /// then (solvers restart). Values equal to the held ones change nothing.
+  virtual bool set_discrete_inputs(double /*t*/, std::span<const std::int64_t> /*values*/,
+                                   std::span<double> /*x*/, std::span<const double> /*u*/) const {
+    return false;
+  }
+  /// The discrete outputs' values now, one per port (t for messages).
+  virtual void discrete_outputs(double /*t*/, std::span<std::int64_t> /*values*/) const {}
+
   /// Rollback of the discrete state (x is saved by the slave): false when the
-  /// model has a discrete state it cannot save.
+  /// model has a discrete state it cannot save. The held discrete inputs are
+  /// part of it.
   virtual bool can_save_discrete_state() const { return true; }
   virtual void save_discrete_state() const {}
   virtual void restore_discrete_state() const {}

@@ -42,6 +42,8 @@ SlaveDescription describe(const Model& model) {
   for (std::size_t i = 0; i < model_description.inputs.size(); ++i)
     description.inputs.push_back({model_description.inputs[i], model_description.input_unit(i)});
   description.outputs = model_description.outputs;
+  description.discrete_inputs = model_description.discrete_inputs;
+  description.discrete_outputs = model_description.discrete_outputs;
   SlaveCapabilities& capabilities = description.capabilities;
   capabilities.max_input_degree = Polynomial::kMaxDegree;
   capabilities.output_derivative_order =
@@ -192,8 +194,10 @@ class OdeSlave final : public Slave, private SampleSink {
       violation("sample buffer holds " + std::to_string(result.samples.size()) + " values, needs " +
                 std::to_string(request.sample_times.size() * outputs));
     }
+    check_discrete_buffer(result.discrete_outputs);
     step_inputs_ = request.inputs;
     step_samples_ = result.samples;
+    take_discrete_inputs(request);
     integrate_macro_step(request);
     current_time_ = request.end;
     evaluate_input_jet(request.inputs, to_seconds(request.end), model_->input_derivative_order(),
@@ -201,6 +205,14 @@ class OdeSlave final : public Slave, private SampleSink {
     if (model_->completed_step(to_seconds(request.end), state_, inputs_now_))
       history_continues_ = false;  // an event changed x
     write_end_outputs(request.inputs, result.end_outputs);
+    if (!result.discrete_outputs.empty())
+      model_->discrete_outputs(to_seconds(request.end), result.discrete_outputs);
+  }
+
+  void evaluate_discrete_outputs(std::span<std::int64_t> discrete_outputs) override {
+    require_set_up("evaluate_discrete_outputs");
+    check_discrete_buffer(discrete_outputs);
+    model_->discrete_outputs(to_seconds(current_time_), discrete_outputs);
   }
 
   void save_state() override {
@@ -279,6 +291,25 @@ class OdeSlave final : public Slave, private SampleSink {
 
   void require_set_up(const char* call) const {
     if (!is_set_up_) violation(std::string(call) + " before setup");
+  }
+
+  void check_discrete_buffer(std::span<std::int64_t> values) const {
+    if (values.size() != description_.discrete_outputs.size()) {
+      violation("discrete output buffer holds " + std::to_string(values.size()) +
+                " values, the slave has " + std::to_string(description_.discrete_outputs.size()) +
+                " Integer and Boolean outputs");
+    }
+  }
+
+  /// The step's discrete inputs, held over it: a change is an event at the
+  /// step start (docs/algorithms.md, "Discrete signals"), after which the
+  /// solver restarts.
+  void take_discrete_inputs(const StepRequest& request) {
+    if (request.discrete_inputs.empty()) return;
+    const double start = to_seconds(request.start);
+    evaluate_input_jet(request.inputs, start, model_->input_derivative_order(), inputs_now_);
+    if (model_->set_discrete_inputs(start, request.discrete_inputs, state_, inputs_now_))
+      history_continues_ = false;
   }
 
   void check_end_buffer(std::span<double> end_outputs) const {
@@ -436,9 +467,18 @@ class OdeSlave final : public Slave, private SampleSink {
       continues = false;
       // The next step may continue from here: this segment reached its end.
       history_continues_ = segment_end >= end;
+      if (ends_at_announced) {
+        handle_time_event(request, segment_end);
+        // A sample at the event time shows the outputs after the event, as
+        // the step's end outputs do: for t >= an event time the new
+        // equations hold.
+        if (sample_count > 0) {
+          const double last = to_seconds(segment.sample_times.back());
+          if (last >= segment_end - kEventMergeDistance) sample(sample_count - 1, last, state_);
+        }
+      }
       first_sample += sample_count;
       segment_start = segment_end;
-      if (ends_at_announced) handle_time_event(request, segment_end);
     }
   }
 

@@ -1,6 +1,8 @@
 // A model-exchange FMU as a couplet Model (FMI 2.0 §3): couplet's solvers
 // integrate its derivatives, locate its state events (event indicators) and
 // stop at its time events; the FMU's event iteration runs in handle_event.
+// Integer and Boolean inputs are set in event mode, a change of one being an
+// event (§3.2.3); discrete outputs are read in continuous-time mode.
 //
 // Output derivatives (order 1): dy/dt = ∂g/∂x ẋ + ∂g/∂u u̇ (+ ∂g/∂t), from
 // fmi2GetDirectionalDerivative when the FMU provides it (then without ∂g/∂t),
@@ -26,9 +28,12 @@ class ModelExchangeModel final : public Model {
  public:
   ModelExchangeModel(std::shared_ptr<Package> package, const FmuSettings& settings)
       : instance_(package, InterfaceKind::model_exchange, settings.slave_name),
-        interface_(*package->description().model_exchange) {
+        interface_(*package->description().model_exchange),
+        ports_(fmu_ports(*package, settings)),
+        discrete_inputs_(package->description(), ports_.discrete_inputs),
+        discrete_outputs_(package->description(), ports_.discrete_outputs) {
     const Description& description = package->description();
-    const FmuPorts ports = fmu_ports(*package, settings);
+    const FmuPorts& ports = ports_;
     description_.name = description.model_name;
     description_.summary = "FMU " + package->path() + " (model exchange)";
     for (const std::size_t k : ports.inputs) {
@@ -39,6 +44,11 @@ class ModelExchangeModel final : public Model {
     description_.outputs = ports.output_descriptions;
     for (const std::size_t k : ports.outputs)
       output_references_.push_back(description.variables[k].value_reference);
+    description_.discrete_inputs = ports.discrete_input_descriptions;
+    description_.discrete_outputs = ports.discrete_output_descriptions;
+    for (const DiscretePortDescription& input : description_.discrete_inputs)
+      held_discrete_inputs_.push_back(input.start);
+    saved_discrete_inputs_ = held_discrete_inputs_;
     for (const std::size_t k : description.states())
       description_.states.push_back(description.variables[k].name);
     for (const std::size_t k : description.states())
@@ -155,6 +165,30 @@ class ModelExchangeModel final : public Model {
 
   double next_time_event() const override { return next_event_time_; }
 
+  bool set_discrete_inputs(double t, std::span<const std::int64_t> values, std::span<double> x,
+                           std::span<const double> u) const override {
+    if (std::equal(values.begin(), values.end(), held_discrete_inputs_.begin(),
+                   held_discrete_inputs_.end()))
+      return false;
+    set_point(t, x, u);
+    const Functions& fmi = instance_.functions();
+    instance_.check(fmi.EnterEventMode(instance_.component()), "fmi2EnterEventMode", t);
+    discrete_inputs_.set(instance_, values, t);
+    std::copy(values.begin(), values.end(), held_discrete_inputs_.begin());
+    const bool changed = iterate_events(t);
+    instance_.check(fmi.EnterContinuousTimeMode(instance_.component()),
+                    "fmi2EnterContinuousTimeMode", t);
+    if (changed && !x.empty()) {
+      instance_.check(fmi.GetContinuousStates(instance_.component(), x.data(), x.size()),
+                      "fmi2GetContinuousStates", t);
+    }
+    return true;
+  }
+
+  void discrete_outputs(double t, std::span<std::int64_t> values) const override {
+    discrete_outputs_.get(instance_, values, t);
+  }
+
   bool completed_step(double t, std::span<double> x, std::span<const double> u) const override {
     if (interface_.completed_integrator_step_not_needed) return false;
     set_point(t, x, u);
@@ -168,13 +202,17 @@ class ModelExchangeModel final : public Model {
   }
 
   // Without FMU state access, rollback is sound only when the FMU has no
-  // discrete state of its own: no event indicators (docs/fmi.md).
+  // discrete state of its own: no event indicators and no Integer or Boolean
+  // ports (docs/fmi.md).
   bool can_save_discrete_state() const override {
-    return interface_.can_get_and_set_fmu_state || indicator_count_ == 0;
+    return interface_.can_get_and_set_fmu_state ||
+           (indicator_count_ == 0 && description_.discrete_inputs.empty() &&
+            description_.discrete_outputs.empty());
   }
 
   void save_discrete_state() const override {
     saved_next_event_time_ = next_event_time_;
+    saved_discrete_inputs_ = held_discrete_inputs_;  // same size: no allocation
     if (!interface_.can_get_and_set_fmu_state) return;
     instance_.check(instance_.functions().GetFMUstate(instance_.component(), &saved_state_),
                     "fmi2GetFMUstate", 0.0);
@@ -182,6 +220,7 @@ class ModelExchangeModel final : public Model {
 
   void restore_discrete_state() const override {
     next_event_time_ = saved_next_event_time_;
+    held_discrete_inputs_ = saved_discrete_inputs_;
     if (!interface_.can_get_and_set_fmu_state) return;
     instance_.check(instance_.functions().SetFMUstate(instance_.component(), saved_state_),
                     "fmi2SetFMUstate", 0.0);
@@ -249,6 +288,10 @@ class ModelExchangeModel final : public Model {
 
   Instance instance_;
   const ModelExchangeInterface interface_;
+  const FmuPorts ports_;
+  // Scratch buffers inside (sized at construction): mutable like the mirrors below.
+  mutable DiscreteExchange discrete_inputs_;
+  mutable DiscreteExchange discrete_outputs_;
   ModelDescription description_;
   std::vector<fmi2ValueReference> input_references_;
   std::vector<fmi2ValueReference> output_references_;
@@ -260,6 +303,7 @@ class ModelExchangeModel final : public Model {
   mutable std::vector<double> initial_state_;
   mutable std::vector<double> slope_, shifted_state_, shifted_inputs_, ahead_, behind_,
       known_values_;
+  mutable std::vector<std::int64_t> held_discrete_inputs_, saved_discrete_inputs_;
   mutable double next_event_time_ = std::numeric_limits<double>::infinity();
   mutable double saved_next_event_time_ = std::numeric_limits<double>::infinity();
   mutable fmi2FMUstate saved_state_ = nullptr;

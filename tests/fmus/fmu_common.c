@@ -449,11 +449,21 @@ fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t 
   return no_variables(c, "fmi2GetString", "String", nvr, vr);
 }
 
+/* A model-exchange instance takes discrete inputs outside continuous-time
+ * mode only (FMI 2.0 §3.2.3: a change of one is an event). */
+static int discrete_input_settable(fmi2Component c, const char* function) {
+  FmuInstance* instance = (FmuInstance*)c;
+  if (instance == NULL || instance->type != fmi2ModelExchange) return 1;
+  return in_mode(instance, function, ~MODE(CONTINUOUS));
+}
+
 fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Integer value[]) {
+  if (!discrete_input_settable(c, "fmi2SetInteger")) return fmi2Error;
   DISCRETE_ACCESS("fmi2SetInteger", "Integer", set_integer, value[k]);
 }
 
 fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Boolean value[]) {
+  if (!discrete_input_settable(c, "fmi2SetBoolean")) return fmi2Error;
   DISCRETE_ACCESS("fmi2SetBoolean", "Boolean", set_boolean, value[k]);
 }
 

@@ -1,4 +1,5 @@
-/* A tally counter with Integer and Boolean ports (co-simulation): at every
+/* A tally counter with Integer and Boolean ports (co-simulation, or model
+ * exchange when built with TALLY_MODEL_EXCHANGE: tally_me): at every
  * whole `period` after the start, while the Boolean input `enable` is true,
  * the Integer output `count` grows by the Integer input `increment`. Outputs:
  * `count`, the Boolean `odd` (count is odd), the Enumeration `phase` (1 low
@@ -82,8 +83,13 @@ static const char* check_parameters(const FmuData* data) {
 
 const FmuModel fmu_model = {
     .name = FMU_MODEL_NAME,
+#ifdef TALLY_MODEL_EXCHANGE
+    .offers_co_simulation = 0,
+    .offers_model_exchange = 1,
+#else
     .offers_co_simulation = 1,
     .offers_model_exchange = 0,
+#endif
     .n_reals = N_REALS,
     .variables = variables,
     .n_states = 0,

@@ -82,6 +82,48 @@ TEST(DiscreteSignals, TalliesCoupleIntegerAndBooleanPortsHeldBetweenCommunicatio
   }
 }
 
+/// tallies() with the model-exchange tally (tally_me) for slave a, b or both.
+std::string with_model_exchange(std::string text, int occurrences) {
+  const std::string cs = std::string(COUPLET_TEST_FMU("tally"));
+  const std::string me = std::string(COUPLET_TEST_FMU("tally_me"));
+  std::size_t at = 0;
+  for (int k = 0; k < occurrences; ++k) {
+    at = text.find(cs, at);
+    text.replace(at, cs.size(), me);
+  }
+  return text;
+}
+
+// A model-exchange tally counts as the co-simulation one: its discrete inputs
+// set in event mode at each step start (the test FMU refuses them in
+// continuous-time mode), its ticks time events, its outputs read at the end.
+TEST(DiscreteSignals, ModelExchangeTalliesCountAsTheCoSimulationOnes) {
+  for (const std::string step : {"0.5", "1"}) {
+    for (const int exchanged : {1, 2}) {
+      const Outcome outcome = couplet("run", with_model_exchange(tallies(step), exchanged),
+                                      "discrete-me-" + step + "-" + std::to_string(exchanged));
+      ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+      EXPECT_EQ(row_at(outcome.out, "0"), "0,0,0,0,1,0,0,1,0") << step;
+      EXPECT_EQ(row_at(outcome.out, "3"), "3,1.5,0.5,3,1,1,1,1,1") << step;
+      EXPECT_EQ(row_at(outcome.out, "10"), "10,5,12.5,10,2,0,25,2,1") << step;
+    }
+  }
+}
+
+// The monolithic reference has no discrete connections to offer: refused,
+// naming one, with the way out.
+TEST(DiscreteSignals, TheMonolithicReferenceRefusesDiscreteConnections) {
+  std::string text = with_model_exchange(tallies("1"), 2);
+  text.replace(text.find("reference: none"), 15, "reference: monolithic");
+  const Outcome outcome = couplet("run", text, "discrete-me-reference");
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
+  EXPECT_NE(outcome.output.find("the monolithic reference couples Real ports only, and this "
+                                "system connects Integer or Boolean ones ('a.count' -> slave 'b'"
+                                "): use reference: none"),
+            std::string::npos)
+      << outcome.output;
+}
+
 TEST(DiscreteSignals, RunLogReplaysEveryDiscreteValueBitForBit) {
   const Outcome outcome = couplet("run", tallies("0.5"), "discrete-replay");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;

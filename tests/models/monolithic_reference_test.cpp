@@ -24,6 +24,13 @@ using Function = std::function<void(double t, std::span<const double> x, std::sp
                                     std::span<double> out)>;
 
 /// A model given by two lambdas, for small hand-written test systems.
+/// "u0", "x3": built with += (GCC 12 warns falsely about "u" + to_string, -Wrestrict).
+std::string indexed(char letter, std::size_t index) {
+  std::string name(1, letter);
+  name += std::to_string(index);
+  return name;
+}
+
 class FunctionModel final : public Model {
  public:
   FunctionModel(std::size_t input_count, std::vector<OutputDescription> outputs,
@@ -35,10 +42,10 @@ class FunctionModel final : public Model {
         events_(std::move(events)) {
     description_.name = "test.function";
     for (std::size_t i = 0; i < input_count; ++i)
-      description_.inputs.push_back("u" + std::to_string(i));
+      description_.inputs.push_back(indexed('u', i));
     description_.outputs = std::move(outputs);
     for (std::size_t i = 0; i < initial_state_.size(); ++i) {
-      description_.states.push_back("x" + std::to_string(i));
+      description_.states.push_back(indexed('x', i));
     }
   }
 
