@@ -199,6 +199,13 @@ std::string FmuSource::describe() const {
       if (index && description.has_direct_feedthrough(*index)) text << "  (feedthrough)";
     }
     text << "\n";
+    if (!variable.items.empty()) {
+      // An Enumeration couples as an Integer holding the item values.
+      text << "    " << std::setw(name_width) << "" << "items:";
+      for (std::size_t k = 0; k < variable.items.size(); ++k)
+        text << (k == 0 ? " " : ", ") << variable.items[k].value << " " << variable.items[k].name;
+      text << "\n";
+    }
   }
   return text.str();
 }

@@ -336,7 +336,22 @@ class DescriptionParser {
       if (!simple_type_units_.emplace(name, unit).second) {
         fail(where, "name", "a second SimpleType called " + single_quoted(name));
       }
+      if (const pugi::xml_node enumeration = type.child("Enumeration"))
+        simple_type_items_[name] = enumeration_items(enumeration, where);
     }
+  }
+
+  std::vector<EnumerationItem> enumeration_items(pugi::xml_node enumeration,
+                                                 const std::string& type_where) const {
+    std::vector<EnumerationItem> items;
+    for (const pugi::xml_node item : enumeration.children("Item")) {
+      const std::string where = type_where + ": " + element(item);
+      const std::string name = required_text(item, "name", where);
+      const auto value = optional_integer<int>(item, "value", where);
+      if (!value) fail(where, "value", "missing (required)");
+      items.push_back({name, *value});
+    }
+    return items;
   }
 
   /// The one type element (Real, Integer, ...) of a ScalarVariable.
@@ -366,6 +381,10 @@ class DescriptionParser {
              "no SimpleType " + single_quoted(*declared_type) + " in TypeDefinitions");
       }
       declared_unit = type->second;
+      if (const auto items = simple_type_items_.find(*declared_type);
+          items != simple_type_items_.end() && variable.type == VariableType::enumeration) {
+        variable.items = items->second;
+      }
     }
     switch (variable.type) {
       case VariableType::real:
@@ -519,7 +538,9 @@ class DescriptionParser {
   const std::string& file_;
   std::vector<std::size_t> newline_offsets_;  ///< for line numbers in messages
   std::map<std::string, std::string, std::less<>>
-      simple_type_units_;                       ///< SimpleType name → Real unit
+      simple_type_units_;  ///< SimpleType name → Real unit
+  std::map<std::string, std::vector<EnumerationItem>, std::less<>>
+      simple_type_items_;                       ///< Enumeration SimpleType name → items
   std::vector<pugi::xml_node> variable_nodes_;  ///< parallel to Description::variables, for lines
 };
 

@@ -3,6 +3,7 @@
 // standard §2.2). Parsed once, with pugixml, when an FMU is opened; every error
 // names the file and the XML element or attribute.
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,12 @@ enum class Initial {
 };  ///< none: the attribute is absent and has no default
 enum class VariableType { real, integer, boolean, string, enumeration };
 
+/// An <Item> of an Enumeration SimpleType.
+struct EnumerationItem {
+  std::string name;
+  std::int64_t value = 0;
+};
+
 struct Variable {
   std::string name;
   unsigned value_reference = 0;
@@ -30,6 +37,7 @@ struct Variable {
   std::optional<double> start;            ///< Real, Integer, Boolean (0/1), Enumeration
   std::optional<std::string> start_text;  ///< String
   std::string unit;                       ///< Real: declaredType's or own unit; may be empty
+  std::vector<EnumerationItem> items;     ///< Enumeration: its declaredType's items
   std::string description;
   std::optional<std::size_t>
       derivative;  ///< Real: 1-based index of the state it is the derivative of

@@ -64,6 +64,21 @@ std::string hash_of(const std::filesystem::path& out) {
   return nlohmann::json::parse(read_file(out / "summary.json")).at("decision_hash");
 }
 
+std::string couplet_output(const std::string& arguments) {
+  int exit_code = -1;
+  std::string output = command_output(std::string(COUPLET_BINARY) + " " + arguments, exit_code);
+  EXPECT_EQ(exit_code, 0) << arguments << ":\n" << output;
+  return output;
+}
+
+std::string line_starting(const std::string& text, const std::string& start) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(start, 0) == 0) return line;
+  }
+  return "";
+}
+
 // b adds a.count at each tick while a.odd: the values a held at the start of
 // the step ending on the tick (held, never extrapolated), so at t = 10 b has
 // added the odd counts 1 + 3 + 5 + 7 + 9. Steps of 0.5 and of 1 agree: a
@@ -124,6 +139,12 @@ TEST(DiscreteSignals, TheMonolithicReferenceRefusesDiscreteConnections) {
       << outcome.output;
 }
 
+// An Enumeration couples as an Integer: `couplet models` lists its items.
+TEST(DiscreteSignals, ModelsListsTheItemsOfAnEnumeration) {
+  const std::string text = couplet_output(std::string("models ") + COUPLET_TEST_FMU("tally"));
+  EXPECT_NE(text.find("items: 1 low, 2 high"), std::string::npos) << text;
+}
+
 TEST(DiscreteSignals, RunLogReplaysEveryDiscreteValueBitForBit) {
   const Outcome outcome = couplet("run", tallies("0.5"), "discrete-replay");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
@@ -182,21 +203,6 @@ TEST(DiscreteSignals, UnconnectedInputsHoldTheirStartValues) {
   const Outcome outcome = couplet("run", text, "discrete-start");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
   EXPECT_EQ(row_at(outcome.out, "4"), "4,6,12,2,0");
-}
-
-std::string couplet_output(const std::string& arguments) {
-  int exit_code = -1;
-  std::string output = command_output(std::string(COUPLET_BINARY) + " " + arguments, exit_code);
-  EXPECT_EQ(exit_code, 0) << arguments << ":\n" << output;
-  return output;
-}
-
-std::string line_starting(const std::string& text, const std::string& start) {
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.rfind(start, 0) == 0) return line;
-  }
-  return "";
 }
 
 // The export holds the discrete outputs after the Real ones: --grid is

@@ -242,6 +242,11 @@ TEST(FmuDescription, ReadsVariablesOfEveryType) {
   EXPECT_EQ(mode.type, VariableType::enumeration);
   EXPECT_EQ(mode.variability, Variability::tunable);
   EXPECT_EQ(mode.start, 2.0);
+  ASSERT_EQ(mode.items.size(), 2U);  // its declared type's items
+  EXPECT_EQ(mode.items[0].name, "off");
+  EXPECT_EQ(mode.items[0].value, 1);
+  EXPECT_EQ(mode.items[1].name, "on");
+  EXPECT_EQ(mode.items[1].value, 2);
 
   EXPECT_EQ(description.variables[index_of(description, "time")].causality, Causality::independent);
   EXPECT_FALSE(description.find("nonexistent").has_value());
@@ -443,6 +448,11 @@ TEST(FmuDescription, RefusesAModelIdentifierThatIsNoFileStem) {
         {"ModelExchange (line 4): modelIdentifier: '" + std::string(identifier) + "'",
          "not a plain file name stem"});
   }
+}
+
+TEST(FmuDescription, RefusesAnEnumerationItemWithoutValue) {
+  expect_parse_error(replaced(kCompleteXml, R"(<Item name="on" value="2"/>)", R"(<Item name="on"/>)"),
+                     {"SimpleType (line 14): Item (line 15)", "value: missing (required)"});
 }
 
 TEST(FmuDescription, RefusesAnUnknownDeclaredType) {
