@@ -26,15 +26,21 @@ std::string time_text(Time time) {
 
 CheckEvaluator::CheckEvaluator(std::vector<CheckTarget> targets, const System& system)
     : targets_(std::move(targets)), slaves_(system.slave_count()) {
-  for (std::size_t s = 0; s < slaves_.size(); ++s)
+  for (std::size_t s = 0; s < slaves_.size(); ++s) {
     slaves_[s].outputs = system.description(s).outputs.size();
+    slaves_[s].held.assign(system.description(s).discrete_outputs.size(), 0);
+    slaves_[s].saved_held = slaves_[s].held;
+  }
   limits_.reserve(targets_.size());
   for (std::size_t c = 0; c < targets_.size(); ++c) {
     const CheckSpec& spec = targets_[c].spec;
     limits_.push_back({spec.from ? to_ticks(*spec.from) : -kNoLimit,
                        spec.to ? to_ticks(*spec.to) : kNoLimit, to_ticks(spec.time)});
     const bool on_signal = spec.kind != CheckKind::realtime && spec.kind != CheckKind::accuracy;
-    if (on_signal) slaves_[targets_[c].signal.slave].checks.push_back(c);
+    if (on_signal) {
+      SlaveWatch& watch = slaves_[targets_[c].signal.slave];
+      (targets_[c].discrete ? watch.discrete_checks : watch.checks).push_back(c);
+    }
     if (spec.stop_on_failure) stopping_.push_back(c);
   }
   watches_.assign(targets_.size(), Watch{});
@@ -54,11 +60,19 @@ void CheckEvaluator::slave_set_up(std::size_t slave, Time start) {
 }
 
 // The samples inside the step (increasing), then the step's end: the slave's
-// values in time order.
+// values in time order. A discrete output holds its value from before the step
+// at the samples inside it and shows the new one at the end, as signals.csv.
 void CheckEvaluator::slave_stepped(std::size_t slave, const StepRequest& request,
                                    const OutputBuffers& result, const LinkStepReport&) {
   SlaveWatch& watch = slaves_[slave];
   watch.time = request.end;
+  if (!watch.discrete_checks.empty()) {
+    for (const Time sample : request.sample_times) {
+      if (sample < request.end) observe_discrete(slave, sample, watch.held);
+    }
+    std::copy(result.discrete_outputs.begin(), result.discrete_outputs.end(), watch.held.begin());
+    observe_discrete(slave, request.end, watch.held);
+  }
   if (watch.checks.empty()) return;
   const std::size_t width = watch.outputs;
   for (std::size_t k = 0;
@@ -66,6 +80,13 @@ void CheckEvaluator::slave_stepped(std::size_t slave, const StepRequest& request
     observe(slave, request.sample_times[k], result.samples.subspan(k * width, width));
   }
   observe(slave, request.end, result.end_outputs.first(width));
+}
+
+void CheckEvaluator::discrete_outputs_evaluated(std::size_t slave,
+                                                std::span<const std::int64_t> values) {
+  SlaveWatch& watch = slaves_[slave];
+  std::copy(values.begin(), values.end(), watch.held.begin());
+  observe_discrete(slave, watch.time, watch.held);
 }
 
 void CheckEvaluator::outputs_evaluated(std::size_t slave, std::span<const Polynomial>,
@@ -77,18 +98,28 @@ void CheckEvaluator::outputs_evaluated(std::size_t slave, std::span<const Polyno
 void CheckEvaluator::state_saved(std::size_t slave) {
   SlaveWatch& watch = slaves_[slave];
   watch.saved_time = watch.time;
+  watch.saved_held = watch.held;  // same size: no allocation
   for (const std::size_t c : watch.checks) saved_[c] = watches_[c];
+  for (const std::size_t c : watch.discrete_checks) saved_[c] = watches_[c];
 }
 
 void CheckEvaluator::state_restored(std::size_t slave) {
   SlaveWatch& watch = slaves_[slave];
   watch.time = watch.saved_time;
+  watch.held = watch.saved_held;
   for (const std::size_t c : watch.checks) watches_[c] = saved_[c];
+  for (const std::size_t c : watch.discrete_checks) watches_[c] = saved_[c];
 }
 
 void CheckEvaluator::observe(std::size_t slave, Time time, std::span<const double> outputs) {
   for (const std::size_t c : slaves_[slave].checks)
     observe_one(c, time, outputs[targets_[c].signal.port]);
+}
+
+void CheckEvaluator::observe_discrete(std::size_t slave, Time time,
+                                      std::span<const std::int64_t> values) {
+  for (const std::size_t c : slaves_[slave].discrete_checks)
+    observe_one(c, time, static_cast<double>(values[targets_[c].signal.port]));
 }
 
 // `margin`: how far the value is past what the check allows (≤ 0: allowed). A
@@ -139,12 +170,13 @@ void CheckEvaluator::observe_one(std::size_t check, Time time, double value) {
       return;
     case CheckKind::at:
       // The value at the time itself, or interpolated linearly between the two
-      // values around it.
+      // values around it (a discrete signal: the one held since before).
       if (!watch.happened && time >= limits.time &&
           (time == limits.time || (watch.has_previous && watch.previous_time < limits.time))) {
         const double at_time =
-            time == limits.time ? value
-                                : watch.previous_value +
+            time == limits.time         ? value
+            : targets_[check].discrete ? watch.previous_value
+                                        : watch.previous_value +
                                       (value - watch.previous_value) *
                                           (static_cast<double>(limits.time - watch.previous_time) /
                                            static_cast<double>(time - watch.previous_time));

@@ -50,6 +50,7 @@ struct RunFacts {
 struct CheckTarget {
   CheckSpec spec;
   PortReference signal;     ///< unused for realtime
+  bool discrete = false;    ///< signal is an Integer or Boolean output (its port indexes those)
   std::string output_name;  ///< System::output_name(signal): the key of summary.json `errors`
   CheckTrace trace;         ///< matches: the CSV's trace
 };
@@ -83,6 +84,8 @@ class CheckEvaluator final : public ExecutorObserver {
                      const LinkStepReport& link) override;
   void outputs_evaluated(std::size_t slave, std::span<const Polynomial> inputs,
                          std::span<const double> outputs) override;
+  void discrete_outputs_evaluated(std::size_t slave,
+                                  std::span<const std::int64_t> values) override;
   void slave_linearized(std::size_t, std::span<const Polynomial>,
                         std::span<const double>) override {}
   void state_saved(std::size_t slave) override;
@@ -114,13 +117,18 @@ class CheckEvaluator final : public ExecutorObserver {
     Time time = 0;  ///< settles: by; at: time; reaches: before
   };
   struct SlaveWatch {
-    std::vector<std::size_t> checks;  ///< indices into targets_
+    std::vector<std::size_t> checks;  ///< indices into targets_: Real signals
+    std::vector<std::size_t> discrete_checks;  ///< and discrete ones
     std::size_t outputs = 0;
     Time time = 0;
     Time saved_time = 0;
+    /// The discrete outputs held since the latest communication point (sized
+    /// at construction), and at the latest save.
+    std::vector<std::int64_t> held, saved_held;
   };
 
   void observe(std::size_t slave, Time time, std::span<const double> outputs);
+  void observe_discrete(std::size_t slave, Time time, std::span<const std::int64_t> values);
   void observe_one(std::size_t check, Time time, double value);
   void record(Watch& watch, Time time, double value, double margin, double reference = 0.0) const;
   double trace_value(const CheckTrace& trace, Time time) const;

@@ -14,38 +14,51 @@ namespace couplet::tools {
 
 namespace {
 
+/// The Real output (`discrete` false) or the Integer/Boolean one `written` names.
 std::optional<PortReference> find_output(const Scenario& scenario, const System& system,
-                                         const std::string& written) {
+                                         const std::string& written, bool discrete) {
   const std::string name =
       outer_name(scenario, written);  // a group member's: "group.member.output"
   const std::size_t dot = name.find('.');
   if (dot == std::string::npos) return std::nullopt;
   const std::optional<std::size_t> slave = system.find_slave(name.substr(0, dot));
   if (!slave) return std::nullopt;
-  const auto& outputs = system.description(*slave).outputs;
-  for (std::size_t j = 0; j < outputs.size(); ++j) {
-    if (outputs[j].name == name.substr(dot + 1)) return PortReference{*slave, j};
-  }
-  return std::nullopt;
+  const SlaveDescription& description = system.description(*slave);
+  const auto find = [&](const auto& ports) -> std::optional<PortReference> {
+    for (std::size_t j = 0; j < ports.size(); ++j) {
+      if (ports[j].name == name.substr(dot + 1)) return PortReference{*slave, j};
+    }
+    return std::nullopt;
+  };
+  return discrete ? find(description.discrete_outputs) : find(description.outputs);
 }
 
 CheckTarget resolve(const Scenario& scenario, const System& system, const CheckSpec& spec,
                     const std::vector<PortReference>& evaluated) {
-  CheckTarget target{spec, {}, "", {}};
+  CheckTarget target{spec, {}, false, "", {}};
   if (spec.kind == CheckKind::realtime) return target;
   const std::string key = spec.kind == CheckKind::accuracy ? "accuracy.signal" : "signal";
-  const std::optional<PortReference> output = find_output(scenario, system, spec.signal);
-  if (!output) {
+  if (const auto discrete = find_output(scenario, system, spec.signal, true)) {
+    if (spec.kind == CheckKind::accuracy) {
+      throw ConfigurationError(spec.where + ": " + key + ": '" + spec.signal +
+                               "' is an Integer or Boolean output, which has no error against "
+                               "the reference: accuracy checks a Real one");
+    }
+    target.signal = *discrete;
+    target.discrete = true;
+    target.output_name = system.discrete_output_name(*discrete);
+  } else if (const auto output = find_output(scenario, system, spec.signal, false)) {
+    target.signal = *output;
+    target.output_name = system.output_name(*output);
+    if (spec.kind == CheckKind::accuracy &&
+        std::find(evaluated.begin(), evaluated.end(), *output) == evaluated.end()) {
+      throw ConfigurationError(spec.where + ": " + key + ": '" + spec.signal +
+                               "' is not among evaluation.signals, so it has no error against "
+                               "the reference (add it there)");
+    }
+  } else {
     throw ConfigurationError(spec.where + ": " + key + ": '" + spec.signal +
                              "' is not an output of any slave (write slave.output)");
-  }
-  target.signal = *output;
-  target.output_name = system.output_name(*output);
-  if (spec.kind == CheckKind::accuracy &&
-      std::find(evaluated.begin(), evaluated.end(), *output) == evaluated.end()) {
-    throw ConfigurationError(spec.where + ": " + key + ": '" + spec.signal +
-                             "' is not among evaluation.signals, so it has no error against the "
-                             "reference (add it there)");
   }
   if (spec.kind == CheckKind::matches)
     target.trace = read_check_trace(spec, scenario.start, scenario.end);

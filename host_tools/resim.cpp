@@ -196,7 +196,7 @@ ResimChecks resim_checks(const Scenario& scenario, const std::string& slave,
       checks.not_applicable.push_back(entry);
       continue;
     }
-    CheckTarget target{spec, PortReference{0, *output}, spec.signal, {}};
+    CheckTarget target{spec, PortReference{0, *output}, false, spec.signal, {}};
     if (spec.kind == CheckKind::matches)
       target.trace = read_check_trace(spec, scenario.start, scenario.end);
     checks.targets.push_back(std::move(target));

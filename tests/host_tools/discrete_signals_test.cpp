@@ -139,6 +139,29 @@ TEST(DiscreteSignals, TheMonolithicReferenceRefusesDiscreteConnections) {
       << outcome.output;
 }
 
+// Checks on Integer and Boolean signals see the values signals.csv holds:
+// held inside a step (an `at` between two values takes the held one, not an
+// interpolation), the new one at the step's end; exit 3 for a failed check.
+TEST(DiscreteSignals, ChecksJudgeDiscreteSignals) {
+  std::string text = tallies("1");
+  text += "checks:\n"
+          "  - {name: tally, signal: b.count, at: {time: 10, value: 25, tolerance: 0}}\n"
+          "  - {name: held, signal: b.count, at: {time: 7.995, value: 9, tolerance: 0}}\n"
+          "  - {name: high, signal: a.phase, reaches: {above: 1.5, before: 10}}\n"
+          "  - {name: never_odd, signal: a.odd, max: 0}\n";
+  const Outcome outcome = couplet("run", text, "discrete-checks");
+  EXPECT_EQ(outcome.exit_code, 3) << outcome.output;  // never_odd fails
+  const auto checks = nlohmann::json::parse(read_file(outcome.out / "summary.json")).at("checks");
+  ASSERT_EQ(checks.size(), 4U);
+  EXPECT_TRUE(checks[0].at("passed")) << checks[0];
+  EXPECT_EQ(checks[0].at("worst_value"), 25.0);
+  EXPECT_TRUE(checks[1].at("passed")) << checks[1];  // 9 held over [7, 8), not 12.5
+  EXPECT_EQ(checks[1].at("worst_value"), 9.0);
+  EXPECT_TRUE(checks[2].at("passed")) << checks[2];
+  EXPECT_FALSE(checks[3].at("passed")) << checks[3];
+  EXPECT_EQ(checks[3].at("first_violation_time"), 1.0);  // a.count 1 at t = 1
+}
+
 // An Enumeration couples as an Integer: `couplet models` lists its items.
 TEST(DiscreteSignals, ModelsListsTheItemsOfAnEnumeration) {
   const std::string text = couplet_output(std::string("models ") + COUPLET_TEST_FMU("tally"));
