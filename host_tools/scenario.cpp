@@ -180,6 +180,16 @@ void parse_table_settings(const YAML::Node& node, const std::string& source,
   }
 }
 
+/// A parameter: a number, or true/false for a Boolean one (1 and 0).
+double parameter_value(const YAML::Node& node, const std::string& source, const std::string& key) {
+  if (node.IsScalar() && node.Tag() != "!") {  // a quoted "true" stays text
+    const std::string& text = node.Scalar();
+    if (text == "true") return 1.0;
+    if (text == "false") return 0.0;
+  }
+  return require_number(node, source, key);
+}
+
 SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std::string& source,
                       double horizon) {
   const std::string path = "slaves." + name;
@@ -236,7 +246,7 @@ SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std
                                ": must be a map");
     for (const auto& entry : parameters) {
       const std::string key = entry.first.as<std::string>();
-      const double value = require_number(entry.second, source, path + ".parameters." + key);
+      const double value = parameter_value(entry.second, source, path + ".parameters." + key);
       if (!std::isfinite(value)) {
         throw ConfigurationError(locate(source, entry.second, path + ".parameters." + key) +
                                  ": must be a finite number");

@@ -226,6 +226,12 @@ TEST(DiscreteSignals, UnconnectedInputsHoldTheirStartValues) {
   const Outcome outcome = couplet("run", text, "discrete-start");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
   EXPECT_EQ(row_at(outcome.out, "4"), "4,6,12,2,0");
+  // A Boolean parameter written as YAML's false.
+  std::string disabled = text;
+  disabled.replace(disabled.find("{increment: 3}"), 14, "{increment: 3, enable: false}");
+  const Outcome off = couplet("run", disabled, "discrete-start-disabled");
+  ASSERT_EQ(off.exit_code, 0) << off.output;
+  EXPECT_EQ(row_at(off.out, "4"), "4,0,0,1,0");
 }
 
 // The export holds the discrete outputs after the Real ones: --grid is
