@@ -173,13 +173,15 @@ void CheckEvaluator::observe_one(std::size_t check, Time time, double value) {
       // values around it (a discrete signal: the one held since before).
       if (!watch.happened && time >= limits.time &&
           (time == limits.time || (watch.has_previous && watch.previous_time < limits.time))) {
-        const double at_time =
-            time == limits.time         ? value
-            : targets_[check].discrete ? watch.previous_value
-                                        : watch.previous_value +
-                                      (value - watch.previous_value) *
-                                          (static_cast<double>(limits.time - watch.previous_time) /
-                                           static_cast<double>(time - watch.previous_time));
+        double at_time = value;
+        if (time != limits.time && targets_[check].discrete) {
+          at_time = watch.previous_value;
+        } else if (time != limits.time) {
+          at_time =
+              watch.previous_value + (value - watch.previous_value) *
+                                         (static_cast<double>(limits.time - watch.previous_time) /
+                                          static_cast<double>(time - watch.previous_time));
+        }
         watch.happened = true;
         watch.event_value = at_time;
         record(watch, limits.time, at_time, std::abs(at_time - spec.value) - spec.tolerance);

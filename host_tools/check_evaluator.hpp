@@ -84,8 +84,7 @@ class CheckEvaluator final : public ExecutorObserver {
                      const LinkStepReport& link) override;
   void outputs_evaluated(std::size_t slave, std::span<const Polynomial> inputs,
                          std::span<const double> outputs) override;
-  void discrete_outputs_evaluated(std::size_t slave,
-                                  std::span<const std::int64_t> values) override;
+  void discrete_outputs_evaluated(std::size_t slave, std::span<const std::int64_t> values) override;
   void slave_linearized(std::size_t, std::span<const Polynomial>,
                         std::span<const double>) override {}
   void state_saved(std::size_t slave) override;
@@ -117,7 +116,7 @@ class CheckEvaluator final : public ExecutorObserver {
     Time time = 0;  ///< settles: by; at: time; reaches: before
   };
   struct SlaveWatch {
-    std::vector<std::size_t> checks;  ///< indices into targets_: Real signals
+    std::vector<std::size_t> checks;           ///< indices into targets_: Real signals
     std::vector<std::size_t> discrete_checks;  ///< and discrete ones
     std::size_t outputs = 0;
     Time time = 0;

@@ -217,7 +217,6 @@ const LoggedPlan* plan_record(const RunLog& log, std::uint64_t plan) {
   return &log.plans[plan - 1];
 }
 
-
 /// The plan record's count; none before the first step (initialization: 0) or
 /// where a cut log lacks the record.
 std::optional<double> macro_steps(const LoggedPlan* record, std::uint64_t plan) {
@@ -360,8 +359,9 @@ class GridValues {
     DiscreteRow values;
     add_discrete_values(call == kNoCall ? nullptr : &log_.calls[call],
                         first_discrete_[slave + 1] - first_discrete_[slave], values);
-    std::copy(values.begin(), values.end(),
-              discrete_values_[index].begin() + static_cast<std::ptrdiff_t>(first_discrete_[slave]));
+    std::copy(
+        values.begin(), values.end(),
+        discrete_values_[index].begin() + static_cast<std::ptrdiff_t>(first_discrete_[slave]));
   }
 
   void take_sample(const LoggedCall& step, Time time, std::size_t index) {
@@ -421,8 +421,9 @@ ExportTable communication_table(const RunLog& log) {
       if (slaves[s].outputs == kNoCall) {
         discrete.insert(discrete.end(), count, std::nullopt);  // not at this time
       } else {
-        add_discrete_values(slaves[s].discrete == kNoCall ? nullptr : &log.calls[slaves[s].discrete],
-                            count, discrete);
+        add_discrete_values(
+            slaves[s].discrete == kNoCall ? nullptr : &log.calls[slaves[s].discrete], count,
+            discrete);
       }
     }
   }

@@ -48,8 +48,8 @@ ExportTable communication_table(const RunLog& log);
 /// sample of the last accepted step over the time (slaves with intermediate
 /// samples) or the linear interpolation of that step's communication points
 /// (slaves without); a discrete output holds its value from before the step
-/// up to the step's end, where it takes the step's. Throws RunLogError naming the log when a step of a slave
-/// with intermediate samples holds no sample at a grid time it covers.
+/// up to the step's end, where it takes the step's. Throws RunLogError naming the log when a step
+/// of a slave with intermediate samples holds no sample at a grid time it covers.
 ExportTable grid_table(const RunLog& log, std::span<const Time> grid);
 
 /// The table as CSV: a header line, then one line per row, values exact

@@ -99,8 +99,8 @@ MatVariable discrete_column_vector(const std::string& name, const ExportTable& t
   if (table.discrete_types[column] == DiscreteType::boolean) {
     std::vector<std::uint8_t> values;
     for (const auto& row : rows) values.push_back(*row[column] != 0 ? 1 : 0);
-    return MatVariable(Mat_VarCreate(name.c_str(), MAT_C_UINT8, MAT_T_UINT8, 2, dims,
-                                     values.data(), MAT_F_LOGICAL));
+    return MatVariable(Mat_VarCreate(name.c_str(), MAT_C_UINT8, MAT_T_UINT8, 2, dims, values.data(),
+                                     MAT_F_LOGICAL));
   }
   std::vector<std::int64_t> values;
   for (const auto& row : rows) values.push_back(*row[column]);
@@ -146,8 +146,8 @@ void write_mat_file(const ExportTable& table, const std::string& path) {
     for (std::size_t c = 0; c < table.columns.size(); ++c)
       write_variable(file.get(), column_vector(names[c], table, c), path);
     for (std::size_t c = 0; c < table.discrete_columns.size(); ++c) {
-      write_variable(file.get(),
-                     discrete_column_vector(names[table.columns.size() + c], table, c), path);
+      write_variable(file.get(), discrete_column_vector(names[table.columns.size() + c], table, c),
+                     path);
     }
     write_variable(file.get(), text_cells(kColumnNames, columns), path);
     write_variable(file.get(), text_cells(kVariableNames, names), path);

@@ -17,7 +17,6 @@ namespace couplet::tools {
 namespace {
 
 using Header = MpiDispatcher::Header;
-constexpr std::uint32_t kNotInWave = MpiDispatcher::kNotInWave;
 static_assert(sizeof(Header) == 16);
 
 // The error's type travels with its message, so that every rank throws what the

@@ -10,8 +10,8 @@ namespace {
 /// The column of `columns` named `signal` at or after `first`, if any.
 std::optional<std::size_t> column_named(const std::vector<std::string>& columns,
                                         const std::string& signal, std::size_t first) {
-  const auto found = std::find(columns.begin() + static_cast<std::ptrdiff_t>(first), columns.end(),
-                               signal);
+  const auto found =
+      std::find(columns.begin() + static_cast<std::ptrdiff_t>(first), columns.end(), signal);
   if (found == columns.end()) return std::nullopt;
   return static_cast<std::size_t>(found - columns.begin());
 }

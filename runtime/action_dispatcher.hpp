@@ -36,7 +36,7 @@ struct ActionResults {
   std::span<double> outputs;  ///< step, evaluate_outputs: StepSlot::outputs (all derivative rows)
   std::span<double>
       samples;  ///< step: one row per sample time of the request as sent (algorithm's and grid's)
-  std::span<double> linearization;  ///< linearize: StepSlot::linearization
+  std::span<double> linearization;           ///< linearize: StepSlot::linearization
   std::span<std::int64_t> discrete_outputs;  ///< step: the discrete outputs at its end
 };
 

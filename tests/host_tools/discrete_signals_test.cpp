@@ -9,12 +9,11 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "couplet/simulation.hpp"
-
 #include "host_tools/test_support.hpp"
 #include "test_fmus.hpp"
 
@@ -144,11 +143,12 @@ TEST(DiscreteSignals, TheMonolithicReferenceRefusesDiscreteConnections) {
 // interpolation), the new one at the step's end; exit 3 for a failed check.
 TEST(DiscreteSignals, ChecksJudgeDiscreteSignals) {
   std::string text = tallies("1");
-  text += "checks:\n"
-          "  - {name: tally, signal: b.count, at: {time: 10, value: 25, tolerance: 0}}\n"
-          "  - {name: held, signal: b.count, at: {time: 7.995, value: 9, tolerance: 0}}\n"
-          "  - {name: high, signal: a.phase, reaches: {above: 1.5, before: 10}}\n"
-          "  - {name: never_odd, signal: a.odd, max: 0}\n";
+  text +=
+      "checks:\n"
+      "  - {name: tally, signal: b.count, at: {time: 10, value: 25, tolerance: 0}}\n"
+      "  - {name: held, signal: b.count, at: {time: 7.995, value: 9, tolerance: 0}}\n"
+      "  - {name: high, signal: a.phase, reaches: {above: 1.5, before: 10}}\n"
+      "  - {name: never_odd, signal: a.odd, max: 0}\n";
   const Outcome outcome = couplet("run", text, "discrete-checks");
   EXPECT_EQ(outcome.exit_code, 3) << outcome.output;  // never_odd fails
   const auto checks = nlohmann::json::parse(read_file(outcome.out / "summary.json")).at("checks");
@@ -288,9 +288,9 @@ TEST(DiscreteSignals, TheLibraryReadsDiscreteOutputsBetweenSteps) {
   const auto path = directory / "scenario.yaml";
   std::ofstream(path) << tallies("1");
   Simulation simulation = Simulation::from_scenario(path.string(), {}, {});
-  EXPECT_EQ(simulation.discrete_output_names(),
-            (std::vector<std::string>{"a.count", "a.phase", "a.odd", "b.count", "b.phase",
-                                      "b.odd"}));
+  EXPECT_EQ(
+      simulation.discrete_output_names(),
+      (std::vector<std::string>{"a.count", "a.phase", "a.odd", "b.count", "b.phase", "b.odd"}));
   simulation.step_until_seconds(3);
   EXPECT_EQ(simulation.discrete_output("a.count"), 3);
   EXPECT_EQ(simulation.discrete_output("b.count"), 1);
@@ -306,14 +306,17 @@ TEST(DiscreteSignals, TheLibraryReadsDiscreteOutputsBetweenSteps) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message([&] { simulation.output("a.count"); })
-                .find("'a.count' is an Integer output: read it with discrete_output()"),
+  EXPECT_NE(message([&] {
+              simulation.output("a.count");
+            }).find("'a.count' is an Integer output: read it with discrete_output()"),
             std::string::npos);
-  EXPECT_NE(message([&] { simulation.discrete_output("a.level"); })
-                .find("'a.level' is a Real output: read it with output()"),
+  EXPECT_NE(message([&] {
+              simulation.discrete_output("a.level");
+            }).find("'a.level' is a Real output: read it with output()"),
             std::string::npos);
-  EXPECT_NE(message([&] { simulation.discrete_output("a.nothing"); })
-                .find("its Integer and Boolean outputs: count, phase, odd"),
+  EXPECT_NE(message([&] {
+              simulation.discrete_output("a.nothing");
+            }).find("its Integer and Boolean outputs: count, phase, odd"),
             std::string::npos);
 }
 

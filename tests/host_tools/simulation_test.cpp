@@ -233,8 +233,8 @@ TEST(Simulation, DiscreteSignalsAddNoAllocationToTheSteppingLoop) {
                              "  - {from: a.count, to: b.increment}\n"
                              "  - {from: a.odd, to: b.enable}\n"
                              "algorithm: {type: jacobi, step: 0.01}\nreference: none\n";
-  Simulation simulation = Simulation::from_scenario(
-      scenario.string(), {}, {(directory / "out").string(), true, true});
+  Simulation simulation =
+      Simulation::from_scenario(scenario.string(), {}, {(directory / "out").string(), true, true});
   const std::size_t count = simulation.discrete_output_index("b.count");
   simulation.step_until(to_ticks(1.0));
   const long before = testing::allocations();
