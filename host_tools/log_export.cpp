@@ -178,8 +178,8 @@ void add_discrete_columns(const RunLog& log, ExportTable& table) {
   }
 }
 
-/// The discrete outputs a call holds (`values`, from a step or the start
-/// values) or, without one (kNoCall), zeros — as the executor starts them.
+/// The `count` discrete outputs `call` holds (a step's, or the start values)
+/// or, without a call (null), zeros — as the executor starts them.
 void add_discrete_values(const LoggedCall* call, std::size_t count, DiscreteRow& row) {
   for (std::size_t j = 0; j < count; ++j) {
     if (call == nullptr) {

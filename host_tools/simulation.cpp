@@ -733,7 +733,8 @@ class Simulation::Impl {
     }
     for (const DiscretePortDescription& output : description.discrete_outputs) {
       if (output.name == port) {
-        return scenario_.source + ": '" + text + "' is an " + to_string(output.type) +
+        const char* article = output.type == DiscreteType::integer ? "an " : "a ";
+        return scenario_.source + ": '" + text + "' is " + article + to_string(output.type) +
                " output: read it with discrete_output()";
       }
     }
