@@ -14,9 +14,9 @@
 #include <cmath>
 #include <limits>
 
+#include "couplet/errors.hpp"
 #include "models/fmi/fmu_instance.hpp"
 #include "models/fmi/fmu_slaves.hpp"
-#include "couplet/errors.hpp"
 
 namespace couplet::models::fmi {
 namespace {
@@ -151,16 +151,7 @@ class ModelExchangeModel final : public Model {
 
   bool handle_event(double t, std::span<double> x, std::span<const double> u) const override {
     set_point(t, x, u);
-    const Functions& fmi = instance_.functions();
-    instance_.check(fmi.EnterEventMode(instance_.component()), "fmi2EnterEventMode", t);
-    const bool changed = iterate_events(t);
-    instance_.check(fmi.EnterContinuousTimeMode(instance_.component()),
-                    "fmi2EnterContinuousTimeMode", t);
-    if (changed && !x.empty()) {
-      instance_.check(fmi.GetContinuousStates(instance_.component(), x.data(), x.size()),
-                      "fmi2GetContinuousStates", t);
-    }
-    return changed;
+    return event_at(t, x, {});
   }
 
   double next_time_event() const override { return next_event_time_; }
@@ -171,17 +162,8 @@ class ModelExchangeModel final : public Model {
                    held_discrete_inputs_.end()))
       return false;
     set_point(t, x, u);
-    const Functions& fmi = instance_.functions();
-    instance_.check(fmi.EnterEventMode(instance_.component()), "fmi2EnterEventMode", t);
-    discrete_inputs_.set(instance_, values, t);
     std::copy(values.begin(), values.end(), held_discrete_inputs_.begin());
-    const bool changed = iterate_events(t);
-    instance_.check(fmi.EnterContinuousTimeMode(instance_.component()),
-                    "fmi2EnterContinuousTimeMode", t);
-    if (changed && !x.empty()) {
-      instance_.check(fmi.GetContinuousStates(instance_.component(), x.data(), x.size()),
-                      "fmi2GetContinuousStates", t);
-    }
+    event_at(t, x, values);
     return true;
   }
 
@@ -261,6 +243,24 @@ class ModelExchangeModel final : public Model {
     outputs(t + h, shifted_state_, shifted_inputs_, y);
   }
 
+  /// An event at t, the FMU at its point already: event mode, the new discrete
+  /// inputs (none: nothing to set), the event iteration, continuous-time mode;
+  /// x takes the states when the event changed them. Returns whether it did.
+  bool event_at(double t, std::span<double> x,
+                std::span<const std::int64_t> discrete_inputs) const {
+    const Functions& fmi = instance_.functions();
+    instance_.check(fmi.EnterEventMode(instance_.component()), "fmi2EnterEventMode", t);
+    if (!discrete_inputs.empty()) discrete_inputs_.set(instance_, discrete_inputs, t);
+    const bool changed = iterate_events(t);
+    instance_.check(fmi.EnterContinuousTimeMode(instance_.component()),
+                    "fmi2EnterContinuousTimeMode", t);
+    if (changed && !x.empty()) {
+      instance_.check(fmi.GetContinuousStates(instance_.component(), x.data(), x.size()),
+                      "fmi2GetContinuousStates", t);
+    }
+    return changed;
+  }
+
   /// fmi2NewDiscreteStates until the FMU settles; records its next time event.
   /// Returns whether the continuous states changed.
   bool iterate_events(double t) const {
@@ -277,14 +277,14 @@ class ModelExchangeModel final : public Model {
       info.newDiscreteStatesNeeded = fmi2False;
       instance_.check(instance_.functions().NewDiscreteStates(instance_.component(), &info),
                       "fmi2NewDiscreteStates", t);
-      if (info.terminateSimulation) instance_.request_stop(t, "fmi2NewDiscreteStates set terminateSimulation");
+      if (info.terminateSimulation)
+        instance_.request_stop(t, "fmi2NewDiscreteStates set terminateSimulation");
       changed = changed || info.valuesOfContinuousStatesChanged;
     }
     next_event_time_ =
         info.nextEventTimeDefined ? info.nextEventTime : std::numeric_limits<double>::infinity();
     return changed;
   }
-
 
   Instance instance_;
   const ModelExchangeInterface interface_;
