@@ -178,18 +178,14 @@ void add_discrete_columns(const RunLog& log, ExportTable& table) {
   }
 }
 
-/// The `count` discrete outputs `call` holds (a step's, or the start values)
-/// or, without a call (null), zeros — as the executor starts them.
-void add_discrete_values(const LoggedCall* call, std::size_t count, DiscreteRow& row) {
-  for (std::size_t j = 0; j < count; ++j) {
-    if (call == nullptr) {
-      row.emplace_back(0);
-    } else if (j < call->discrete_outputs.size()) {
-      row.emplace_back(call->discrete_outputs[j]);
-    } else {
-      row.emplace_back();  // a damaged log's short record
-    }
-  }
+/// Discrete output `port` as call `call` holds it (a step's, or the start
+/// values; kNoCall: none yet, zero as the executor starts it); absent where a
+/// damaged log's record is short.
+std::optional<std::int64_t> discrete_value(const RunLog& log, std::size_t call, std::size_t port) {
+  if (call == kNoCall) return 0;
+  const std::vector<std::int64_t>& values = log.calls[call].discrete_outputs;
+  if (port < values.size()) return values[port];
+  return std::nullopt;
 }
 
 std::vector<std::string> communication_columns(const RunLog& log) {
@@ -356,12 +352,8 @@ class GridValues {
 
   /// The discrete outputs of call `call` (kNoCall: zeros) at grid row `index`.
   void hold_discrete(std::size_t index, std::size_t slave, std::size_t call) {
-    DiscreteRow values;
-    add_discrete_values(call == kNoCall ? nullptr : &log_.calls[call],
-                        first_discrete_[slave + 1] - first_discrete_[slave], values);
-    std::copy(
-        values.begin(), values.end(),
-        discrete_values_[index].begin() + static_cast<std::ptrdiff_t>(first_discrete_[slave]));
+    for (std::size_t j = 0; j < first_discrete_[slave + 1] - first_discrete_[slave]; ++j)
+      discrete_values_[index][first_discrete_[slave] + j] = discrete_value(log_, call, j);
   }
 
   void take_sample(const LoggedCall& step, Time time, std::size_t index) {
@@ -418,12 +410,11 @@ ExportTable communication_table(const RunLog& log) {
     auto& discrete = table.discrete_rows.emplace_back();
     for (std::size_t s = 0; s < log.slaves.size(); ++s) {
       const std::size_t count = log.slaves[s].description.discrete_outputs.size();
-      if (slaves[s].outputs == kNoCall) {
-        discrete.insert(discrete.end(), count, std::nullopt);  // not at this time
-      } else {
-        add_discrete_values(
-            slaves[s].discrete == kNoCall ? nullptr : &log.calls[slaves[s].discrete], count,
-            discrete);
+      for (std::size_t j = 0; j < count; ++j) {
+        // Absent where the slave returned nothing at this time.
+        discrete.push_back(slaves[s].outputs == kNoCall
+                               ? std::nullopt
+                               : discrete_value(log, slaves[s].discrete, j));
       }
     }
   }

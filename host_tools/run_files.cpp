@@ -34,20 +34,4 @@ void write_summary(const std::filesystem::path& directory, const nlohmann::json&
                         [&](std::ostream& file) { file << summary.dump(2) << '\n'; });
 }
 
-std::vector<double> column_of(std::span<const double> values, std::size_t stride,
-                              std::size_t offset, std::size_t count) {
-  std::vector<double> column(count);
-  for (std::size_t k = 0; k < count; ++k) column[k] = values[k * stride + offset];
-  return column;
-}
-
-std::vector<double> column_of(const Column& column, std::size_t count) {
-  if (column.discrete_values.empty())
-    return column_of(column.values, column.stride, column.offset, count);
-  std::vector<double> values(count);
-  for (std::size_t k = 0; k < count; ++k)
-    values[k] = static_cast<double>(column.discrete_values[k * column.stride + column.offset]);
-  return values;
-}
-
 }  // namespace couplet::tools

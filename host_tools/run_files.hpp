@@ -31,10 +31,13 @@ void write_signals_csv(const std::filesystem::path& path, const std::vector<Time
 /// DIRECTORY/summary.json, indented.
 void write_summary(const std::filesystem::path& directory, const nlohmann::json& summary);
 
-/// A column's first `count` values.
-std::vector<double> column_of(std::span<const double> values, std::size_t stride,
-                              std::size_t offset, std::size_t count);
-/// The first `count` values of `column`, Real or discrete.
-std::vector<double> column_of(const Column& column, std::size_t count);
+/// A column's first `count` values ([grid][stride] storage; Real or discrete).
+template <typename Values>
+std::vector<typename Values::value_type> column_of(const Values& values, std::size_t stride,
+                                                   std::size_t offset, std::size_t count) {
+  std::vector<typename Values::value_type> column(count);
+  for (std::size_t k = 0; k < count; ++k) column[k] = values[k * stride + offset];
+  return column;
+}
 
 }  // namespace couplet::tools

@@ -512,15 +512,13 @@ class Simulation::Impl {
     const std::size_t rows = table.time.size();
     for (const Column& column : results_->columns()) {
       if (column.discrete_values.empty()) {
-        table.columns.emplace_back(column.name, column_of(column, rows));
+        table.columns.emplace_back(column.name,
+                                   column_of(column.values, column.stride, column.offset, rows));
         continue;
       }
-      std::vector<std::int64_t> values(rows);
-      for (std::size_t k = 0; k < rows; ++k)
-        values[k] = column.discrete_values[k * column.stride + column.offset];
       table.discrete_columns.push_back(
           {column.name, discrete_output_is_boolean(discrete_output_index(column.name)),
-           std::move(values)});
+           column_of(column.discrete_values, column.stride, column.offset, rows)});
     }
     return table;
   }

@@ -222,7 +222,8 @@ class PythonSimulation {
  public:
   PythonSimulation(const std::filesystem::path& scenario_path, const py::object& overrides,
                    const std::optional<std::filesystem::path>& output_dir, bool record_log)
-      : simulation_(make(scenario_path, override_list(overrides), output_dir, record_log)) {}
+      : simulation_(make(scenario_path, override_list(overrides), output_dir, record_log)),
+        discrete_names_(simulation_.discrete_output_names()) {}
 
   bool step_until(double t) {
     const py::gil_scoped_release unlocked;
@@ -240,9 +241,9 @@ class PythonSimulation {
   /// sim["slave.port"]: a float, an int (Integer) or a bool (Boolean); an
   /// unknown name is a KeyError naming it.
   py::object item(const std::string& name) const {
-    const std::vector<std::string> discrete = simulation_.discrete_output_names();
-    if (std::find(discrete.begin(), discrete.end(), name) != discrete.end()) {
-      const std::size_t index = simulation_.discrete_output_index(name);
+    const auto discrete = std::find(discrete_names_.begin(), discrete_names_.end(), name);
+    if (discrete != discrete_names_.end()) {
+      const auto index = static_cast<std::size_t>(discrete - discrete_names_.begin());
       const std::int64_t value = simulation_.discrete_output(index);
       if (simulation_.discrete_output_is_boolean(index)) return py::bool_(value != 0);
       return py::int_(value);
@@ -282,6 +283,7 @@ class PythonSimulation {
   }
 
   Simulation simulation_;
+  const std::vector<std::string> discrete_names_;  ///< in discrete_output_index() order
 };
 
 // ---- couplet.read_log ----

@@ -27,13 +27,15 @@ constexpr int kMaxEventIterations = 100;
 class ModelExchangeModel final : public Model {
  public:
   ModelExchangeModel(std::shared_ptr<Package> package, const FmuSettings& settings)
+      : ModelExchangeModel(package, settings, fmu_ports(*package, settings)) {}
+
+  ModelExchangeModel(std::shared_ptr<Package> package, const FmuSettings& settings,
+                     const FmuPorts& ports)
       : instance_(package, InterfaceKind::model_exchange, settings.slave_name),
         interface_(*package->description().model_exchange),
-        ports_(fmu_ports(*package, settings)),
-        discrete_inputs_(package->description(), ports_.discrete_inputs),
-        discrete_outputs_(package->description(), ports_.discrete_outputs) {
+        discrete_inputs_(package->description(), ports.discrete_inputs),
+        discrete_outputs_(package->description(), ports.discrete_outputs) {
     const Description& description = package->description();
-    const FmuPorts& ports = ports_;
     description_.name = description.model_name;
     description_.summary = "FMU " + package->path() + " (model exchange)";
     for (const std::size_t k : ports.inputs) {
@@ -288,7 +290,6 @@ class ModelExchangeModel final : public Model {
 
   Instance instance_;
   const ModelExchangeInterface interface_;
-  const FmuPorts ports_;
   // Scratch buffers inside (sized at construction): mutable like the mirrors below.
   mutable DiscreteExchange discrete_inputs_;
   mutable DiscreteExchange discrete_outputs_;
