@@ -124,11 +124,6 @@ void RemoteSlave::open_session(const couplet_wire_Configure* configure) {
   // Every field is checked there (version, names, counts, derivative order,
   // imposed step, sample capacity): a SlaveError naming the slave and the field.
   description_ = wire::from_wire(answer->body.describe, name_);
-  if (!description_.discrete_inputs.empty() || !description_.discrete_outputs.empty()) {
-    throw SlaveError("slave '" + name_ +
-                     "': the target declares Integer or Boolean ports, which couplet's links do "
-                     "not carry yet");
-  }
   description_.capabilities.can_rollback = false;  // no save/restore over the wire
   realtime_target_ = answer->body.describe.capabilities.realtime;
   // The target's capacity, clamped to what one step request and its answer carry.
@@ -164,9 +159,31 @@ void RemoteSlave::setup(Time start) {
   request.body.initialize.start_ns = start;
   const protocol::Envelope& answer = client_.exchange("initialize", to_seconds(start));
   if (answer.which_body != couplet_wire_Envelope_ack_tag) inconsistent("expected an acknowledgement of initialize");
+  take_discrete_outputs("Ack", {answer.body.ack.discrete_outputs, answer.body.ack.discrete_outputs_count});
   current_time_ = start;
   set_up_ = true;
   remembered_ = 0;
+}
+
+void RemoteSlave::evaluate_discrete_outputs(std::span<std::int64_t> discrete_outputs) {
+  if (!set_up_) throw ProtocolViolation("slave '" + name_ + "': evaluate_discrete_outputs before setup");
+  std::copy_n(discrete_outputs_.begin(), std::min(discrete_outputs.size(), description_.discrete_outputs.size()),
+              discrete_outputs.begin());
+}
+
+void RemoteSlave::take_discrete_outputs(const char* message, std::span<const std::int64_t> values) {
+  const auto& ports = description_.discrete_outputs;
+  if (values.size() != ports.size()) {
+    inconsistent(std::string(message) + ".discrete_outputs has " + std::to_string(values.size()) +
+                 " value(s), expected " + std::to_string(ports.size()) + " (the described Integer and Boolean outputs)");
+  }
+  for (std::size_t j = 0; j < ports.size(); ++j) {
+    if (ports[j].type == DiscreteType::boolean && values[j] != 0 && values[j] != 1) {
+      inconsistent(std::string(message) + ".discrete_outputs[" + std::to_string(j) + "] = " +
+                   std::to_string(values[j]) + " for Boolean output '" + ports[j].name + "' (0 or 1)");
+    }
+  }
+  std::copy(values.begin(), values.end(), discrete_outputs_.begin());
 }
 
 void RemoteSlave::check_evaluation(const char* call, std::span<const Polynomial> inputs) const {
@@ -298,6 +315,8 @@ void RemoteSlave::fill_step_request(const StepRequest& request) {
   inputs_to_wire(request.inputs, body.inputs_count, body.inputs);
   body.sample_times_ns_count = static_cast<pb_size_t>(request.sample_times.size());
   std::copy(request.sample_times.begin(), request.sample_times.end(), body.sample_times_ns);
+  body.discrete_inputs_count = static_cast<pb_size_t>(request.discrete_inputs.size());
+  std::copy(request.discrete_inputs.begin(), request.discrete_inputs.end(), body.discrete_inputs);
 }
 
 void RemoteSlave::send_step(const StepRequest& request) {
@@ -389,6 +408,8 @@ void RemoteSlave::accept_result(const couplet_wire_StepResult& body, const StepR
                      request.sample_times[bad / std::max<std::size_t>(outputs, 1)], true);
   }
   std::copy_n(body.samples, samples, result.samples.begin());
+  take_discrete_outputs("StepResult", {body.discrete_outputs, body.discrete_outputs_count});
+  hold_discrete_outputs(result);
   remember_values(request.end, result.end_outputs);
   if (realtime_target_ && status == couplet_wire_Status_STATUS_LATE) {
     ++client_.counters().stale_inputs;
@@ -397,6 +418,11 @@ void RemoteSlave::accept_result(const couplet_wire_StepResult& body, const StepR
     link_report_.input_lateness_ns = body.timing.input_lateness_ns;
     if (input_lateness_ != nullptr) input_lateness_->add(body.timing.input_lateness_ns, false);
   }
+}
+
+void RemoteSlave::hold_discrete_outputs(const OutputBuffers& result) const {
+  std::copy_n(discrete_outputs_.begin(), std::min(result.discrete_outputs.size(), description_.discrete_outputs.size()),
+              result.discrete_outputs.begin());
 }
 
 void RemoteSlave::settle_missed_step() {
@@ -460,6 +486,7 @@ void RemoteSlave::substitute_missed_result(const StepRequest& request, const Out
   for (std::size_t k = 0; k < request.sample_times.size(); ++k) {
     for (std::size_t j = 0; j < outputs; ++j) result.samples[k * outputs + j] = value_at(j, request.sample_times[k]);
   }
+  hold_discrete_outputs(result);  // never extrapolated
   remember_values(request.end, result.end_outputs);
 }
 

@@ -14,6 +14,9 @@
 // evaluate_outputs() likewise for the evaluations of a feedthrough refresh.
 // linearize → Linearize, answered by a Linearization at the current time
 // (only for a target that describes can_linearize), awaited as evaluations are.
+// Integer and Boolean ports travel beside the Real ones: the step request
+// carries the held discrete inputs, its result the discrete outputs at its
+// end, and the Ack of Initialize their start values (evaluate_discrete_outputs).
 //
 // Virtual time (default): every answer is awaited, with retransmission, until
 // the link's peer timeout; results are exactly those of a local slave.
@@ -21,7 +24,7 @@
 // Wall-clock mode (bind_wall_clock, docs/links.md): a result is awaited until the
 // deadline of its communication time plus a tolerance. A result that misses it
 // is recorded as missed and replaced under the declared policy — hold the last
-// values, or extrapolate them linearly — and the run aborts after more than
+// values, or extrapolate them linearly (discrete outputs are always held) — and the run aborts after more than
 // max_consecutive_misses misses in a row (at the first with policy abort). With
 // a target in real-time mode (its model runs on its own wall clock), step
 // requests are input updates sent without acknowledgement, and the target
@@ -65,6 +68,7 @@ class RemoteSlave final : public Slave {
   void announce_step(const StepRequest& request) override;
   void step(const StepRequest& request, const OutputBuffers& result) override;
   void linearize(std::span<const Polynomial> inputs, std::span<double> linearization) override;
+  void evaluate_discrete_outputs(std::span<std::int64_t> discrete_outputs) override;
   LinkStepReport last_link_report() const override { return link_report_; }
 
   /// Wall-clock mode: deadlines from `clock` (which must outlive the proxy).
@@ -101,11 +105,16 @@ class RemoteSlave final : public Slave {
   void settle_missed_step();
   void accept_result(const couplet_wire_StepResult& body, const StepRequest& request, const OutputBuffers& result);
   void substitute_missed_result(const StepRequest& request, const OutputBuffers& result);
+  /// The discrete outputs the target answered last, into `result`.
+  void hold_discrete_outputs(const OutputBuffers& result) const;
   void remember_values(Time time, std::span<const double> end_outputs);
   /// Before a request at the current time (`call`): set up, one polynomial per input.
   void check_evaluation(const char* call, std::span<const Polynomial> inputs) const;
   void take_end_outputs(const char* message, const char* field, std::uint32_t derivative_order,
                         std::span<const double> values, Time time, std::span<double> target) const;
+  /// `message`.discrete_outputs: one per discrete output, Boolean ones 0 or 1;
+  /// kept as the values the slave holds now.
+  void take_discrete_outputs(const char* message, std::span<const std::int64_t> values);
   [[noreturn]] void inconsistent(const std::string& why) const;
   Deadline result_deadline(Time time) const;
 
@@ -122,6 +131,8 @@ class RemoteSlave final : public Slave {
   bool outputs_announced_ = false;  ///< an EvaluateOutputs request is on its way
   std::size_t announced_input_count_ = 0;
   std::array<Polynomial, protocol::kMaxPorts> announced_inputs_{};  ///< its inputs, checked when collected
+  /// The discrete outputs the target answered last: held over a missed result.
+  std::array<std::int64_t, protocol::kMaxPorts> discrete_outputs_{};
   std::uint64_t retransmissions_at_send_ = 0;  ///< counter when the latest step request left
   LinkStepReport link_report_;
 

@@ -118,6 +118,11 @@ class TargetServer {
   /// input, each of degree at most `max_degree`, finite, with a scale > 0.
   void check_inputs(const couplet_wire_Polynomial* inputs, std::size_t count, int max_degree,
                     const char* field) const;
+  /// Throws ProtocolViolation naming `field` unless there is one value per
+  /// discrete input and each Boolean one is 0 or 1.
+  void check_discrete_inputs(const std::int64_t* values, std::size_t count, const char* field) const;
+  /// An Ack with nothing in it (the reply's body is a union that other answers reuse).
+  void acknowledge();
   void open_session(std::uint64_t session, protocol::Sequence sequence);
   void execute(drivers::Deadline now);
   void configure(const couplet_wire_Configure& request);
@@ -128,6 +133,8 @@ class TargetServer {
   void start(const couplet_wire_Start& request, drivers::Deadline received);
   void accept_input(const couplet_wire_StepRequest& request, drivers::Deadline received);
   void step_segment(Time from, Time to, std::span<double> end_outputs);
+  /// The discrete outputs the slave holds now, as the reply's repeated field.
+  void copy_discrete_outputs(pb_size_t& count, std::int64_t* values) const;
   std::int64_t wall_ns(Time model_time) const;
   Time model_time_at(drivers::Deadline wall) const;
   void describe();
@@ -135,6 +142,8 @@ class TargetServer {
   void rebuild(const SlaveConfiguration& configuration);
   std::size_t input_count() const { return slave_->description().inputs.size(); }
   std::size_t output_count() const { return slave_->description().outputs.size(); }
+  std::size_t discrete_input_count() const { return slave_->description().discrete_inputs.size(); }
+  std::size_t discrete_output_count() const { return slave_->description().discrete_outputs.size(); }
   std::size_t end_output_count() const;
   std::size_t encode_answer(std::span<std::uint8_t> answer);
 
@@ -157,6 +166,9 @@ class TargetServer {
   std::vector<std::uint8_t> cache_;  ///< the encoded answer to last_sequence_
   std::size_t cache_size_ = 0;
   std::array<Polynomial, protocol::kMaxPorts> inputs_{};
+  /// Held over each step: the start values until a step request brings others.
+  std::array<std::int64_t, protocol::kMaxPorts> discrete_inputs_{};
+  std::array<std::int64_t, protocol::kMaxPorts> discrete_outputs_{};  ///< at current_time_
   TargetCounters counters_;
 
   // Real-time mode.
@@ -170,6 +182,7 @@ class TargetServer {
   Time fresh_input_time_ = 0;     ///< model time of its arrival
   std::int64_t fresh_input_lateness_ = 0;
   std::array<Polynomial, protocol::kMaxPorts> fresh_inputs_{};
+  std::array<std::int64_t, protocol::kMaxPorts> fresh_discrete_inputs_{};
   drivers::LatenessStatistics input_lateness_{1 << 20};
 };
 

@@ -332,6 +332,38 @@ TEST(DiscreteSignals, TheThreadPoolDecidesAsTheSequentialRun) {
   EXPECT_EQ(read_file(pooled.out / "signals.csv"), read_file(sequential.out / "signals.csv"));
 }
 
+/// tallies() with slave b served by a spawned couplet-target over UDP.
+std::string with_b_behind_a_link(std::string text) {
+  const std::string marker = "  b:\n    fmu: " + std::string(COUPLET_TEST_FMU("tally")) + "\n";
+  const std::size_t at = text.find(marker);
+  text.insert(at + marker.size(), "    link: {spawn: true, udp: \"127.0.0.1:0\"}\n");
+  return text;
+}
+
+// Across a UDP link the discrete inputs travel in the step request and the
+// outputs in its result (their start values in the Ack of Initialize): the
+// same hash and signals.csv as the local run, with b's interface CS or ME,
+// and a replay of the remote run's log reproduces it.
+TEST(DiscreteSignals, AcrossAUdpLinkTheRunDecidesAsTheLocalOne) {
+  const Outcome local = couplet("run", tallies("0.5"), "discrete-local");
+  ASSERT_EQ(local.exit_code, 0) << local.output;
+  for (const std::string kind : {"cs", "me"}) {
+    std::string text = with_b_behind_a_link(tallies("0.5"));
+    if (kind == "me") text = with_model_exchange(text, 2);
+    const Outcome remote = couplet("run", text, "discrete-udp-" + kind);
+    ASSERT_EQ(remote.exit_code, 0) << remote.output;
+    const auto summary = nlohmann::json::parse(read_file(remote.out / "summary.json"));
+    EXPECT_TRUE(summary.at("links").contains("b")) << summary.dump();
+    EXPECT_EQ(hash_of(remote.out), hash_of(local.out)) << kind;
+    EXPECT_EQ(read_file(remote.out / "signals.csv"), read_file(local.out / "signals.csv")) << kind;
+    int exit_code = -1;
+    const std::string replay = command_output(
+        std::string(COUPLET_BINARY) + " replay --verify " + (remote.out / "run.log").string(), exit_code);
+    EXPECT_EQ(exit_code, 0) << replay;
+    EXPECT_NE(replay.find(hash_of(local.out)), std::string::npos) << replay;
+  }
+}
+
 TEST(DiscreteSignals, ConnectionsBetweenTypesAreRefusedNamingBothEnds) {
   struct Case {
     std::string from, to, words;

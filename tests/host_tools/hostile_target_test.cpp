@@ -269,6 +269,28 @@ std::vector<Variant> variants() {
          if (is(request, couplet_wire_Envelope_step_request_tag)) answer.which_body = couplet_wire_Envelope_ack_tag;
        },
        "SlaveError", "expected a step result"},
+      // Integer and Boolean outputs: as many as described, Boolean ones 0 or 1.
+      {"ack_discrete_outputs_undescribed",
+       [](const Envelope& request, Envelope& answer) {
+         if (!is(request, couplet_wire_Envelope_initialize_tag)) return;
+         answer.body.ack.discrete_outputs_count = 1;
+         answer.body.ack.discrete_outputs[0] = 5;
+       },
+       "SlaveError", "Ack.discrete_outputs has 1 value(s), expected 0"},
+      {"ack_boolean_output_2",
+       [](const Envelope& request, Envelope& answer) {
+         if (is(answer, couplet_wire_Envelope_describe_tag)) {
+           answer.body.describe.discrete_outputs_count = 1;
+           std::strcpy(answer.body.describe.discrete_outputs[0].name, "flag");
+           answer.body.describe.discrete_outputs[0].type = couplet_wire_PortType_PORT_BOOLEAN;
+         }
+         if (!is(request, couplet_wire_Envelope_initialize_tag)) return;
+         answer.body.ack.discrete_outputs_count = 1;
+         answer.body.ack.discrete_outputs[0] = 2;
+       },
+       "SlaveError", "Ack.discrete_outputs[0] = 2 for Boolean output 'flag' (0 or 1)"},
+      {"step_discrete_outputs_undescribed", on_step([](auto& r) { r.discrete_outputs_count = 16; }), "SlaveError",
+       "StepResult.discrete_outputs has 16 value(s), expected 0"},
       // Harmless in any int64: only compared and converted to double.
       {"step_lateness_int64_min", on_step([](auto& r) { r.timing.input_lateness_ns = kMinTime; }), "none", ""},
 
