@@ -29,7 +29,9 @@ void check_name(const DeviceDescription& device, const std::string& what, const 
   }
 }
 
-/// Which of the device's inputs the slave shows: all, or those a scenario connects.
+/// Which of the device's Real inputs the slave shows: all, or those a scenario
+/// connects. Its discrete inputs are always shown: the master sends the start
+/// value of one no connection drives.
 std::vector<std::size_t> shown_inputs(const DeviceDescription& device,
                                       const std::optional<std::vector<std::string>>& connected) {
   std::vector<std::size_t> shown;
@@ -40,8 +42,9 @@ std::vector<std::size_t> shown_inputs(const DeviceDescription& device,
   }
   if (connected) {
     for (const std::string& name : *connected) {
-      if (std::none_of(device.inputs.begin(), device.inputs.end(),
-                       [&](const DeviceInput& input) { return input.name == name; }))
+      const auto named = [&](const auto& input) { return input.name == name; };
+      if (std::none_of(device.inputs.begin(), device.inputs.end(), named) &&
+          std::none_of(device.discrete_inputs.begin(), device.discrete_inputs.end(), named))
         throw ConfigurationError(device_label(device) + " has no input '" + name + "'");
     }
   }
@@ -55,6 +58,8 @@ SlaveDescription slave_description(const DeviceDescription& device,
     description.inputs.push_back({device.inputs[i].name, device.inputs[i].unit});
   for (const DeviceOutput& output : device.outputs)
     description.outputs.push_back({output.name, output.direct_feedthrough, output.unit});
+  description.discrete_inputs = device.discrete_inputs;
+  description.discrete_outputs = device.discrete_outputs;
   SlaveCapabilities& capabilities = description.capabilities;
   capabilities.max_input_degree = device.input_degree;
   capabilities.output_derivative_order = device.output_derivative_order;
@@ -156,6 +161,12 @@ class DeviceSlave final : public Slave {
             [&] { device_.callbacks.outputs(current_, all, end_outputs); });
   }
 
+  void evaluate_discrete_outputs(std::span<std::int64_t> discrete_outputs) override {
+    if (description_.discrete_outputs.empty()) return;
+    guarded(device_.description, [&] { return "discrete_outputs at t = " + seconds_text(current_) + " s"; },
+            [&] { device_.callbacks.discrete_outputs(current_, discrete_outputs); });
+  }
+
   void step(const StepRequest& request, const OutputBuffers& result) override {
     check_step_request(slave_name_, description_, current_, request);
     StepRequest device_request = request;
@@ -217,10 +228,12 @@ void check_device(const Device& device) {
   if (description.name.empty()) throw ConfigurationError("a device needs a name");
   check_name(description, "name", description.name);
   if (description.inputs.size() > protocol::kMaxPorts ||
-      description.outputs.size() > protocol::kMaxPorts) {
+      description.outputs.size() > protocol::kMaxPorts ||
+      description.discrete_inputs.size() > protocol::kMaxPorts ||
+      description.discrete_outputs.size() > protocol::kMaxPorts) {
     throw ConfigurationError(device_label(description) + ": at most " +
                              std::to_string(protocol::kMaxPorts) + " inputs and " +
-                             std::to_string(protocol::kMaxPorts) + " outputs");
+                             std::to_string(protocol::kMaxPorts) + " outputs of each kind (Real, discrete)");
   }
   if (description.parameters.size() > protocol::kMaxParameters) {
     throw ConfigurationError(device_label(description) + ": at most " +
@@ -229,6 +242,9 @@ void check_device(const Device& device) {
   std::vector<std::string> names;
   for (const DeviceInput& input : description.inputs) names.push_back(input.name);
   for (const DeviceOutput& output : description.outputs) names.push_back(output.name);
+  for (const auto* ports : {&description.discrete_inputs, &description.discrete_outputs}) {
+    for (const DiscretePortDescription& port : *ports) names.push_back(port.name);
+  }
   for (const std::string& name : names) check_name(description, "port", name);
   std::sort(names.begin(), names.end());
   if (const auto twice = std::adjacent_find(names.begin(), names.end()); twice != names.end())
@@ -243,6 +259,15 @@ void check_device(const Device& device) {
   };
   for (const DeviceInput& input : description.inputs) check_units(input.unit);
   for (const DeviceOutput& output : description.outputs) check_units(output.unit);
+  for (const auto* ports : {&description.discrete_inputs, &description.discrete_outputs}) {
+    for (const DiscretePortDescription& port : *ports) check_units(port.unit);
+  }
+  for (const DiscretePortDescription& input : description.discrete_inputs) {
+    if (input.type == DiscreteType::boolean && input.start != 0 && input.start != 1) {
+      throw ConfigurationError(device_label(description) + ": Boolean input '" + input.name + "' starts at " +
+                               std::to_string(input.start) + " (0 or 1)");
+    }
+  }
   if (description.input_degree < 0 || description.input_degree > 3) {
     throw ConfigurationError(device_label(description) + ": input_degree must be 0 to 3, not " +
                              std::to_string(description.input_degree));
@@ -263,6 +288,10 @@ void check_device(const Device& device) {
   if (!device.callbacks.outputs || !device.callbacks.step) {
     throw ConfigurationError(device_label(description) +
                              ": the callbacks 'outputs' and 'step' are required");
+  }
+  if (!description.discrete_outputs.empty() && !device.callbacks.discrete_outputs) {
+    throw ConfigurationError(device_label(description) +
+                             ": the callback 'discrete_outputs' is required with Integer or Boolean outputs");
   }
 }
 
@@ -296,6 +325,17 @@ std::string describe_device(const DeviceDescription& device) {
          << (device.outputs[j].direct_feedthrough ? " (feedthrough)" : "");
   }
   if (device.outputs.empty()) text << "none";
+  const auto discrete = [&](const char* label, const std::vector<DiscretePortDescription>& ports, bool inputs) {
+    if (ports.empty()) return;
+    text << "\n  " << label << ": ";
+    for (std::size_t k = 0; k < ports.size(); ++k) {
+      text << (k ? ", " : "") << with_unit(ports[k].name, ports[k].unit) << " (" << to_string(ports[k].type);
+      if (inputs) text << ", default " << ports[k].start;
+      text << ")";
+    }
+  };
+  discrete("discrete inputs", device.discrete_inputs, true);
+  discrete("discrete outputs", device.discrete_outputs, false);
   text << "\n  input degree " << device.input_degree << ", output derivatives "
        << device.output_derivative_order << ", sample period "
        << (device.sample_period > 0 ? seconds_text(device.sample_period) + " s" : "any")

@@ -18,6 +18,7 @@
 // thread, never concurrently):
 //   initialize(start, parameters)  at the start of every session; may allocate
 //   outputs(now, inputs, values)   at the current time, any number of times
+//   discrete_outputs(now, values)  after initialize, for a device with discrete outputs
 //   step(request, result)          from the current time to request.end
 // After initialize, outputs and step are on the real-time path: they must not
 // allocate, block (except on the device's own I/O) or log. An exception thrown
@@ -74,6 +75,12 @@ struct DeviceDescription {
   /// The device runs on the wall clock (real hardware cannot pause): it is
   /// always served in real-time mode, as with `--realtime`.
   bool realtime = false;
+  /// Integer and Boolean ports (a gear, a mode, a switch, a fault flag):
+  /// piecewise constant, exchanged at communication points. An input's `start`
+  /// is its value while no connection of the scenario drives it; an output's
+  /// `start` is not used (the discrete_outputs callback gives its first value).
+  std::vector<DiscretePortDescription> discrete_inputs;
+  std::vector<DiscretePortDescription> discrete_outputs;
 };
 
 /// Parameter values of a session by name: every declared parameter, with the
@@ -93,7 +100,13 @@ struct DeviceCallbacks {
   /// inputs[i].value(to_seconds(t))); writes the outputs at request.end into
   /// result.end_outputs and, when asked, one row of outputs per
   /// request.sample_times into result.samples.
+  /// Integer and Boolean ports: request.discrete_inputs holds one value per
+  /// discrete input over the step; write one value per discrete output at
+  /// request.end into result.discrete_outputs (Boolean: 0 or 1).
   std::function<void(const StepRequest& request, const OutputBuffers& result)> step;
+  /// Required when the device declares discrete outputs. Their values at `now`
+  /// (one per discrete output), after initialize: held until the first step ends.
+  std::function<void(Time now, std::span<std::int64_t> values)> discrete_outputs;
 };
 
 struct Device {

@@ -16,6 +16,7 @@
 #include "support/allocation_counter.hpp"
 #include "targets/device_source.hpp"
 #include "support/served_target.hpp"
+#include "test_fmus.hpp"
 #include "test_support.hpp"
 
 namespace couplet::testing {
@@ -193,6 +194,68 @@ TEST(DeviceSdk, ThrowingStepEndsTheRunNamingSlaveAndCause) {
   }
 }
 
+/// A latch with Integer and Boolean ports: over each step it holds its
+/// discrete input `count`; at the step end its outputs are `twice` = 2 × count
+/// (Integer), `big` = count ≥ 5 (Boolean) and the Real `level` = count.
+Device latch_device() {
+  Device device;
+  device.description = {.name = "latch", .outputs = {{.name = "level"}}};
+  device.description.discrete_inputs = {{.name = "count", .type = DiscreteType::integer, .start = 0}};
+  device.description.discrete_outputs = {{.name = "twice", .type = DiscreteType::integer},
+                                         {.name = "big", .type = DiscreteType::boolean}};
+  auto held = std::make_shared<std::int64_t>(0);
+  device.callbacks.initialize = [held](Time, const DeviceParameters&) { *held = 0; };
+  device.callbacks.outputs = [held](Time, std::span<const Polynomial>, std::span<double> values) {
+    values[0] = static_cast<double>(*held);
+  };
+  device.callbacks.discrete_outputs = [](Time, std::span<std::int64_t> values) {
+    values[0] = 0;
+    values[1] = 0;
+  };
+  device.callbacks.step = [held](const StepRequest& request, const OutputBuffers& result) {
+    *held = request.discrete_inputs[0];
+    result.end_outputs[0] = static_cast<double>(*held);
+    result.discrete_outputs[0] = 2 * *held;
+    result.discrete_outputs[1] = *held >= 5 ? 1 : 0;
+  };
+  return device;
+}
+
+// A device's Integer and Boolean ports over UDP, between two tally FMUs:
+// a.count (k at t = k) → latch.count; latch.twice → b.increment and
+// latch.big → b.enable. In the step [k, k + 1] b holds what the latch gave at
+// t = k, 2(k − 1) and (k − 1 ≥ 5), so at t = 10 b has counted
+// 2 × (5 + 6 + 7 + 8) = 52.
+TEST(DeviceSdk, IntegerAndBooleanPortsTravelToAndFromTheDevice) {
+  const ServedDevice target(latch_device());
+  const std::string tally = COUPLET_TEST_FMU("tally");
+  const std::string text =
+      "name: latch\n"
+      "time: {start: 0, end: 10}\n"
+      "slaves:\n"
+      "  a: {fmu: " + tally + "}\n"
+      "  latch:\n"
+      "    device: latch\n"
+      "    link: {udp: \"" + target.endpoint + "\"}\n"
+      "  b: {fmu: " + tally + "}\n"
+      "connections:\n"
+      "  - {from: a.count, to: latch.count}\n"
+      "  - {from: latch.twice, to: b.increment}\n"
+      "  - {from: latch.big, to: b.enable}\n"
+      "algorithm: {type: jacobi, step: 1}\n"
+      "reference: none\n";
+  const auto out = fresh_directory("device-discrete");
+  tools::run_scenario(tools::parse_scenario(text, "latch.yaml"), {out.string(), false});
+  const std::string signals = read_file(out / "signals.csv");
+  EXPECT_EQ(signals.substr(0, signals.find('\n')),
+            "time,a.level,latch.level,b.level,a.count,a.phase,a.odd,latch.twice,latch.big,b.count,b.phase,b.odd");
+  EXPECT_NE(signals.find("\n6,3,5,0,6,1,0,10,1,0,1,0\n"), std::string::npos) << signals;
+  EXPECT_NE(signals.find("\n10,5,9,26,10,2,0,18,1,52,2,0\n"), std::string::npos) << signals;
+  EXPECT_NE(targets::describe_device(latch_device().description)
+                .find("discrete inputs: count (Integer, default 0)\n  discrete outputs: twice (Integer), big (Boolean)"),
+            std::string::npos);
+}
+
 TEST(DeviceSdk, CountingHookSeesAllocationsInTheDeviceLibrary) {
   const long before = allocations();
   const std::string text = targets::describe_device({.name = "counted", .inputs = {{.name = "u"}}});
@@ -271,6 +334,14 @@ TEST(DeviceSdk, DescriptionIsChecked) {
   Device many = valid;
   for (int i = 0; i < 17; ++i) many.description.inputs.push_back({.name = "i" + std::to_string(i)});
   refused(many, "at most 16 inputs");
+  Device discrete = valid;
+  discrete.description.discrete_outputs = {{.name = "flag", .type = DiscreteType::boolean}};
+  refused(discrete, "the callback 'discrete_outputs' is required");
+  discrete.description.discrete_outputs.clear();
+  discrete.description.discrete_inputs = {{.name = "y", .type = DiscreteType::boolean}};
+  refused(discrete, "two ports named 'y'");
+  discrete.description.discrete_inputs = {{.name = "on", .type = DiscreteType::boolean, .start = 2}};
+  refused(discrete, "Boolean input 'on' starts at 2 (0 or 1)");
   Device dotted = valid;
   dotted.description.outputs[0].name = "a.b";
   refused(dotted, "'a.b'");
