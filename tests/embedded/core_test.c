@@ -177,8 +177,79 @@ static const couplet_description counter_description = {
     .intermediate_samples = false,
 };
 
-static const couplet_callbacks counter_callbacks = {counter_initialize, counter_outputs_now,
-                                                    counter_step};
+static const couplet_callbacks counter_callbacks = {
+    .initialize = counter_initialize,
+    .outputs = counter_outputs_now,
+    .step = counter_step,
+};
+
+/* A gear selector with Integer and Boolean ports: over each step it holds its
+ * discrete inputs gear (Integer, default 2) and armed (Boolean, default 0);
+ * its discrete outputs are ratio = 10 × the gear it holds and engaged = armed. */
+typedef struct {
+  int64_t gear;
+  int64_t armed;
+} gear_model;
+
+static gear_model gears;
+
+static const couplet_output gear_outputs[] = {{"torque", "N.m", false}};
+static const couplet_discrete_port gear_discrete_inputs[] = {{"gear", NULL, false, 2}, {"armed", NULL, true, 0}};
+static const couplet_discrete_port gear_discrete_outputs[] = {{"ratio", NULL, false, 0},
+                                                              {"engaged", NULL, true, 0}};
+
+static const char* gear_initialize(void* model, couplet_time start, const double* parameters) {
+  gear_model* device = (gear_model*)model;
+  (void)start;
+  (void)parameters;
+  device->gear = 1;
+  device->armed = 0;
+  return NULL;
+}
+
+static const char* gear_outputs_now(void* model, couplet_time now, const couplet_polynomial* inputs,
+                                    double* values) {
+  (void)model;
+  (void)now;
+  (void)inputs;
+  values[0] = 0.0;
+  return NULL;
+}
+
+static const char* gear_step(void* model, const couplet_step_request* request, double* end_outputs,
+                             double* samples) {
+  gear_model* device = (gear_model*)model;
+  (void)samples;
+  device->gear = request->discrete_inputs[0];
+  device->armed = request->discrete_inputs[1];
+  end_outputs[0] = (double)device->gear;
+  return NULL;
+}
+
+static const char* gear_discrete_outputs_now(void* model, couplet_time now, int64_t* values) {
+  const gear_model* device = (const gear_model*)model;
+  (void)now;
+  values[0] = 10 * device->gear;
+  values[1] = device->armed;
+  return NULL;
+}
+
+static const couplet_description gear_description = {
+    .name = "gears",
+    .outputs = gear_outputs,
+    .output_count = 1,
+    .discrete_inputs = gear_discrete_inputs,
+    .discrete_input_count = 2,
+    .discrete_outputs = gear_discrete_outputs,
+    .discrete_output_count = 2,
+};
+
+static const couplet_callbacks gear_callbacks = {
+    .initialize = gear_initialize,
+    .outputs = gear_outputs_now,
+    .step = gear_step,
+    .discrete_outputs = gear_discrete_outputs_now,
+};
 
 /* ======================================================================== */
 /* The slave under test                                                      */
@@ -437,6 +508,11 @@ typedef struct {
 } double_sink;
 
 typedef struct {
+  size_t count; /* every value received, even beyond the capacity */
+  int64_t values[MAX_VALUES];
+} int64_sink;
+
+typedef struct {
   size_t frames;           /* answer frames written since the capture was cleared */
   size_t undecodable;      /* written bytes that are no well-formed answer */
   couplet_wire_Envelope envelope; /* the last answer */
@@ -444,6 +520,9 @@ typedef struct {
   port_sink outputs;
   double_sink values;      /* Outputs.values or StepResult.end_outputs */
   double_sink samples;     /* StepResult.samples */
+  port_sink discrete_inputs;  /* Describe */
+  port_sink discrete_outputs;
+  int64_sink discrete_values; /* Ack or StepResult .discrete_outputs */
 } answer_log;
 
 static answer_log answers;
@@ -469,6 +548,17 @@ static bool decode_double(pb_istream_t* stream, const pb_field_t* field, void** 
   return true;
 }
 
+/* One sint64 of a packed repeated field (nanopb calls it per value). */
+static bool decode_int64(pb_istream_t* stream, const pb_field_t* field, void** arg) {
+  int64_sink* sink = (int64_sink*)*arg;
+  int64_t value;
+  (void)field;
+  if (!pb_decode_svarint(stream, &value)) return false;
+  if (sink->count < MAX_VALUES) sink->values[sink->count] = value;
+  ++sink->count;
+  return true;
+}
+
 /* The body's submessage callback: points its repeated fields at the log
  * before the submessage is decoded (the oneof has just been zeroed). */
 static bool prepare_answer_body(pb_istream_t* stream, const pb_field_t* field, void** arg) {
@@ -481,6 +571,14 @@ static bool prepare_answer_body(pb_istream_t* stream, const pb_field_t* field, v
       answer->body.describe.inputs.arg = &log->inputs;
       answer->body.describe.outputs.funcs.decode = decode_port;
       answer->body.describe.outputs.arg = &log->outputs;
+      answer->body.describe.discrete_inputs.funcs.decode = decode_port;
+      answer->body.describe.discrete_inputs.arg = &log->discrete_inputs;
+      answer->body.describe.discrete_outputs.funcs.decode = decode_port;
+      answer->body.describe.discrete_outputs.arg = &log->discrete_outputs;
+      break;
+    case couplet_wire_Envelope_ack_tag:
+      answer->body.ack.discrete_outputs.funcs.decode = decode_int64;
+      answer->body.ack.discrete_outputs.arg = &log->discrete_values;
       break;
     case couplet_wire_Envelope_outputs_tag:
       answer->body.outputs.values.funcs.decode = decode_double;
@@ -491,6 +589,8 @@ static bool prepare_answer_body(pb_istream_t* stream, const pb_field_t* field, v
       answer->body.step_result.end_outputs.arg = &log->values;
       answer->body.step_result.samples.funcs.decode = decode_double;
       answer->body.step_result.samples.arg = &log->samples;
+      answer->body.step_result.discrete_outputs.funcs.decode = decode_int64;
+      answer->body.step_result.discrete_outputs.arg = &log->discrete_values;
       break;
     default:
       break;
@@ -512,6 +612,9 @@ static void decode_answer(const uint8_t* frame, size_t size) {
   memset(&answers.outputs, 0, sizeof answers.outputs);
   memset(&answers.values, 0, sizeof answers.values);
   memset(&answers.samples, 0, sizeof answers.samples);
+  memset(&answers.discrete_inputs, 0, sizeof answers.discrete_inputs);
+  memset(&answers.discrete_outputs, 0, sizeof answers.discrete_outputs);
+  memset(&answers.discrete_values, 0, sizeof answers.discrete_values);
   answers.envelope.cb_body.funcs.decode = prepare_answer_body;
   answers.envelope.cb_body.arg = &answers;
   stream = pb_istream_from_buffer(payload, payload_size);
@@ -626,6 +729,20 @@ static size_t send_step_sampled(uint64_t session, uint32_t sequence, int64_t sta
   request.body.step_request.inputs.arg = &list;
   request.body.step_request.sample_times_ns.funcs.encode = encode_times;
   request.body.step_request.sample_times_ns.arg = &times;
+  return transmit(&request);
+}
+
+/* A step with discrete inputs and no Real ones. */
+static size_t send_discrete_step(uint64_t session, uint32_t sequence, int64_t start_ns, int64_t end_ns,
+                                 const int64_t* discrete_inputs, size_t count) {
+  couplet_wire_Envelope request = envelope(session, sequence, couplet_wire_Envelope_step_request_tag);
+  time_list values;
+  values.items = discrete_inputs;
+  values.count = count;
+  request.body.step_request.start_ns = start_ns;
+  request.body.step_request.end_ns = end_ns;
+  request.body.step_request.discrete_inputs.funcs.encode = encode_times; /* packed sint64 as well */
+  request.body.step_request.discrete_inputs.arg = &values;
   return transmit(&request);
 }
 
@@ -1689,6 +1806,43 @@ static void test_translational_mass(void) {
 
 /* ======================================================================== */
 
+/* Integer and Boolean ports: described with their types and defaults, their
+ * values at the start in the Ack of Initialize, the inputs checked and held
+ * over each step, the outputs at its end in the StepResult. */
+static void test_discrete_ports(void) {
+  const uint64_t session = 0xD15C4E7Eu;
+  const int64_t third_gear[2] = {3, 1};
+  const int64_t too_few[1] = {3};
+  const int64_t armed_twice[2] = {3, 2};
+  uint32_t sequence = 1;
+  start_slave(&gear_description, &gear_callbacks, &gears);
+  send_hello(session, sequence);
+  if (EXPECT_ANSWER(describe, session, sequence)) {
+    CHECK_EQ(answers.discrete_inputs.count, 2);
+    CHECK(strcmp(answers.discrete_inputs.names[1], "armed") == 0);
+    CHECK_EQ(answers.discrete_outputs.count, 2);
+    CHECK(strcmp(answers.discrete_outputs.names[0], "ratio") == 0);
+  }
+  send_initialize(session, ++sequence, 0);
+  if (EXPECT_ANSWER(ack, session, sequence)) {
+    CHECK_EQ(answers.discrete_values.count, 2);
+    CHECK_EQ(answers.discrete_values.values[0], 10);
+    CHECK_EQ(answers.discrete_values.values[1], 0);
+  }
+  send_discrete_step(session, ++sequence, 0, MS, too_few, 1);
+  EXPECT_ERROR(ERROR_BAD_REQUEST, session, sequence, "number of discrete inputs");
+  send_discrete_step(session, ++sequence, 0, MS, armed_twice, 2);
+  EXPECT_ERROR(ERROR_BAD_REQUEST, session, sequence, "Boolean input");
+  send_discrete_step(session, ++sequence, 0, MS, third_gear, 2);
+  if (EXPECT_ANSWER(step_result, session, sequence)) {
+    CHECK_EQ(answers.discrete_values.count, 2);
+    CHECK_EQ(answers.discrete_values.values[0], 30);
+    CHECK_EQ(answers.discrete_values.values[1], 1);
+    CHECK_EQ(answers.values.count, 1);
+  }
+  CHECK_EQ(gears.gear, 3);
+}
+
 typedef struct {
   const char* name;
   void (*run)(void);
@@ -1705,6 +1859,7 @@ int main(void) {
       {"7 heartbeat", test_heartbeat},
       {"8 bad requests", test_bad_requests},
       {"9 translational mass", test_translational_mass},
+      {"10 discrete ports", test_discrete_ports},
   };
   size_t k;
   unsigned cases_failed = 0;

@@ -94,4 +94,8 @@ const couplet_description translational_mass_description = {
     .intermediate_samples = true,
 };
 
-const couplet_callbacks translational_mass_callbacks = {initialize, outputs_now, step};
+const couplet_callbacks translational_mass_callbacks = {
+    .initialize = initialize,
+    .outputs = outputs_now,
+    .step = step,
+};

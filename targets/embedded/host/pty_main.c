@@ -1,6 +1,8 @@
 /* couplet-embedded-mass: the embedded core and examples/translational_mass.c,
  * built for the host and served over a pseudo-terminal or a serial device, so
- * that the core runs end to end without a board. A POSIX main loop standing in
+ * that the core runs end to end without a board. The same main loop serves the
+ * other examples: couplet-embedded-tally (examples/tally_counter.c) is built
+ * from this file with COUPLET_EXAMPLE=tally_counter. A POSIX main loop standing in
  * for the board's: bytes from the line go to couplet_slave_receive, the loop
  * calls couplet_slave_poll, writes go to the line.
  *
@@ -24,7 +26,19 @@
 #include <unistd.h>
 
 #include "couplet_embedded.h"
-#include "translational_mass.h"
+
+/* The example served: its header declares the model type COUPLET_EXAMPLE and
+ * COUPLET_EXAMPLE_description, COUPLET_EXAMPLE_callbacks. */
+#ifndef COUPLET_EXAMPLE
+#define COUPLET_EXAMPLE translational_mass
+#define COUPLET_EXAMPLE_HEADER "translational_mass.h"
+#define COUPLET_PROGRAM "couplet-embedded-mass"
+#endif
+#include COUPLET_EXAMPLE_HEADER
+#define JOIN_(a, b) a##b
+#define JOIN(a, b) JOIN_(a, b)
+#define EXAMPLE_DESCRIPTION JOIN(COUPLET_EXAMPLE, _description)
+#define EXAMPLE_CALLBACKS JOIN(COUPLET_EXAMPLE, _callbacks)
 
 static volatile sig_atomic_t stop_requested = 0;
 
@@ -84,7 +98,7 @@ static int open_line(const char* serial, long baud, char* path, size_t path_capa
     descriptor = posix_openpt(O_RDWR | O_NOCTTY);
     if (descriptor < 0 || grantpt(descriptor) != 0 || unlockpt(descriptor) != 0 ||
         (name = ptsname(descriptor)) == NULL) {
-      fprintf(stderr, "couplet-embedded-mass: cannot create a pseudo-terminal\n");
+      fprintf(stderr, COUPLET_PROGRAM ": cannot create a pseudo-terminal\n");
       return -1;
     }
     snprintf(path, path_capacity, "%s", name);
@@ -103,12 +117,12 @@ static int open_line(const char* serial, long baud, char* path, size_t path_capa
   } else {
     const speed_t speed = baud_constant(baud);
     if (speed == B0) {
-      fprintf(stderr, "couplet-embedded-mass: --baud %ld is not a standard rate\n", baud);
+      fprintf(stderr, COUPLET_PROGRAM ": --baud %ld is not a standard rate\n", baud);
       return -1;
     }
     descriptor = open(serial, O_RDWR | O_NOCTTY);
     if (descriptor < 0 || tcgetattr(descriptor, &raw) != 0) {
-      fprintf(stderr, "couplet-embedded-mass: serial device '%s': %s\n", serial, strerror(errno));
+      fprintf(stderr, COUPLET_PROGRAM ": serial device '%s': %s\n", serial, strerror(errno));
       return -1;
     }
     cfmakeraw(&raw);
@@ -123,8 +137,8 @@ static int open_line(const char* serial, long baud, char* path, size_t path_capa
 
 static int usage(const char* problem) {
   fprintf(stderr,
-          "couplet-embedded-mass: %s\n"
-          "usage: couplet-embedded-mass --serial pty|DEVICE [--baud N] [--realtime] [--once]\n"
+          COUPLET_PROGRAM ": %s\n"
+          "usage: " COUPLET_PROGRAM " --serial pty|DEVICE [--baud N] [--realtime] [--once]\n"
           "                             [--session-timeout SECONDS]\n",
           problem);
   return 2;
@@ -132,7 +146,7 @@ static int usage(const char* problem) {
 
 int main(int argc, char** argv) {
   static couplet_slave slave; /* as on a board: static storage, no heap */
-  static translational_mass mass;
+  static COUPLET_EXAMPLE model;
   const char* serial = NULL;
   long baud = 115200;
   int once = 0;
@@ -178,15 +192,14 @@ int main(int argc, char** argv) {
   platform.write = write_line;
   platform.monotonic_ns = monotonic_ns;
   platform.context = &descriptor;
-  problem = couplet_slave_init(&slave, &translational_mass_description,
-                               &translational_mass_callbacks, &mass, &platform, &options);
+  problem = couplet_slave_init(&slave, &EXAMPLE_DESCRIPTION, &EXAMPLE_CALLBACKS, &model, &platform, &options);
   if (problem != NULL) {
-    fprintf(stderr, "couplet-embedded-mass: %s\n", problem);
+    fprintf(stderr, COUPLET_PROGRAM ": %s\n", problem);
     return 2;
   }
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
-  printf("%s ready serial %s\n", translational_mass_description.name, path);
+  printf("%s ready serial %s\n", EXAMPLE_DESCRIPTION.name, path);
   fflush(stdout);
 
   while (!stop_requested) {
@@ -216,7 +229,7 @@ int main(int argc, char** argv) {
   {
     const couplet_counters* counters = couplet_slave_counters(&slave);
     fprintf(stderr,
-            "couplet-embedded-mass: %lu frames, %lu rejected, %lu repeats, %lu stale, %lu steps\n",
+            COUPLET_PROGRAM ": %lu frames, %lu rejected, %lu repeats, %lu stale, %lu steps\n",
             (unsigned long)counters->frames, (unsigned long)counters->rejected,
             (unsigned long)counters->repeats, (unsigned long)counters->stale,
             (unsigned long)counters->steps);

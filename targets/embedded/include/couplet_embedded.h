@@ -74,6 +74,15 @@ typedef struct {
   double default_value; /* a scenario's `parameters:` override it */
 } couplet_parameter;
 
+/* An Integer (64-bit) or Boolean port: piecewise constant, exchanged at
+ * communication points and held in between (a gear, a mode, a fault flag). */
+typedef struct {
+  const char* name;
+  const char* unit;      /* Integer ports may declare one; NULL or "" otherwise */
+  bool is_boolean;       /* values 0 or 1 */
+  int64_t default_value; /* an input's value while the scenario connects nothing to it */
+} couplet_discrete_port;
+
 /* What the device is. A scenario couples it with `device: NAME` and a serial
  * link; the master sees the model "device:NAME". All pointers must stay valid
  * while the slave runs (static data in practice). */
@@ -89,6 +98,10 @@ typedef struct {
   unsigned output_derivative_order; /* output derivatives reported (0: values only) */
   couplet_time sample_period;       /* > 0: steps span whole periods */
   bool intermediate_samples;        /* the step reports outputs at requested times */
+  const couplet_discrete_port* discrete_inputs;
+  size_t discrete_input_count;
+  const couplet_discrete_port* discrete_outputs;
+  size_t discrete_output_count;
 } couplet_description;
 
 /* One step: from start (the current time) to end, inputs over the step. */
@@ -98,6 +111,7 @@ typedef struct {
   const couplet_polynomial* inputs; /* one per declared input, declaration order */
   const couplet_time* sample_times; /* increasing, inside (start, end] */
   size_t sample_count;
+  const int64_t* discrete_inputs; /* one per discrete input, held over the step */
 } couplet_step_request;
 
 /* The device's behaviour. Each callback returns NULL on success, or a static
@@ -117,6 +131,10 @@ typedef struct {
    * into samples. */
   const char* (*step)(void* model, const couplet_step_request* request, double* end_outputs,
                       double* samples);
+  /* Required with discrete outputs. Their values at the current time `now`,
+   * one per discrete output (Boolean: 0 or 1): called after initialize and
+   * after every step. */
+  const char* (*discrete_outputs)(void* model, couplet_time now, int64_t* values);
 } couplet_callbacks;
 
 /* What the board supplies. */

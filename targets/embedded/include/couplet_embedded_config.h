@@ -17,6 +17,14 @@
 #ifndef COUPLET_MAX_OUTPUTS
 #define COUPLET_MAX_OUTPUTS 4
 #endif
+/* Integer and Boolean inputs and outputs of the device (the wire protocol
+ * carries up to 16 of each). */
+#ifndef COUPLET_MAX_DISCRETE_INPUTS
+#define COUPLET_MAX_DISCRETE_INPUTS 4
+#endif
+#ifndef COUPLET_MAX_DISCRETE_OUTPUTS
+#define COUPLET_MAX_DISCRETE_OUTPUTS 4
+#endif
 /* Highest degree of the input polynomials a step takes (at most 7). */
 #ifndef COUPLET_MAX_INPUT_DEGREE
 #define COUPLET_MAX_INPUT_DEGREE 3

@@ -10,7 +10,10 @@
 /* Heartbeat answers, BUSY refusals and real-time pushes are built here, so
  * that they never overwrite the answer cache. */
 #define COUPLET_SCRATCH_FRAME_BYTES \
-  (160 + 9 * COUPLET_MAX_OUTPUTS * (COUPLET_MAX_OUTPUT_DERIVATIVE_ORDER + 1))
+  (160 + 9 * COUPLET_MAX_OUTPUTS * (COUPLET_MAX_OUTPUT_DERIVATIVE_ORDER + 1) + \
+   3 + 10 * COUPLET_MAX_DISCRETE_OUTPUTS)
+/* A size of at least 1 for arrays whose capacity may be configured to 0. */
+#define COUPLET_AT_LEAST_ONE(count) ((count) + ((count) == 0))
 #define COUPLET_PROBLEM_BYTES 128
 
 /* What a request's decode callbacks collected, applied only once the request
@@ -24,6 +27,8 @@ typedef struct {
   bool parameter_given[COUPLET_MAX_PARAMETERS];
   size_t coupled[COUPLET_MAX_INPUTS]; /* device input index of each coupled input */
   size_t coupled_count;
+  int64_t discrete_inputs[COUPLET_AT_LEAST_ONE(COUPLET_MAX_DISCRETE_INPUTS)];
+  size_t discrete_input_count;
   char problem[COUPLET_PROBLEM_BYTES]; /* why the request cannot be carried out */
 } couplet_staged_request;
 
@@ -31,6 +36,11 @@ typedef struct {
   const double* values;
   size_t count;
 } couplet_double_span;
+
+typedef struct {
+  const int64_t* values;
+  size_t count;
+} couplet_int64_span;
 
 /* Streaming COBS decoder: bytes go straight into the frame buffer. */
 typedef struct {
@@ -64,6 +74,7 @@ struct couplet_slave {
   uint8_t scratch[COUPLET_SCRATCH_FRAME_BYTES];
   couplet_double_span reply_values;  /* what the reply's repeated doubles encode from */
   couplet_double_span reply_samples;
+  couplet_int64_span reply_discrete_outputs;
 
   /* Session. */
   uint64_t session;
@@ -88,6 +99,8 @@ struct couplet_slave {
   couplet_polynomial inputs[COUPLET_MAX_INPUTS]; /* every device input */
   double end_outputs[COUPLET_MAX_OUTPUTS * (COUPLET_MAX_OUTPUT_DERIVATIVE_ORDER + 1)];
   double samples[COUPLET_MAX_SAMPLES * COUPLET_MAX_OUTPUTS + (COUPLET_MAX_SAMPLES == 0)];
+  int64_t discrete_inputs[COUPLET_AT_LEAST_ONE(COUPLET_MAX_DISCRETE_INPUTS)]; /* held over a step */
+  int64_t discrete_outputs[COUPLET_AT_LEAST_ONE(COUPLET_MAX_DISCRETE_OUTPUTS)]; /* at current_time */
 
   /* Real-time mode. */
   bool running;
@@ -100,6 +113,7 @@ struct couplet_slave {
   couplet_time fresh_input_time;
   int64_t fresh_input_lateness;
   couplet_polynomial fresh_inputs[COUPLET_MAX_INPUTS];
+  int64_t fresh_discrete_inputs[COUPLET_AT_LEAST_ONE(COUPLET_MAX_DISCRETE_INPUTS)];
 
   couplet_counters counters;
 };

@@ -106,6 +106,21 @@ static bool decode_sample_time(pb_istream_t* stream, const pb_field_t* field, vo
   return true;
 }
 
+static bool decode_discrete_input(pb_istream_t* stream, const pb_field_t* field, void** arg) {
+  couplet_slave* slave = (couplet_slave*)*arg;
+  int64_t value;
+  (void)field;
+  if (!pb_decode_svarint(stream, &value)) return false;
+#if COUPLET_MAX_DISCRETE_INPUTS > 0
+  if (slave->staged.discrete_input_count < COUPLET_MAX_DISCRETE_INPUTS) {
+    slave->staged.discrete_inputs[slave->staged.discrete_input_count++] = value;
+    return true;
+  }
+#endif
+  note_problem(slave, "more discrete inputs than COUPLET_MAX_DISCRETE_INPUTS of this build", "", "");
+  return true;
+}
+
 static bool decode_parameter(pb_istream_t* stream, const pb_field_t* field, void** arg) {
   couplet_slave* slave = (couplet_slave*)*arg;
   const couplet_description* description = slave->description;
@@ -144,6 +159,11 @@ static bool decode_coupled_input(pb_istream_t* stream, const pb_field_t* field, 
       return true;
     }
   }
+  /* Discrete inputs are always shown: the master sends the default of one
+   * that no connection drives. */
+  for (k = 0; k < description->discrete_input_count; ++k) {
+    if (strcmp(description->discrete_inputs[k].name, name) == 0) return true;
+  }
   note_problem(slave, "the device has no input '", name, "'");
   return true;
 }
@@ -171,6 +191,7 @@ static bool prepare_body(pb_istream_t* stream, const pb_field_t* field, void** a
     case couplet_wire_Envelope_step_request_tag:
       decode_with(&request->body.step_request.inputs, decode_input, slave);
       decode_with(&request->body.step_request.sample_times_ns, decode_sample_time, slave);
+      decode_with(&request->body.step_request.discrete_inputs, decode_discrete_input, slave);
       break;
     default:
       break;
@@ -193,6 +214,23 @@ static bool encode_doubles(pb_ostream_t* stream, const pb_field_t* field, void* 
   return true;
 }
 
+/* A packed repeated sint64, as proto3 and the host write it. */
+static bool encode_int64s(pb_ostream_t* stream, const pb_field_t* field, void* const* arg) {
+  const couplet_int64_span* span = (const couplet_int64_span*)*arg;
+  pb_ostream_t sizing = PB_OSTREAM_SIZING;
+  size_t k;
+  if (span->count == 0) return true;
+  for (k = 0; k < span->count; ++k) {
+    if (!pb_encode_svarint(&sizing, span->values[k])) return false;
+  }
+  if (!pb_encode_tag(stream, PB_WT_STRING, field->tag)) return false;
+  if (!pb_encode_varint(stream, (uint64_t)sizing.bytes_written)) return false;
+  for (k = 0; k < span->count; ++k) {
+    if (!pb_encode_svarint(stream, span->values[k])) return false;
+  }
+  return true;
+}
+
 static void copy_text(char* target, size_t capacity, const char* text) {
   couplet_text builder;
   couplet_text_begin(&builder, target, capacity);
@@ -207,6 +245,32 @@ static bool encode_port(pb_ostream_t* stream, const pb_field_t* field, const cha
   port.direct_feedthrough = direct_feedthrough;
   return pb_encode_tag_for_field(stream, field) &&
          pb_encode_submessage(stream, couplet_wire_Port_fields, &port);
+}
+
+static bool encode_discrete_ports(pb_ostream_t* stream, const pb_field_t* field,
+                                  const couplet_discrete_port* ports, size_t count) {
+  size_t k;
+  for (k = 0; k < count; ++k) {
+    couplet_wire_Port port = couplet_wire_Port_init_zero;
+    copy_text(port.name, sizeof port.name, ports[k].name);
+    copy_text(port.unit, sizeof port.unit, ports[k].unit);
+    port.type = ports[k].is_boolean ? couplet_wire_PortType_PORT_BOOLEAN : couplet_wire_PortType_PORT_INTEGER;
+    port.start = ports[k].default_value;
+    if (!pb_encode_tag_for_field(stream, field) ||
+        !pb_encode_submessage(stream, couplet_wire_Port_fields, &port))
+      return false;
+  }
+  return true;
+}
+
+static bool encode_discrete_inputs(pb_ostream_t* stream, const pb_field_t* field, void* const* arg) {
+  const couplet_description* description = ((const couplet_slave*)*arg)->description;
+  return encode_discrete_ports(stream, field, description->discrete_inputs, description->discrete_input_count);
+}
+
+static bool encode_discrete_outputs(pb_ostream_t* stream, const pb_field_t* field, void* const* arg) {
+  const couplet_description* description = ((const couplet_slave*)*arg)->description;
+  return encode_discrete_ports(stream, field, description->discrete_outputs, description->discrete_output_count);
 }
 
 static bool encode_inputs(pb_ostream_t* stream, const pb_field_t* field, void* const* arg) {
@@ -285,6 +349,10 @@ static void describe(couplet_slave* slave) {
   describe->inputs.arg = slave;
   describe->outputs.funcs.encode = encode_outputs;
   describe->outputs.arg = slave;
+  describe->discrete_inputs.funcs.encode = encode_discrete_inputs;
+  describe->discrete_inputs.arg = slave;
+  describe->discrete_outputs.funcs.encode = encode_discrete_outputs;
+  describe->discrete_outputs.arg = slave;
   describe->has_capabilities = true;
   capabilities->max_input_degree = slave->input_degree;
   capabilities->output_derivative_order = slave->derivative_order;
@@ -377,9 +445,24 @@ static void set_constant(couplet_polynomial* polynomial, double origin, double v
   polynomial->coefficients[0] = value;
 }
 
+/* The device's discrete outputs at `now`, into slave->discrete_outputs. */
+static const char* read_discrete_outputs(couplet_slave* slave, couplet_time now) {
+  if (slave->description->discrete_output_count == 0) return NULL;
+  return slave->callbacks->discrete_outputs(slave->model, now, slave->discrete_outputs);
+}
+
+/* The reply's `field` encodes the discrete outputs held now. */
+static void attach_discrete_outputs(couplet_slave* slave, pb_callback_t* field) {
+  slave->reply_discrete_outputs.values = slave->discrete_outputs;
+  slave->reply_discrete_outputs.count = slave->description->discrete_output_count;
+  field->funcs.encode = encode_int64s;
+  field->arg = &slave->reply_discrete_outputs;
+}
+
 static void initialize(couplet_slave* slave) {
   const couplet_time start = slave->request.body.initialize.start_ns;
   const couplet_description* description = slave->description;
+  const char* failure;
   size_t k;
   if (!time_in_range(start)) {
     answer_error(slave, couplet_wire_ErrorCode_ERROR_BAD_REQUEST, "initialize: ",
@@ -388,12 +471,19 @@ static void initialize(couplet_slave* slave) {
   }
   for (k = 0; k < description->input_count; ++k)
     set_constant(&slave->inputs[k], couplet_seconds(start), description->inputs[k].default_value);
+  for (k = 0; k < description->discrete_input_count; ++k)
+    slave->discrete_inputs[k] = description->discrete_inputs[k].default_value;
   if (slave->callbacks->initialize != NULL) {
-    const char* failure = slave->callbacks->initialize(slave->model, start, slave->parameters);
+    failure = slave->callbacks->initialize(slave->model, start, slave->parameters);
     if (failure != NULL) {
       answer_error(slave, couplet_wire_ErrorCode_ERROR_SLAVE_FAILED, "initialize failed: ", failure);
       return;
     }
+  }
+  failure = read_discrete_outputs(slave, start);
+  if (failure != NULL) {
+    answer_error(slave, couplet_wire_ErrorCode_ERROR_SLAVE_FAILED, "discrete_outputs failed: ", failure);
+    return;
   }
   slave->current_time = start;
   slave->initialized = true;
@@ -402,6 +492,7 @@ static void initialize(couplet_slave* slave) {
   slave->period = 0;
   slave->has_fresh_input = false;
   acknowledge(slave);
+  attach_discrete_outputs(slave, &slave->reply.body.ack.discrete_outputs);
 }
 
 /* The staged input polynomials are what the request says they are: the right
@@ -425,6 +516,26 @@ static const char* check_staged_inputs(const couplet_slave* slave) {
     }
   }
   return NULL;
+}
+
+/* One staged discrete input per declared one, each Boolean one 0 or 1.
+ * Returns NULL or why not. */
+static const char* check_staged_discrete_inputs(const couplet_slave* slave) {
+  const couplet_description* description = slave->description;
+  size_t k;
+  if (slave->staged.discrete_input_count != description->discrete_input_count)
+    return "the request carries another number of discrete inputs than the device takes";
+  for (k = 0; k < description->discrete_input_count; ++k) {
+    const int64_t value = slave->staged.discrete_inputs[k];
+    if (description->discrete_inputs[k].is_boolean && value != 0 && value != 1)
+      return "a Boolean input is neither 0 nor 1";
+  }
+  return NULL;
+}
+
+static void apply_staged_discrete_inputs(couplet_slave* slave, int64_t* target) {
+  size_t k;
+  for (k = 0; k < slave->staged.discrete_input_count; ++k) target[k] = slave->staged.discrete_inputs[k];
 }
 
 static void apply_staged_inputs(couplet_slave* slave, couplet_polynomial* target) {
@@ -475,6 +586,10 @@ static const char* check_step(const couplet_slave* slave, const couplet_wire_Ste
     if (staged->sample_times[k] <= previous || staged->sample_times[k] > request->end_ns)
       return "sample times must increase inside (start, end]";
   }
+  {
+    const char* problem = check_staged_discrete_inputs(slave);
+    if (problem != NULL) return problem;
+  }
   return check_staged_inputs(slave);
 }
 
@@ -489,17 +604,24 @@ static void step(couplet_slave* slave, uint64_t received_ns) {
     return;
   }
   apply_staged_inputs(slave, slave->inputs);
+  apply_staged_discrete_inputs(slave, slave->discrete_inputs);
   device_request.start = request->start_ns;
   device_request.end = request->end_ns;
   device_request.inputs = slave->inputs;
   device_request.sample_times = slave->staged.sample_times;
   device_request.sample_count = slave->staged.sample_count;
+  device_request.discrete_inputs = slave->discrete_inputs;
   failure = slave->callbacks->step(slave->model, &device_request, slave->end_outputs, slave->samples);
   if (failure != NULL) {
     answer_error(slave, couplet_wire_ErrorCode_ERROR_SLAVE_FAILED, "step failed: ", failure);
     return;
   }
   slave->current_time = request->end_ns;
+  failure = read_discrete_outputs(slave, slave->current_time);
+  if (failure != NULL) {
+    answer_error(slave, couplet_wire_ErrorCode_ERROR_SLAVE_FAILED, "discrete_outputs failed: ", failure);
+    return;
+  }
   ++slave->counters.steps;
   slave->reply.which_body = couplet_wire_Envelope_step_result_tag;
   result = &slave->reply.body.step_result;
@@ -514,6 +636,7 @@ static void step(couplet_slave* slave, uint64_t received_ns) {
   slave->reply_samples.count = slave->staged.sample_count * slave->description->output_count;
   result->samples.funcs.encode = encode_doubles;
   result->samples.arg = &slave->reply_samples;
+  attach_discrete_outputs(slave, &result->discrete_outputs);
   result->has_timing = true;
   result->timing.received_ns = received_ns;
   result->timing.finished_ns = slave->platform.monotonic_ns(slave->platform.context);
@@ -554,6 +677,7 @@ static void accept_input(couplet_slave* slave, uint64_t received_ns) {
   const couplet_wire_StepRequest* request = &slave->request.body.step_request;
   const char* problem = check_staged_inputs(slave);
   couplet_time arrival;
+  if (problem == NULL) problem = check_staged_discrete_inputs(slave);
   if (!slave->running) problem = "step request before start in real-time mode";
   if (problem == NULL && slave->staged.sample_count != 0)
     problem = "a real-time target reports no intermediate samples";
@@ -566,6 +690,7 @@ static void accept_input(couplet_slave* slave, uint64_t received_ns) {
     return;
   }
   apply_staged_inputs(slave, slave->fresh_inputs);
+  apply_staged_discrete_inputs(slave, slave->fresh_discrete_inputs);
   slave->has_fresh_input = true;
   arrival = model_time_at(slave, received_ns);
   slave->fresh_input_time = arrival > slave->current_time ? arrival : slave->current_time;
@@ -587,6 +712,7 @@ static const char* step_segment(couplet_slave* slave, couplet_time from, couplet
   request.inputs = slave->inputs;
   request.sample_times = NULL;
   request.sample_count = 0;
+  request.discrete_inputs = slave->discrete_inputs;
   return slave->callbacks->step(slave->model, &request, slave->end_outputs, slave->samples);
 }
 
@@ -609,6 +735,8 @@ static void advance_realtime(couplet_slave* slave, uint64_t now) {
     }
     failure = step_segment(slave, slave->current_time, switch_time);
     for (k = 0; k < slave->description->input_count; ++k) slave->inputs[k] = slave->fresh_inputs[k];
+    for (k = 0; k < slave->description->discrete_input_count; ++k)
+      slave->discrete_inputs[k] = slave->fresh_discrete_inputs[k];
     if (failure == NULL) failure = step_segment(slave, switch_time, boundary);
   } else {
     failure = step_segment(slave, slave->current_time, boundary);
@@ -618,6 +746,7 @@ static void advance_realtime(couplet_slave* slave, uint64_t now) {
     failure = slave->callbacks->outputs(slave->model, slave->current_time, slave->inputs,
                                         slave->end_outputs);
   }
+  if (failure == NULL) failure = read_discrete_outputs(slave, boundary);
   if (failure != NULL) {
     answer_error(slave, couplet_wire_ErrorCode_ERROR_SLAVE_FAILED, "step failed: ", failure);
     slave->running = false;
@@ -636,6 +765,7 @@ static void advance_realtime(couplet_slave* slave, uint64_t now) {
   slave->reply_values.count = end_output_count(slave);
   result->end_outputs.funcs.encode = encode_doubles;
   result->end_outputs.arg = &slave->reply_values;
+  attach_discrete_outputs(slave, &result->discrete_outputs);
   result->has_timing = true;
   result->timing.received_ns = now;
   result->timing.finished_ns = slave->platform.monotonic_ns(slave->platform.context);
@@ -808,6 +938,16 @@ static const char* check_names(const couplet_description* description) {
     if (name == NULL || name[0] == '\0' || strlen(name) > 63)
       return "every parameter needs a name of 1 to 63 bytes";
   }
+  for (k = 0; k < description->discrete_input_count + description->discrete_output_count; ++k) {
+    const couplet_discrete_port* port = k < description->discrete_input_count
+                                            ? &description->discrete_inputs[k]
+                                            : &description->discrete_outputs[k - description->discrete_input_count];
+    if (port->name == NULL || port->name[0] == '\0' || strlen(port->name) > 63)
+      return "every discrete port needs a name of 1 to 63 bytes";
+    if (port->unit != NULL && strlen(port->unit) > 31) return "units are at most 31 bytes";
+    if (port->is_boolean && port->default_value != 0 && port->default_value != 1)
+      return "a Boolean port's default_value is 0 or 1";
+  }
   return NULL;
 }
 
@@ -825,6 +965,12 @@ static const char* check_description(const couplet_description* description,
     return "more outputs than COUPLET_MAX_OUTPUTS";
   if (description->parameter_count > COUPLET_MAX_PARAMETERS)
     return "more parameters than COUPLET_MAX_PARAMETERS";
+  if (description->discrete_input_count > COUPLET_MAX_DISCRETE_INPUTS ||
+      description->discrete_input_count > WIRE_MAX_PORTS)
+    return "more discrete inputs than COUPLET_MAX_DISCRETE_INPUTS";
+  if (description->discrete_output_count > COUPLET_MAX_DISCRETE_OUTPUTS ||
+      description->discrete_output_count > WIRE_MAX_PORTS)
+    return "more discrete outputs than COUPLET_MAX_DISCRETE_OUTPUTS";
   if (description->input_degree > COUPLET_MAX_INPUT_DEGREE ||
       description->input_degree > WIRE_MAX_INPUT_DEGREE)
     return "input_degree above COUPLET_MAX_INPUT_DEGREE";
@@ -836,10 +982,14 @@ static const char* check_description(const couplet_description* description,
     return "intermediate_samples needs COUPLET_MAX_SAMPLES > 0";
   if ((description->input_count > 0 && description->inputs == NULL) ||
       (description->output_count > 0 && description->outputs == NULL) ||
-      (description->parameter_count > 0 && description->parameters == NULL))
+      (description->parameter_count > 0 && description->parameters == NULL) ||
+      (description->discrete_input_count > 0 && description->discrete_inputs == NULL) ||
+      (description->discrete_output_count > 0 && description->discrete_outputs == NULL))
     return "ports or parameters are counted but not given";
   if (callbacks->outputs == NULL || callbacks->step == NULL)
     return "the outputs and step callbacks are required";
+  if (description->discrete_output_count > 0 && callbacks->discrete_outputs == NULL)
+    return "the discrete_outputs callback is required with discrete outputs";
   if (platform->write == NULL || platform->monotonic_ns == NULL)
     return "the platform needs write and monotonic_ns";
   if (options->session_timeout_ns == 0) return "the session timeout must be > 0";
