@@ -1,6 +1,7 @@
 #include "drivers/link_client.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <random>
 #include <sstream>
@@ -286,8 +287,19 @@ void LinkClient::fail_error(const protocol::Envelope& answer, const char* activi
   // nanopb decodes an enum as any int32: a code this master does not know is
   // unspecified. Read as an integer, not through the enum's (assumed) range.
   const std::int32_t code = wire::enum_value(error.code);
-  if (code < couplet_wire_ErrorCode_ERROR_UNSPECIFIED || code > couplet_wire_ErrorCode_ERROR_BUSY) {
+  if (code < couplet_wire_ErrorCode_ERROR_UNSPECIFIED || code > couplet_wire_ErrorCode_ERROR_STOP_REQUESTED) {
     reason += " (Error.code = " + std::to_string(code) + ", unknown: taken as unspecified)";
+  }
+  if (code == couplet_wire_ErrorCode_ERROR_STOP_REQUESTED) {
+    // Not a failure: the target's slave ended the simulation. Its text already
+    // names the slave and the time, as a local slave's request does.
+    if (!std::isfinite(error.stop_time) ||
+        std::abs(error.stop_time) >= static_cast<double>(wire::kTimeLimitNs) / 1e9) {
+      throw SlaveError("slave '" + slave_name_ + "' (" + transport_->describe() +
+                       "): the target's answer is inconsistent: Error.stop_time = " +
+                       wire::number_text(error.stop_time) + " is not a model time");
+    }
+    throw StopRequest(slave_name_, error.stop_time, reason);
   }
   const std::string text = "slave '" + slave_name_ + "' (" + transport_->describe() + "): " + activity +
                            " at t = " + seconds_text(model_time) + " s failed on the target: " + reason;

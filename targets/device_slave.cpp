@@ -115,12 +115,15 @@ DeviceParameters session_parameters(const DeviceDescription& device,
 
 /// Runs a user callback; what it throws becomes a SlaveError naming the device
 /// and the call (`what()` describes it, built only then: this is the real-time
-/// path), so that the master's message says where the run ended.
+/// path), so that the master's message says where the run ended. A
+/// StopRequest is no failure: the device ends the simulation, and it passes.
 template <typename Describe, typename Call>
 void guarded(const DeviceDescription& device, Describe&& what, Call&& call) {
   try {
     call();
   } catch (const ProtocolViolation&) {
+    throw;
+  } catch (const StopRequest&) {
     throw;
   } catch (const std::exception& error) {
     throw SlaveError(device_label(device) + ": " + what() + " failed: " + error.what());

@@ -235,6 +235,8 @@ void TargetServer::execute(drivers::Deadline now) {
         answer_error(couplet_wire_ErrorCode_ERROR_BAD_REQUEST, "unexpected message for a target");
         return;
     }
+  } catch (const StopRequest& stop) {
+    answer_stop(stop);
   } catch (const ConfigurationError& error) {
     answer_error(couplet_wire_ErrorCode_ERROR_REFUSED, error.what());
   } catch (const ProtocolViolation& error) {
@@ -557,6 +559,10 @@ std::size_t TargetServer::advance_realtime(std::span<std::uint8_t> push, drivers
       step_segment(current_time_, boundary, end_outputs);
       ++counters_.starved_periods;
     }
+  } catch (const StopRequest& request) {
+    answer_stop(request);
+    running_ = false;
+    return encode_answer(push);
   } catch (const std::exception& error) {
     answer_error(couplet_wire_ErrorCode_ERROR_SLAVE_FAILED, error.what());
     running_ = false;
@@ -578,8 +584,14 @@ std::size_t TargetServer::advance_realtime(std::span<std::uint8_t> push, drivers
   return encode_answer(push);
 }
 
+void TargetServer::answer_stop(const StopRequest& request) {
+  answer_error(couplet_wire_ErrorCode_ERROR_STOP_REQUESTED, request.what());
+  reply_->body.error.stop_time = request.time();
+}
+
 void TargetServer::answer_error(couplet_wire_ErrorCode code, const std::string& text) {
   reply_->which_body = couplet_wire_Envelope_error_tag;
+  reply_->body.error = couplet_wire_Error{};
   reply_->body.error.code = code;
   const std::size_t capacity = sizeof reply_->body.error.text - 1;
   const std::size_t length = std::min(text.size(), capacity);

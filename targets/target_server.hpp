@@ -139,6 +139,8 @@ class TargetServer {
   Time model_time_at(drivers::Deadline wall) const;
   void describe();
   void answer_error(couplet_wire_ErrorCode code, const std::string& text);
+  /// The slave asked to end the simulation: ERROR_STOP_REQUESTED with its time.
+  void answer_stop(const StopRequest& request);
   void rebuild(const SlaveConfiguration& configuration);
   std::size_t input_count() const { return slave_->description().inputs.size(); }
   std::size_t output_count() const { return slave_->description().outputs.size(); }

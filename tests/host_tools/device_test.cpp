@@ -256,6 +256,30 @@ TEST(DeviceSdk, IntegerAndBooleanPortsTravelToAndFromTheDevice) {
             std::string::npos);
 }
 
+// A device ends the simulation by throwing couplet::StopRequest from a
+// callback: over the link it is a normal end (status stopped), not a failure.
+TEST(DeviceSdk, AStopRequestEndsTheRunAsStopped) {
+  Device device;
+  device.description = {.name = "battery", .outputs = {{.name = "charge"}}};
+  device.callbacks.outputs = [](Time, std::span<const Polynomial>, std::span<double> values) { values[0] = 1.0; };
+  device.callbacks.step = [](const StepRequest& request, const OutputBuffers& result) {
+    if (request.end > to_ticks(0.5)) throw StopRequest("battery", to_seconds(request.start), "battery empty");
+    result.end_outputs[0] = 1.0 - to_seconds(request.end);
+  };
+  const ServedDevice target(device);
+  const std::string text =
+      "name: battery\ntime: {start: 0, end: 1}\nslaves:\n"
+      "  cell:\n    device: battery\n    link: {udp: \"" + target.endpoint + "\"}\n"
+      "  mass:\n    model: translational.mass\n"
+      "connections:\n  - {from: cell.charge, to: mass.f}\n"
+      "algorithm: {type: jacobi, step: 0.1}\n";
+  const nlohmann::json summary = tools::run_scenario(tools::parse_scenario(text, "battery.yaml"),
+                                                     {fresh_directory("device-stop").string(), false});
+  EXPECT_EQ(summary.at("status"), "stopped") << summary.dump(2);
+  EXPECT_EQ(summary.at("stopped_by"), "slave 'cell' at t = 0.5 s");
+  EXPECT_EQ(summary.at("end_time"), 0.5);
+}
+
 TEST(DeviceSdk, CountingHookSeesAllocationsInTheDeviceLibrary) {
   const long before = allocations();
   const std::string text = targets::describe_device({.name = "counted", .inputs = {{.name = "u"}}});

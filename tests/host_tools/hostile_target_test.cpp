@@ -297,6 +297,14 @@ std::vector<Variant> variants() {
       // Error answers.
       {"error_code_99", step_error(99), "SlaveError", "Error.code = 99, unknown: taken as unspecified"},
       {"error_code_negative", step_error(-1), "SlaveError", "Error.code = -1, unknown"},
+      {"stop_request_at_nan",
+       [](const Envelope& request, Envelope& answer) {
+         if (!is(request, couplet_wire_Envelope_step_request_tag)) return;
+         answer.which_body = couplet_wire_Envelope_error_tag;
+         answer.body.error.code = couplet_wire_ErrorCode_ERROR_STOP_REQUESTED;
+         answer.body.error.stop_time = kNaN;
+       },
+       "SlaveError", "Error.stop_time = nan is not a model time"},
       {"error_bad_request", step_error(couplet_wire_ErrorCode_ERROR_BAD_REQUEST), "ProtocolViolation",
        "failed on the target: first line second line"},
   };
