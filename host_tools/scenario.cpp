@@ -313,8 +313,9 @@ void insert_transformation(Scenario& scenario, const LinearTransformation& trans
                                    [&](const SlaveSpec& slave) { return slave.name == target_slave; });
   scenario.slaves.insert(target, std::move(converter));
 
-  const ConnectionSpec output{name + ".y", connection.to, connection.where};
+  const ConnectionSpec output{name + ".y", connection.to, connection.where, true};
   connection.to = name + ".u";
+  connection.converted = true;
   scenario.connections.push_back(output);
 }
 

@@ -43,6 +43,9 @@ struct ConnectionSpec {
   std::string from;  ///< "slave.output"
   std::string to;    ///< "slave.input"
   std::string where; ///< "connections[2] (line 14)" for messages
+  /// One half of a connection with factor/offset: a coupling.linear slave
+  /// converts between its ends, which must therefore be Real.
+  bool converted = false;
 };
 
 /// A group of slaves solved by an iterative algorithm inside, seen by the outer

@@ -1,5 +1,6 @@
 #include "host_tools/system_builder.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <string_view>
 
@@ -57,6 +58,33 @@ std::unique_ptr<Slave> make_slave_of(const Scenario& scenario, const SlaveSpec& 
   return open_source(spec, catalog)->make_slave(slave_settings(scenario, spec));
 }
 
+namespace {
+
+/// Whether "slave.port" names an Integer or Boolean output (`output`) or input of `system`.
+bool is_discrete_port(const System& system, const std::string& qualified, bool output) {
+  const std::size_t dot = qualified.find('.');
+  const std::optional<std::size_t> slave = system.find_slave(qualified.substr(0, dot));
+  if (!slave || dot == std::string::npos) return false;
+  const SlaveDescription& description = system.description(*slave);
+  const auto& ports = output ? description.discrete_outputs : description.discrete_inputs;
+  return std::any_of(ports.begin(), ports.end(),
+                     [&](const DiscretePortDescription& port) { return port.name == qualified.substr(dot + 1); });
+}
+
+/// factor/offset convert through a coupling.linear slave: Real signals only.
+void check_conversion_is_real(const System& system, const ConnectionSpec& connection) {
+  if (!connection.converted) return;
+  for (const auto& [end, output] : {std::pair{connection.from, true}, std::pair{connection.to, false}}) {
+    if (is_discrete_port(system, end, output)) {
+      throw ConfigurationError("factor/offset convert Real signals only, and '" + end + "' is an Integer or " +
+                               "Boolean " + (output ? "output" : "input") +
+                               ": connect it without factor and offset");
+    }
+  }
+}
+
+}  // namespace
+
 System build_system(const Scenario& scenario, const models::ModelCatalog& catalog) {
   System system;
   for (const SlaveSpec& spec : scenario.slaves) {
@@ -82,6 +110,7 @@ System build_system(const Scenario& scenario, const models::ModelCatalog& catalo
   for (const ConnectionSpec& connection : scenario.connections) {
     if (is_inside_group(scenario, connection)) continue;  // inside its composite slave
     try {
+      check_conversion_is_real(system, connection);
       system.connect(outer_name(scenario, connection.from), outer_name(scenario, connection.to),
                      connection.where);
     } catch (const ConfigurationError& error) {
