@@ -21,13 +21,21 @@ static_assert(sizeof(Header) == 16);
 
 // The error's type travels with its message, so that every rank throws what the
 // failing rank caught (and `couplet` exits with the same status everywhere).
-enum FailureKind : std::int32_t { kSlave = 1, kProtocol = 2, kConfiguration = 3, kOther = 4 };
+// A stop request (kStop) is no failure, but travels the same way: every rank
+// ends the run where the sequential one would, as stopped.
+enum FailureKind : std::int32_t { kSlave = 1, kProtocol = 2, kConfiguration = 3, kOther = 4, kStop = 5 };
 
 FailureKind kind_of(const std::exception& error) {
+  if (dynamic_cast<const StopRequest*>(&error) != nullptr) return kStop;
   if (dynamic_cast<const SlaveError*>(&error) != nullptr) return kSlave;
   if (dynamic_cast<const ProtocolViolation*>(&error) != nullptr) return kProtocol;
   if (dynamic_cast<const ConfigurationError*>(&error) != nullptr) return kConfiguration;
   return kOther;
+}
+
+double stop_time_of(const std::exception& error) {
+  const auto* request = dynamic_cast<const StopRequest*>(&error);
+  return request != nullptr ? request->time() : 0.0;
 }
 
 std::exception_ptr make_error(int kind, const std::string& text) {
@@ -186,6 +194,7 @@ struct MpiDispatcher::Failure {
   std::int32_t kind = kOther;
   std::size_t slave = 0;
   std::string message;
+  double stop_time = 0.0;  ///< kStop: the time the slave asked at
 };
 
 int owner_rank(std::size_t slave, std::size_t count, int ranks) {
@@ -210,6 +219,7 @@ MpiDispatcher::MpiDispatcher(const MpiSession& session, System& system)
   }
   noted_kind_.assign(count, 0);
   noted_message_.assign(count, {});
+  noted_stop_time_.assign(count, 0.0);
   counts_.resize(static_cast<std::size_t>(ranks_));
   displacements_.resize(static_cast<std::size_t>(ranks_));
   cursor_.resize(static_cast<std::size_t>(ranks_));
@@ -219,12 +229,13 @@ MpiDispatcher::~MpiDispatcher() = default;
 
 void MpiDispatcher::keep_failure(std::size_t slave, const std::exception& error) {
   if (kept_) return;  // the first one is the one to report
-  kept_ = std::make_unique<Failure>(Failure{kind_of(error), slave, error.what()});
+  kept_ = std::make_unique<Failure>(Failure{kind_of(error), slave, error.what(), stop_time_of(error)});
 }
 
 void MpiDispatcher::note_call_failure(std::size_t slave, const std::exception& error) {
   noted_kind_[slave] = kind_of(error);
   noted_message_[slave] = error.what();
+  noted_stop_time_[slave] = stop_time_of(error);
 }
 
 void MpiDispatcher::carry_out(std::span<const PlannedAction> wave, ActionCalls& calls) {
@@ -262,10 +273,18 @@ void MpiDispatcher::carry_out(std::span<const PlannedAction> wave, ActionCalls& 
     }
   }
   if (failed_rank < 0) return;
-  const std::string& local = noted_message_[first.slave];
-  calls.fail(wave[first.position],
-             make_error(first.kind, failure_text(failed_rank, first.slave,
-                                                 broadcast_message(failed_rank, local))));
+  calls.fail(wave[first.position], reported_error(failed_rank, first, noted_message_[first.slave],
+                                                  noted_stop_time_[first.slave]));
+}
+
+std::exception_ptr MpiDispatcher::reported_error(int root, const Header& header, const std::string& message,
+                                                 double stop_time) const {
+  const std::string text = broadcast_message(root, message);
+  if (header.kind != kStop) return make_error(header.kind, failure_text(root, header.slave, text));
+  // The slave's own words, as in a run on one rank: a stop is no error.
+  check(MPI_Bcast(&stop_time, 1, MPI_DOUBLE, root, MPI_COMM_WORLD), "MPI_Bcast");
+  const std::string slave = header.slave < names_.size() ? names_[header.slave] : std::string();
+  return std::make_exception_ptr(StopRequest(slave, stop_time, text));
 }
 
 // Every rank runs the set-up loop in slave order: one broadcast per slave with
@@ -377,10 +396,10 @@ void MpiDispatcher::exchange(std::span<const PlannedAction> wave, ActionCalls* c
   for (int r = 0; r < ranks_; ++r) {
     const Header reported = header_of(r);
     if (reported.kind == 0 || reported.position != kNotInWave) continue;
-    const std::string text = failure_text(
-        r, reported.slave, broadcast_message(r, kept_ ? kept_->message : std::string()));
+    const std::exception_ptr error =
+        reported_error(r, reported, kept_ ? kept_->message : std::string(), kept_ ? kept_->stop_time : 0.0);
     kept_.reset();
-    std::rethrow_exception(make_error(reported.kind, text));
+    std::rethrow_exception(error);
   }
   if (calls == nullptr) return;
   for (std::size_t r = 0; r < cursor_.size(); ++r) {

@@ -91,6 +91,10 @@ class MpiDispatcher final : public ActionDispatcher {
   Header header_of(int rank) const;
   std::string failure_text(int failed_rank, std::uint64_t slave, const std::string& message) const;
   std::string broadcast_message(int root, const std::string& message) const;
+  /// What `header` reports from rank `root`, the same on every rank: its
+  /// message (and a stop request's time) broadcast from there.
+  std::exception_ptr reported_error(int root, const Header& header, const std::string& message,
+                                    double stop_time) const;
 
   int rank_ = 0;
   int ranks_ = 1;
@@ -99,6 +103,7 @@ class MpiDispatcher final : public ActionDispatcher {
   std::unique_ptr<Failure> kept_;  ///< this rank's first failure, until an exchange reports it
   std::vector<std::int32_t> noted_kind_;    ///< per slave: its last failed call's error type
   std::vector<std::string> noted_message_;  ///< and text
+  std::vector<double> noted_stop_time_;     ///< and, for a stop request, its time
   std::vector<std::uint8_t> send_;
   std::vector<std::uint8_t> receive_;
   std::vector<int> counts_;

@@ -231,6 +231,35 @@ TEST_P(MpiExecutor, SlaveFailingOnAnotherRankEndsEveryRankWithItsError) {
   EXPECT_NE(inspect.find("fmi2DoStep"), std::string::npos) << inspect;
 }
 
+// The stopping FMU asks to end the simulation at t = 9 s from the last rank:
+// every rank ends the run as stopped, where and as the sequential run does.
+TEST_P(MpiExecutor, StopRequestOnAnotherRankEndsEveryRankAsStopped) {
+  const int ranks = GetParam();
+  const std::filesystem::path directory = fresh_directory("mpi-stop-scenario");
+  std::filesystem::create_directories(directory);
+  const std::string scenario = (directory / "stopping.yaml").string();
+  std::ofstream(scenario) << "name: stopping\n"
+                             "time: {start: 0, end: 20}\n"
+                             "slaves:\n"
+                             "  follower: {model: translational.mass}\n"
+                             "  counter: {fmu: " COUPLET_TEST_FMU("stopping") ", fmu_kind: cs}\n"
+                             "connections:\n"
+                             "  - {from: counter.x, to: follower.f, factor: 1}\n"
+                             "algorithm: {type: jacobi, step: 0.1}\n"
+                             "reference: none\n";
+  const CouplingRun sequential = couplet_run("", scenario, {}, "mpi-seq-stop");
+  ASSERT_EQ(sequential.exit_code, 0) << sequential.output;
+  const CouplingRun distributed =
+      couplet_run(mpirun(ranks), scenario, {}, "mpi-" + std::to_string(ranks) + "-stop");
+  EXPECT_EQ(distributed.exit_code, 0) << distributed.output;
+  const nlohmann::json summary = summary_of(distributed);
+  EXPECT_EQ(summary["status"], "stopped");
+  EXPECT_EQ(summary["stopped_by"], "slave 'counter' at t = 9 s");
+  EXPECT_EQ(summary["end_time"], summary_of(sequential)["end_time"]);
+  EXPECT_EQ(summary["decision_hash"], summary_of(sequential)["decision_hash"]);
+  EXPECT_TRUE(read_file(distributed.directory / "signals.csv") == read_file(sequential.directory / "signals.csv"));
+}
+
 // The run log passing its cap fails rank 0 alone while the other ranks wait in
 // the next exchange: rank 0 writes the log's end and the summary, then ends the
 // job (MPI_Abort) instead of leaving the others waiting.
