@@ -121,12 +121,14 @@ std::unique_ptr<Slave> build_resim_slave(const Scenario& scenario, const std::st
 /// the two have in common, by name.
 struct PortMatch {
   std::vector<std::size_t> input_source;  ///< per new input: the logged input
+  std::vector<std::size_t> discrete_input_source;  ///< per new discrete input: the logged one
   struct Output {
     std::string name;
     std::size_t recorded;  ///< index among the logged slave's outputs
     std::size_t resimulated;
   };
   std::vector<Output> outputs;  ///< in the logged order
+  std::vector<Output> discrete_outputs;  ///< likewise, among the discrete outputs
   std::vector<std::string> recorded_only;
   std::vector<std::string> new_only;
 };
@@ -139,30 +141,48 @@ std::optional<std::size_t> port_named(const std::vector<Port>& ports, const std:
   return std::nullopt;
 }
 
-PortMatch match_ports(const std::string& slave, const SlaveDescription& recorded,
-                      const SlaveDescription& resimulated) {
-  PortMatch match;
-  for (const InputDescription& input : resimulated.inputs) {
-    const auto source = port_named(recorded.inputs, input.name);
+/// Per input of `resimulated` (Real or discrete, `inputs`), the recorded input
+/// of that name; one the log holds no values for is refused.
+template <class Port>
+std::vector<std::size_t> input_sources(const std::string& slave, const std::vector<Port>& recorded,
+                                       const std::vector<Port>& resimulated) {
+  std::vector<std::size_t> sources;
+  for (const Port& input : resimulated) {
+    const auto source = port_named(recorded, input.name);
     if (!source) {
       throw ConfigurationError("slave '" + slave + "' as re-simulated has input '" + input.name +
                                "', which the recorded one did not have: the log holds no values "
                                "for it");
     }
-    match.input_source.push_back(*source);
+    sources.push_back(*source);
   }
-  for (std::size_t k = 0; k < recorded.outputs.size(); ++k) {
-    const std::string& name = recorded.outputs[k].name;
-    if (const auto j = port_named(resimulated.outputs, name)) {
-      match.outputs.push_back({name, k, *j});
+  return sources;
+}
+
+/// The outputs both have, by name, into `common`; the others into the lists.
+template <class Port>
+void match_outputs(const std::string& slave, const std::vector<Port>& recorded, const std::vector<Port>& resimulated,
+                   std::vector<PortMatch::Output>& common, PortMatch& match) {
+  for (std::size_t k = 0; k < recorded.size(); ++k) {
+    const std::string& name = recorded[k].name;
+    if (const auto j = port_named(resimulated, name)) {
+      common.push_back({name, k, *j});
     } else {
       match.recorded_only.push_back(slave + "." + name);
     }
   }
-  for (const OutputDescription& output : resimulated.outputs) {
-    if (!port_named(recorded.outputs, output.name))
-      match.new_only.push_back(slave + "." + output.name);
+  for (const Port& output : resimulated) {
+    if (!port_named(recorded, output.name)) match.new_only.push_back(slave + "." + output.name);
   }
+}
+
+PortMatch match_ports(const std::string& slave, const SlaveDescription& recorded,
+                      const SlaveDescription& resimulated) {
+  PortMatch match;
+  match.input_source = input_sources(slave, recorded.inputs, resimulated.inputs);
+  match.discrete_input_source = input_sources(slave, recorded.discrete_inputs, resimulated.discrete_inputs);
+  match_outputs(slave, recorded.outputs, resimulated.outputs, match.outputs, match);
+  match_outputs(slave, recorded.discrete_outputs, resimulated.discrete_outputs, match.discrete_outputs, match);
   return match;
 }
 
@@ -182,8 +202,15 @@ ResimChecks resim_checks(const Scenario& scenario, const std::string& slave,
   for (const CheckSpec& spec : scenario.checks) {
     const bool on_signal = spec.kind != CheckKind::realtime && spec.kind != CheckKind::accuracy;
     std::optional<std::size_t> output;
-    if (on_signal && spec.signal.rfind(prefix, 0) == 0)
-      output = port_named(description.outputs, spec.signal.substr(prefix.size()));
+    bool discrete = false;
+    if (on_signal && spec.signal.rfind(prefix, 0) == 0) {
+      const std::string port = spec.signal.substr(prefix.size());
+      output = port_named(description.outputs, port);
+      if (!output) {
+        output = port_named(description.discrete_outputs, port);
+        discrete = output.has_value();
+      }
+    }
     if (!output) {
       const std::string reason =
           on_signal ? "its signal is not an output of the re-simulated slave '" + slave + "'"
@@ -196,7 +223,7 @@ ResimChecks resim_checks(const Scenario& scenario, const std::string& slave,
       checks.not_applicable.push_back(entry);
       continue;
     }
-    CheckTarget target{spec, PortReference{0, *output}, false, spec.signal, {}};
+    CheckTarget target{spec, PortReference{0, *output}, discrete, spec.signal, {}};
     if (spec.kind == CheckKind::matches)
       target.trace = read_check_trace(spec, scenario.start, scenario.end);
     checks.targets.push_back(std::move(target));
@@ -235,10 +262,13 @@ class RequestPlayer {
         description_(resimulated.description()),
         match_(std::move(match)),
         inputs_(description_.inputs.size()),
+        discrete_inputs_(description_.discrete_inputs.size()),
+        discrete_outputs_(description_.discrete_outputs.size()),
+        recorded_discrete_outputs_(recorded_.discrete_outputs.size()),
         end_outputs_(
             static_cast<std::size_t>(description_.capabilities.output_derivative_order + 1) *
             description_.outputs.size()),
-        max_difference_(match_.outputs.size(), 0.0),
+        max_difference_(match_.outputs.size() + match_.discrete_outputs.size(), 0.0),
         checks_(checks) {}
 
   /// Plays every recorded call on the slave; returns the error of the one that
@@ -269,9 +299,10 @@ class RequestPlayer {
   std::size_t requests() const { return requests_; }
   const PortMatch& match() const { return match_; }
   const std::vector<double>& max_difference() const { return max_difference_; }
-  /// Row-major: time, then per compared output the recorded and the new value.
+  /// Row-major: time, then per compared output (the Real ones, then the
+  /// discrete ones) the recorded and the new value.
   const std::vector<double>& rows() const { return rows_; }
-  std::size_t row_width() const { return 1 + 2 * match_.outputs.size(); }
+  std::size_t row_width() const { return 1 + 2 * (match_.outputs.size() + match_.discrete_outputs.size()); }
   /// The time the new slave's outputs are known up to.
   Time reached() const { return time_; }
 
@@ -306,6 +337,10 @@ class RequestPlayer {
         resimulated_.linearize(inputs_of(call), linearization_);
         return;
       case CallKind::discrete_outputs:
+        // After setup: the values held until the first step ends.
+        resimulated_.evaluate_discrete_outputs(discrete_outputs_);
+        checks_.discrete_outputs_evaluated(0, discrete_outputs_);
+        take_recorded_discrete_outputs(call);
         return;
     }
   }
@@ -313,17 +348,38 @@ class RequestPlayer {
   void step(const LoggedCall& call) {
     const std::size_t outputs = description_.outputs.size();
     samples_.resize(call.sample_times.size() * outputs);
-    const StepRequest request{call.start, call.end, inputs_of(call), call.sample_times};
-    resimulated_.step(request, {end_outputs_, samples_});
-    checks_.slave_stepped(0, request, {end_outputs_, samples_}, LinkStepReport{});
+    const StepRequest request{call.start, call.end, inputs_of(call), call.sample_times,
+                              discrete_inputs_of(call)};
+    // Inside the step the discrete outputs hold their values from its start;
+    // its end (a sample there too) shows the new ones.
+    const std::vector<std::int64_t> held = discrete_outputs_;
+    const std::vector<std::int64_t> recorded_held = recorded_discrete_outputs_;
+    const OutputBuffers result{end_outputs_, samples_, discrete_outputs_};
+    resimulated_.step(request, result);
+    checks_.slave_stepped(0, request, result, LinkStepReport{});
+    const std::vector<std::int64_t> stepped = discrete_outputs_;
+    take_recorded_discrete_outputs(call);
+    const std::vector<std::int64_t> recorded_stepped = recorded_discrete_outputs_;
     const std::size_t recorded_outputs = recorded_.outputs.size();
     for (std::size_t k = 0; k < call.sample_times.size(); ++k) {
+      const bool at_end = call.sample_times[k] == call.end;
+      discrete_outputs_ = at_end ? stepped : held;
+      recorded_discrete_outputs_ = at_end ? recorded_stepped : recorded_held;
       add_row(call.sample_times[k],
               std::span(call.samples).subspan(k * recorded_outputs, recorded_outputs),
               std::span<const double>(samples_).subspan(k * outputs, outputs));
     }
+    discrete_outputs_ = stepped;
+    recorded_discrete_outputs_ = recorded_stepped;
     add_row(call.end, std::span(call.end_outputs).first(recorded_outputs), end_outputs_);
     time_ = call.end;
+  }
+
+  /// The discrete outputs the log holds for `call` (after setup, or at a step's end).
+  void take_recorded_discrete_outputs(const LoggedCall& call) {
+    std::copy_n(call.discrete_outputs.begin(),
+                std::min(call.discrete_outputs.size(), recorded_discrete_outputs_.size()),
+                recorded_discrete_outputs_.begin());
   }
 
   std::span<const Polynomial> inputs_of(const LoggedCall& call) {
@@ -332,17 +388,32 @@ class RequestPlayer {
     return inputs_;
   }
 
+  std::span<const std::int64_t> discrete_inputs_of(const LoggedCall& call) {
+    for (std::size_t j = 0; j < discrete_inputs_.size(); ++j) {
+      const std::size_t source = match_.discrete_input_source[j];
+      discrete_inputs_[j] = source < call.discrete_inputs.size() ? call.discrete_inputs[source] : 0;
+    }
+    return discrete_inputs_;
+  }
+
+  /// One row: the Real outputs given, the discrete ones as held now.
   void add_row(Time time, std::span<const double> recorded, std::span<const double> resimulated) {
     rows_.push_back(to_seconds(time));
-    for (std::size_t k = 0; k < match_.outputs.size(); ++k) {
-      const double before = recorded[match_.outputs[k].recorded];
-      const double now = resimulated[match_.outputs[k].resimulated];
+    std::size_t column = 0;
+    const auto compare = [&](double before, double now) {
       rows_.push_back(before);
       rows_.push_back(now);
       // NaN on either side is a difference too (std::max would drop it).
       const double difference = std::fabs(now - before);
-      if (std::isnan(difference) || difference > max_difference_[k])
-        max_difference_[k] = difference;
+      if (std::isnan(difference) || difference > max_difference_[column])
+        max_difference_[column] = difference;
+      ++column;
+    };
+    for (const PortMatch::Output& output : match_.outputs)
+      compare(recorded[output.recorded], resimulated[output.resimulated]);
+    for (const PortMatch::Output& output : match_.discrete_outputs) {
+      compare(static_cast<double>(recorded_discrete_outputs_[output.recorded]),
+              static_cast<double>(discrete_outputs_[output.resimulated]));
     }
   }
 
@@ -362,6 +433,9 @@ class RequestPlayer {
   const SlaveDescription description_;
   const PortMatch match_;
   std::vector<Polynomial> inputs_;
+  std::vector<std::int64_t> discrete_inputs_;
+  std::vector<std::int64_t> discrete_outputs_;           ///< the new slave's, held now
+  std::vector<std::int64_t> recorded_discrete_outputs_;  ///< the log's, held now
   std::vector<double> end_outputs_;
   std::vector<double> samples_;
   std::vector<double> linearization_;
@@ -377,9 +451,11 @@ void write_signals(const std::filesystem::path& path, const std::string& slave,
                    const RequestPlayer& player) {
   write_file_atomically(path, [&](std::ostream& file) {
     file << "time";
-    for (const PortMatch::Output& output : player.match().outputs) {
-      const std::string name = slave + "." + output.name;
-      file << ',' << name << ":recorded," << name;
+    for (const auto* outputs : {&player.match().outputs, &player.match().discrete_outputs}) {
+      for (const PortMatch::Output& output : *outputs) {
+        const std::string name = slave + "." + output.name;
+        file << ',' << name << ":recorded," << name;
+      }
     }
     file << '\n';
     const std::vector<double>& rows = player.rows();
@@ -407,8 +483,11 @@ nlohmann::json summary_of(const RunLog& log, const std::string& slave, const Res
   summary["requests_recorded"] = player.requests_recorded();
   summary["rows"] = player.rows().size() / player.row_width();
   nlohmann::json differences = nlohmann::json::object();
-  for (std::size_t k = 0; k < player.match().outputs.size(); ++k)
-    differences[slave + "." + player.match().outputs[k].name] = player.max_difference()[k];
+  std::size_t column = 0;
+  for (const auto* outputs : {&player.match().outputs, &player.match().discrete_outputs}) {
+    for (const PortMatch::Output& output : *outputs)
+      differences[slave + "." + output.name] = player.max_difference()[column++];
+  }
   summary["max_difference"] = differences;
   if (!player.match().recorded_only.empty())
     summary["recorded_only"] = player.match().recorded_only;

@@ -204,6 +204,38 @@ TEST(Resim, ACompositeGroupAndALinkedSlaveWithoutRollbackAreReproducedBitForBit)
   }
 }
 
+// Integer and Boolean ports: the recorded discrete inputs drive the slave and
+// its discrete outputs are compared like the Real ones, held inside a step.
+// Unchanged, the tally b gives signals.csv's b columns; with period 0.5 it
+// ticks twice as often on the same inputs, so its count differs.
+TEST(Resim, DiscreteInputsDriveTheSlaveAndDiscreteOutputsAreCompared) {
+  const std::string tally = COUPLET_TEST_FMU("tally");
+  const std::string text = "name: tallies\ntime: {start: 0, end: 10}\nslaves:\n  a: {fmu: " + tally +
+                           "}\n  b: {fmu: " + tally +
+                           "}\nconnections:\n  - {from: a.count, to: b.increment}\n"
+                           "  - {from: a.odd, to: b.enable}\nalgorithm: {type: jacobi, step: 0.5}\n"
+                           "reference: none\n"
+                           "checks:\n  - {name: tally, signal: b.count, at: {time: 10, value: 25, tolerance: 0}}\n";
+  tools::run_scenario(tools::parse_scenario(text, "tallies.yaml"), {fresh_directory("resim-tallies").string(), false});
+  const nlohmann::json same = resim("resim-tallies", "b");
+  EXPECT_EQ(same.at("status"), "completed") << same.dump(2);
+  for (const std::string output : {"b.level", "b.count", "b.phase", "b.odd"})
+    EXPECT_EQ(same.at("max_difference").at(output).get<double>(), 0.0) << output;
+  const Table table = resim_table("resim-tallies", "b");
+  const Table run = read_table(run_directory("resim-tallies") / "signals.csv");
+  // The last row of each is t = 10, a step's end: b's count there is 25.
+  EXPECT_EQ(table.columns.at("b.count").back(), 25.0);
+  EXPECT_EQ(table.columns.at("b.count:recorded").back(), run.columns.at("b.count").back());
+  EXPECT_EQ(table.columns.at("b.odd").back(), run.columns.at("b.odd").back());
+
+  EXPECT_TRUE(same.at("checks").at(0).at("passed")) << same.at("checks");
+
+  const nlohmann::json changed = resim("resim-tallies", "b", {"slaves.b.parameters.period=0.5"});
+  EXPECT_EQ(changed.at("status"), "completed") << changed.dump(2);
+  EXPECT_GT(changed.at("max_difference").at("b.count").get<double>(), 0.0);
+  EXPECT_FALSE(changed.at("checks").at(0).at("passed")) << changed.at("checks");
+}
+
 TEST(Resim, LinearizeRequestsOfMissilesAreReplayedAndTheOutputsReproduced) {
   run("missiles_linear.yaml", {}, "resim-missiles");
   const tools::RunLog log = tools::read_run_log(log_path("resim-missiles"));
