@@ -76,24 +76,53 @@ class TableReader {
     throw ConfigurationError(path_ + ": " + message);
   }
 
-  void read_header(const std::vector<std::string_view>& names) {
-    column_count_ = names.size();
-    for (std::size_t c = 0; c < names.size(); ++c) {
-      const std::string name(names[c]);
+  void read_header(const std::vector<std::string_view>& cells) {
+    column_count_ = cells.size();
+    std::vector<std::string> names;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      const std::string_view cell = cells[c];
+      const std::size_t colon = cell.find(':');
+      const std::string name(trimmed(cell.substr(0, colon)));
       if (name.empty()) fail("column " + std::to_string(c + 1) + " has no name");
       if (name.find('.') != std::string::npos)
         fail("column name '" + name + "' contains '.', which separates slave and port names");
-      if (std::count(names.begin(), names.begin() + static_cast<long>(c), names[c]) > 0)
-        fail("column '" + name + "' appears twice");
+      if (std::find(names.begin(), names.end(), name) != names.end()) fail("column '" + name + "' appears twice");
+      names.push_back(name);
+      column_kinds_.push_back(column_kind(name, colon == std::string_view::npos ? "" : trimmed(cell.substr(colon + 1))));
       if (name == kTimeColumn) {
+        if (column_kinds_.back() != ColumnKind::real) fail("the 'time' column is Real seconds: no type after ':'");
         time_column_ = c;
-      } else {
+      } else if (column_kinds_.back() == ColumnKind::real) {
         table_.outputs.push_back(name);
+      } else {
+        const DiscreteType type =
+            column_kinds_.back() == ColumnKind::integer ? DiscreteType::integer : DiscreteType::boolean;
+        table_.discrete_outputs.push_back({.name = name, .type = type});
       }
     }
     if (time_column_ == kNone) fail("no 'time' column in the header");
-    if (table_.outputs.empty()) fail("no output column besides 'time'");
-    header_names_.assign(names.begin(), names.end());
+    if (table_.outputs.empty() && table_.discrete_outputs.empty()) fail("no output column besides 'time'");
+    header_names_ = std::move(names);
+  }
+
+  enum class ColumnKind { real, integer, boolean };
+
+  ColumnKind column_kind(const std::string& name, std::string_view type) const {
+    if (type.empty()) return ColumnKind::real;
+    if (type == "Integer") return ColumnKind::integer;
+    if (type == "Boolean") return ColumnKind::boolean;
+    fail("column '" + name + "': type '" + std::string(type) + "' after ':' is not Integer or Boolean");
+  }
+
+  std::int64_t whole_number(std::string_view cell, std::size_t column) const {
+    std::int64_t value = 0;
+    const char* end = cell.data() + cell.size();
+    const auto [stop, error] = std::from_chars(cell.data(), end, value);
+    if (cell.empty() || error != std::errc() || stop != end)
+      fail("column '" + header_names_[column] + "': '" + std::string(cell) + "' is not a whole number");
+    if (column_kinds_[column] == ColumnKind::boolean && value != 0 && value != 1)
+      fail("column '" + header_names_[column] + "' is Boolean: '" + std::string(cell) + "' is neither 0 nor 1");
+    return value;
   }
 
   double number(std::string_view cell, std::size_t column) const {
@@ -122,7 +151,12 @@ class TableReader {
     }
     table_.times.push_back(time);
     for (std::size_t c = 0; c < cells.size(); ++c) {
-      if (c != time_column_) table_.values.push_back(number(cells[c], c));
+      if (c == time_column_) continue;
+      if (column_kinds_[c] == ColumnKind::real) {
+        table_.values.push_back(number(cells[c], c));
+      } else {
+        table_.discrete_values.push_back(whole_number(cells[c], c));
+      }
     }
   }
 
@@ -131,6 +165,7 @@ class TableReader {
   std::ifstream input_;
   StimulusTable table_;
   std::vector<std::string> header_names_;
+  std::vector<ColumnKind> column_kinds_;  ///< per column, `time` included
   std::size_t column_count_ = 0;
   std::size_t time_column_ = kNone;
   std::size_t line_number_ = 0;
@@ -148,6 +183,7 @@ ModelDescription table_description(const StimulusTable& table, TableInterpolatio
       .states = {},
       .parameters = {}};
   for (const std::string& name : table.outputs) description.outputs.push_back({.name = name});
+  description.discrete_outputs = table.discrete_outputs;
   return description;
 }
 
@@ -204,6 +240,13 @@ class TableStimulus final : public Stimulus {
     const std::span<const double> next = row(index + 1);
     const double span = table_.times[index + 1] - table_.times[index];
     for (std::size_t j = 0; j < y.size(); ++j) y[j] = (next[j] - current[j]) / span;
+  }
+
+  // Always held: the row at or before t (the first before it).
+  void discrete_outputs(double t, std::span<std::int64_t> values) const override {
+    const std::size_t width = table_.discrete_outputs.size();
+    const auto row = std::span<const std::int64_t>(table_.discrete_values).subspan(row_at(t) * width, width);
+    std::copy(row.begin(), row.end(), values.begin());
   }
 
   ModelDescription description_;

@@ -383,6 +383,35 @@ TEST(DiscreteSignals, ConnectionsBetweenTypesAreRefusedNamingBothEnds) {
   }
 }
 
+// stimulus.table with `NAME:Integer` and `NAME:Boolean` columns drives the
+// tally's discrete inputs, held from each row (increment 1, 5, 2; enable 1, 0,
+// 1 from t = 0, 3, 6): ticks at 1-3 add 1, at 4-6 nothing, at 7-10 add 2, so
+// b counts 3 + 8 = 11 by t = 10. A cell that is no whole number is refused
+// naming the file, the line and the column.
+TEST(DiscreteSignals, AStimulusTablePlaysIntegerAndBooleanColumns) {
+  const auto tables = fresh_directory("discrete-table-files");
+  std::filesystem::create_directories(tables);
+  std::ofstream(tables / "modes.csv") << "time,increment:Integer,enable:Boolean\n0,1,1\n3,5,0\n6,2,1\n";
+  std::ofstream(tables / "bad.csv") << "time,increment:Integer\n0,1\n3,2.5\n";
+  const auto scenario = [&](const std::string& file) {
+    return "name: modes\ntime: {start: 0, end: 10}\nslaves:\n  modes:\n    model: stimulus.table\n    file: " +
+           (tables / file).string() + "\n    interpolation: hold\n  b: {fmu: " + std::string(COUPLET_TEST_FMU("tally")) +
+           "}\nconnections:\n  - {from: modes.increment, to: b.increment}\n"
+           "  - {from: modes.enable, to: b.enable}\nalgorithm: {type: jacobi, step: 1}\nreference: none\n";
+  };
+  const Outcome outcome = couplet("run", scenario("modes.csv"), "discrete-table");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  const std::string header = read_file(outcome.out / "signals.csv").substr(0, 80);
+  EXPECT_EQ(header.substr(0, header.find('\n')), "time,b.level,modes.increment,modes.enable,b.count,b.phase,b.odd");
+  EXPECT_EQ(row_at(outcome.out, "3"), "3,1.5,5,0,3,1,1");
+  EXPECT_EQ(row_at(outcome.out, "10"), "10,5.5,2,1,11,2,1");
+  const Outcome bad = couplet("validate", scenario("bad.csv"), "discrete-table-bad");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find((tables / "bad.csv").string() + ":3: column 'increment': '2.5' is not a whole number"),
+            std::string::npos)
+      << bad.output;
+}
+
 // factor/offset insert a Real conversion between the ends: on a discrete end
 // the error says so, instead of naming the conversion's own ports.
 TEST(DiscreteSignals, FactorAndOffsetOnADiscreteConnectionAreRefusedSayingWhy) {
