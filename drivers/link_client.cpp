@@ -292,12 +292,18 @@ void LinkClient::fail_error(const protocol::Envelope& answer, const char* activi
   }
   if (code == couplet_wire_ErrorCode_ERROR_STOP_REQUESTED) {
     // Not a failure: the target's slave ended the simulation. Its text already
-    // names the slave and the time, as a local slave's request does.
+    // names the slave and the time, as a local slave's request does. Only a
+    // step can end it, at a model time.
+    const std::string inconsistent =
+        "slave '" + slave_name_ + "' (" + transport_->describe() + "): the target's answer is inconsistent: ";
+    if (request_->which_body != couplet_wire_Envelope_step_request_tag) {
+      throw SlaveError(inconsistent + "Error.code = STOP_REQUESTED in answer to " + activity +
+                       " (only a step can end the simulation)");
+    }
     if (!std::isfinite(error.stop_time) ||
         std::abs(error.stop_time) >= static_cast<double>(wire::kTimeLimitNs) / 1e9) {
-      throw SlaveError("slave '" + slave_name_ + "' (" + transport_->describe() +
-                       "): the target's answer is inconsistent: Error.stop_time = " +
-                       wire::number_text(error.stop_time) + " is not a model time");
+      throw SlaveError(inconsistent + "Error.stop_time = " + wire::number_text(error.stop_time) +
+                       " is not a model time");
     }
     throw StopRequest(slave_name_, error.stop_time, reason);
   }

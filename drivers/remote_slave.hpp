@@ -24,11 +24,11 @@
 // Wall-clock mode (bind_wall_clock, docs/links.md): a result is awaited until the
 // deadline of its communication time plus a tolerance. A result that misses it
 // is recorded as missed and replaced under the declared policy — hold the last
-// values, or extrapolate them linearly (discrete outputs are always held) — and the run aborts after more than
-// max_consecutive_misses misses in a row (at the first with policy abort). With
-// a target in real-time mode (its model runs on its own wall clock), step
-// requests are input updates sent without acknowledgement, and the target
-// pushes one result per communication time.
+// values, or extrapolate them linearly (discrete outputs are always held) — and
+// the run aborts after more than max_consecutive_misses misses in a row (at the
+// first with policy abort). With a target in real-time mode (its model runs on
+// its own wall clock), step requests are input updates sent without
+// acknowledgement, and the target pushes one result per communication time.
 #include <array>
 #include <memory>
 #include <string>

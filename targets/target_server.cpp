@@ -559,8 +559,8 @@ std::size_t TargetServer::advance_realtime(std::span<std::uint8_t> push, drivers
       step_segment(current_time_, boundary, end_outputs);
       ++counters_.starved_periods;
     }
-  } catch (const StopRequest& request) {
-    answer_stop(request);
+  } catch (const StopRequest& stop) {
+    answer_stop(stop);
     running_ = false;
     return encode_answer(push);
   } catch (const std::exception& error) {

@@ -22,6 +22,7 @@
 // crash, undefined behaviour, a hang caught by libFuzzer's -timeout) is a finding.
 #include <boost/endian/conversion.hpp>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -178,6 +179,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     require_names_slave(error);
   } catch (const ProtocolViolation& error) {
     require_names_slave(error);
+  } catch (const StopRequest& request) {
+    // The target's slave ended the simulation, in its own words: a normal end.
+    fuzz::require(std::isfinite(request.time()), "a stop request at a time that is no number");
   }
   return 0;
 }

@@ -305,6 +305,14 @@ std::vector<Variant> variants() {
          answer.body.error.stop_time = kNaN;
        },
        "SlaveError", "Error.stop_time = nan is not a model time"},
+      {"stop_request_answering_initialize",
+       [](const Envelope& request, Envelope& answer) {
+         if (!is(request, couplet_wire_Envelope_initialize_tag)) return;
+         answer.which_body = couplet_wire_Envelope_error_tag;
+         answer.body.error.code = couplet_wire_ErrorCode_ERROR_STOP_REQUESTED;
+         answer.body.error.stop_time = 0.0;
+       },
+       "SlaveError", "STOP_REQUESTED in answer to initialize (only a step can end the simulation)"},
       {"error_bad_request", step_error(couplet_wire_ErrorCode_ERROR_BAD_REQUEST), "ProtocolViolation",
        "failed on the target: first line second line"},
   };
