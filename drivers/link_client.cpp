@@ -287,15 +287,16 @@ void LinkClient::fail_error(const protocol::Envelope& answer, const char* activi
   // nanopb decodes an enum as any int32: a code this master does not know is
   // unspecified. Read as an integer, not through the enum's (assumed) range.
   const std::int32_t code = wire::enum_value(error.code);
-  if (code < couplet_wire_ErrorCode_ERROR_UNSPECIFIED || code > couplet_wire_ErrorCode_ERROR_STOP_REQUESTED) {
+  if (code < couplet_wire_ErrorCode_ERROR_UNSPECIFIED ||
+      code > couplet_wire_ErrorCode_ERROR_STOP_REQUESTED) {
     reason += " (Error.code = " + std::to_string(code) + ", unknown: taken as unspecified)";
   }
   if (code == couplet_wire_ErrorCode_ERROR_STOP_REQUESTED) {
     // Not a failure: the target's slave ended the simulation. Its text already
     // names the slave and the time, as a local slave's request does. Only a
     // step can end it, at a model time.
-    const std::string inconsistent =
-        "slave '" + slave_name_ + "' (" + transport_->describe() + "): the target's answer is inconsistent: ";
+    const std::string inconsistent = "slave '" + slave_name_ + "' (" + transport_->describe() +
+                                     "): the target's answer is inconsistent: ";
     if (request_->which_body != couplet_wire_Envelope_step_request_tag) {
       throw SlaveError(inconsistent + "Error.code = STOP_REQUESTED in answer to " + activity +
                        " (only a step can end the simulation)");

@@ -159,15 +159,18 @@ void RemoteSlave::setup(Time start) {
   request.body.initialize.start_ns = start;
   const protocol::Envelope& answer = client_.exchange("initialize", to_seconds(start));
   if (answer.which_body != couplet_wire_Envelope_ack_tag) inconsistent("expected an acknowledgement of initialize");
-  take_discrete_outputs("Ack", {answer.body.ack.discrete_outputs, answer.body.ack.discrete_outputs_count});
+  take_discrete_outputs("Ack",
+                        {answer.body.ack.discrete_outputs, answer.body.ack.discrete_outputs_count});
   current_time_ = start;
   set_up_ = true;
   remembered_ = 0;
 }
 
 void RemoteSlave::evaluate_discrete_outputs(std::span<std::int64_t> discrete_outputs) {
-  if (!set_up_) throw ProtocolViolation("slave '" + name_ + "': evaluate_discrete_outputs before setup");
-  std::copy_n(discrete_outputs_.begin(), std::min(discrete_outputs.size(), description_.discrete_outputs.size()),
+  if (!set_up_)
+    throw ProtocolViolation("slave '" + name_ + "': evaluate_discrete_outputs before setup");
+  std::copy_n(discrete_outputs_.begin(),
+              std::min(discrete_outputs.size(), description_.discrete_outputs.size()),
               discrete_outputs.begin());
 }
 
@@ -175,12 +178,14 @@ void RemoteSlave::take_discrete_outputs(const char* message, std::span<const std
   const auto& ports = description_.discrete_outputs;
   if (values.size() != ports.size()) {
     inconsistent(std::string(message) + ".discrete_outputs has " + std::to_string(values.size()) +
-                 " value(s), expected " + std::to_string(ports.size()) + " (the described Integer and Boolean outputs)");
+                 " value(s), expected " + std::to_string(ports.size()) +
+                 " (the described Integer and Boolean outputs)");
   }
   for (std::size_t j = 0; j < ports.size(); ++j) {
     if (ports[j].type == DiscreteType::boolean && values[j] != 0 && values[j] != 1) {
-      inconsistent(std::string(message) + ".discrete_outputs[" + std::to_string(j) + "] = " +
-                   std::to_string(values[j]) + " for Boolean output '" + ports[j].name + "' (0 or 1)");
+      inconsistent(std::string(message) + ".discrete_outputs[" + std::to_string(j) +
+                   "] = " + std::to_string(values[j]) + " for Boolean output '" + ports[j].name +
+                   "' (0 or 1)");
     }
   }
   std::copy(values.begin(), values.end(), discrete_outputs_.begin());
@@ -421,7 +426,8 @@ void RemoteSlave::accept_result(const couplet_wire_StepResult& body, const StepR
 }
 
 void RemoteSlave::hold_discrete_outputs(const OutputBuffers& result) const {
-  std::copy_n(discrete_outputs_.begin(), std::min(result.discrete_outputs.size(), description_.discrete_outputs.size()),
+  std::copy_n(discrete_outputs_.begin(),
+              std::min(result.discrete_outputs.size(), description_.discrete_outputs.size()),
               result.discrete_outputs.begin());
 }
 

@@ -23,7 +23,13 @@ static_assert(sizeof(Header) == 16);
 // failing rank caught (and `couplet` exits with the same status everywhere).
 // A stop request (kStop) is no failure, but travels the same way: every rank
 // ends the run where the sequential one would, as stopped.
-enum FailureKind : std::int32_t { kSlave = 1, kProtocol = 2, kConfiguration = 3, kOther = 4, kStop = 5 };
+enum FailureKind : std::int32_t {
+  kSlave = 1,
+  kProtocol = 2,
+  kConfiguration = 3,
+  kOther = 4,
+  kStop = 5
+};
 
 FailureKind kind_of(const std::exception& error) {
   if (dynamic_cast<const StopRequest*>(&error) != nullptr) return kStop;
@@ -229,7 +235,8 @@ MpiDispatcher::~MpiDispatcher() = default;
 
 void MpiDispatcher::keep_failure(std::size_t slave, const std::exception& error) {
   if (kept_) return;  // the first one is the one to report
-  kept_ = std::make_unique<Failure>(Failure{kind_of(error), slave, error.what(), stop_time_of(error)});
+  kept_ =
+      std::make_unique<Failure>(Failure{kind_of(error), slave, error.what(), stop_time_of(error)});
 }
 
 void MpiDispatcher::note_call_failure(std::size_t slave, const std::exception& error) {
@@ -277,7 +284,8 @@ void MpiDispatcher::carry_out(std::span<const PlannedAction> wave, ActionCalls& 
                                                   noted_stop_time_[first.slave]));
 }
 
-std::exception_ptr MpiDispatcher::reported_error(int root, const Header& header, const std::string& message,
+std::exception_ptr MpiDispatcher::reported_error(int root, const Header& header,
+                                                 const std::string& message,
                                                  double stop_time) const {
   const std::string text = broadcast_message(root, message);
   if (header.kind != kStop) return make_error(header.kind, failure_text(root, header.slave, text));
@@ -396,8 +404,8 @@ void MpiDispatcher::exchange(std::span<const PlannedAction> wave, ActionCalls* c
   for (int r = 0; r < ranks_; ++r) {
     const Header reported = header_of(r);
     if (reported.kind == 0 || reported.position != kNotInWave) continue;
-    const std::exception_ptr error =
-        reported_error(r, reported, kept_ ? kept_->message : std::string(), kept_ ? kept_->stop_time : 0.0);
+    const std::exception_ptr error = reported_error(
+        r, reported, kept_ ? kept_->message : std::string(), kept_ ? kept_->stop_time : 0.0);
     kept_.reset();
     std::rethrow_exception(error);
   }

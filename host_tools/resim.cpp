@@ -161,8 +161,9 @@ std::vector<std::size_t> input_sources(const std::string& slave, const std::vect
 
 /// The outputs both have, by name, into `common`; the others into the lists.
 template <class Port>
-void match_outputs(const std::string& slave, const std::vector<Port>& recorded, const std::vector<Port>& resimulated,
-                   std::vector<PortMatch::Output>& common, PortMatch& match) {
+void match_outputs(const std::string& slave, const std::vector<Port>& recorded,
+                   const std::vector<Port>& resimulated, std::vector<PortMatch::Output>& common,
+                   PortMatch& match) {
   for (std::size_t k = 0; k < recorded.size(); ++k) {
     const std::string& name = recorded[k].name;
     if (const auto j = port_named(resimulated, name)) {
@@ -180,9 +181,11 @@ PortMatch match_ports(const std::string& slave, const SlaveDescription& recorded
                       const SlaveDescription& resimulated) {
   PortMatch match;
   match.input_source = input_sources(slave, recorded.inputs, resimulated.inputs);
-  match.discrete_input_source = input_sources(slave, recorded.discrete_inputs, resimulated.discrete_inputs);
+  match.discrete_input_source =
+      input_sources(slave, recorded.discrete_inputs, resimulated.discrete_inputs);
   match_outputs(slave, recorded.outputs, resimulated.outputs, match.outputs, match);
-  match_outputs(slave, recorded.discrete_outputs, resimulated.discrete_outputs, match.discrete_outputs, match);
+  match_outputs(slave, recorded.discrete_outputs, resimulated.discrete_outputs,
+                match.discrete_outputs, match);
   return match;
 }
 
@@ -302,7 +305,9 @@ class RequestPlayer {
   /// Row-major: time, then per compared output (the Real ones, then the
   /// discrete ones) the recorded and the new value.
   const std::vector<double>& rows() const { return rows_; }
-  std::size_t row_width() const { return 1 + 2 * (match_.outputs.size() + match_.discrete_outputs.size()); }
+  std::size_t row_width() const {
+    return 1 + 2 * (match_.outputs.size() + match_.discrete_outputs.size());
+  }
   /// The time the new slave's outputs are known up to.
   Time reached() const { return time_; }
 

@@ -4,10 +4,10 @@
 #include <optional>
 #include <string_view>
 
+#include "couplet/errors.hpp"
 #include "host_tools/group_builder.hpp"
 #include "host_tools/remote_slave_factory.hpp"
 #include "host_tools/scenario_file_path.hpp"
-#include "couplet/errors.hpp"
 
 namespace couplet::tools {
 
@@ -67,17 +67,19 @@ bool is_discrete_port(const System& system, const std::string& qualified, bool o
   if (!slave || dot == std::string::npos) return false;
   const SlaveDescription& description = system.description(*slave);
   const auto& ports = output ? description.discrete_outputs : description.discrete_inputs;
-  return std::any_of(ports.begin(), ports.end(),
-                     [&](const DiscretePortDescription& port) { return port.name == qualified.substr(dot + 1); });
+  return std::any_of(ports.begin(), ports.end(), [&](const DiscretePortDescription& port) {
+    return port.name == qualified.substr(dot + 1);
+  });
 }
 
 /// factor/offset convert through a coupling.linear slave: Real signals only.
 void check_conversion_is_real(const System& system, const ConnectionSpec& connection) {
   if (!connection.converted) return;
-  for (const auto& [end, output] : {std::pair{connection.from, true}, std::pair{connection.to, false}}) {
+  for (const auto& [end, output] :
+       {std::pair{connection.from, true}, std::pair{connection.to, false}}) {
     if (is_discrete_port(system, end, output)) {
-      throw ConfigurationError("factor/offset convert Real signals only, and '" + end + "' is an Integer or " +
-                               "Boolean " + (output ? "output" : "input") +
+      throw ConfigurationError("factor/offset convert Real signals only, and '" + end +
+                               "' is an Integer or " + "Boolean " + (output ? "output" : "input") +
                                ": connect it without factor and offset");
     }
   }

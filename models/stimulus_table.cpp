@@ -86,22 +86,27 @@ class TableReader {
       if (name.empty()) fail("column " + std::to_string(c + 1) + " has no name");
       if (name.find('.') != std::string::npos)
         fail("column name '" + name + "' contains '.', which separates slave and port names");
-      if (std::find(names.begin(), names.end(), name) != names.end()) fail("column '" + name + "' appears twice");
+      if (std::find(names.begin(), names.end(), name) != names.end())
+        fail("column '" + name + "' appears twice");
       names.push_back(name);
-      column_kinds_.push_back(column_kind(name, colon == std::string_view::npos ? "" : trimmed(cell.substr(colon + 1))));
+      column_kinds_.push_back(column_kind(
+          name, colon == std::string_view::npos ? "" : trimmed(cell.substr(colon + 1))));
       if (name == kTimeColumn) {
-        if (column_kinds_.back() != ColumnKind::real) fail("the 'time' column is Real seconds: no type after ':'");
+        if (column_kinds_.back() != ColumnKind::real)
+          fail("the 'time' column is Real seconds: no type after ':'");
         time_column_ = c;
       } else if (column_kinds_.back() == ColumnKind::real) {
         table_.outputs.push_back(name);
       } else {
-        const DiscreteType type =
-            column_kinds_.back() == ColumnKind::integer ? DiscreteType::integer : DiscreteType::boolean;
+        const DiscreteType type = column_kinds_.back() == ColumnKind::integer
+                                      ? DiscreteType::integer
+                                      : DiscreteType::boolean;
         table_.discrete_outputs.push_back({.name = name, .type = type});
       }
     }
     if (time_column_ == kNone) fail("no 'time' column in the header");
-    if (table_.outputs.empty() && table_.discrete_outputs.empty()) fail("no output column besides 'time'");
+    if (table_.outputs.empty() && table_.discrete_outputs.empty())
+      fail("no output column besides 'time'");
     header_names_ = std::move(names);
   }
 
@@ -111,7 +116,8 @@ class TableReader {
     if (type.empty()) return ColumnKind::real;
     if (type == "Integer") return ColumnKind::integer;
     if (type == "Boolean") return ColumnKind::boolean;
-    fail("column '" + name + "': type '" + std::string(type) + "' after ':' is not Integer or Boolean");
+    fail("column '" + name + "': type '" + std::string(type) +
+         "' after ':' is not Integer or Boolean");
   }
 
   std::int64_t whole_number(std::string_view cell, std::size_t column) const {
@@ -119,9 +125,11 @@ class TableReader {
     const char* end = cell.data() + cell.size();
     const auto [stop, error] = std::from_chars(cell.data(), end, value);
     if (cell.empty() || error != std::errc() || stop != end)
-      fail("column '" + header_names_[column] + "': '" + std::string(cell) + "' is not a whole number");
+      fail("column '" + header_names_[column] + "': '" + std::string(cell) +
+           "' is not a whole number");
     if (column_kinds_[column] == ColumnKind::boolean && value != 0 && value != 1)
-      fail("column '" + header_names_[column] + "' is Boolean: '" + std::string(cell) + "' is neither 0 nor 1");
+      fail("column '" + header_names_[column] + "' is Boolean: '" + std::string(cell) +
+           "' is neither 0 nor 1");
     return value;
   }
 
@@ -245,7 +253,8 @@ class TableStimulus final : public Stimulus {
   // Always held: the row at or before t (the first before it).
   void discrete_outputs(double t, std::span<std::int64_t> values) const override {
     const std::size_t width = table_.discrete_outputs.size();
-    const auto row = std::span<const std::int64_t>(table_.discrete_values).subspan(row_at(t) * width, width);
+    const auto row =
+        std::span<const std::int64_t>(table_.discrete_values).subspan(row_at(t) * width, width);
     std::copy(row.begin(), row.end(), values.begin());
   }
 

@@ -22,7 +22,8 @@ struct StimulusTable {
   std::vector<double> times;         ///< increasing, at least one
   std::vector<double> values;        ///< row-major: times.size() rows of outputs.size()
   std::vector<DiscretePortDescription> discrete_outputs;  ///< the Integer and Boolean columns
-  std::vector<std::int64_t> discrete_values;  ///< row-major: times.size() rows of discrete_outputs.size()
+  std::vector<std::int64_t>
+      discrete_values;  ///< row-major: times.size() rows of discrete_outputs.size()
 };
 
 /// Reads and checks a table. Throws ConfigurationError "FILE:LINE: ..." for a

@@ -166,8 +166,10 @@ class DeviceSlave final : public Slave {
 
   void evaluate_discrete_outputs(std::span<std::int64_t> discrete_outputs) override {
     if (description_.discrete_outputs.empty()) return;
-    guarded(device_.description, [&] { return "discrete_outputs at t = " + seconds_text(current_) + " s"; },
-            [&] { device_.callbacks.discrete_outputs(current_, discrete_outputs); });
+    guarded(
+        device_.description,
+        [&] { return "discrete_outputs at t = " + seconds_text(current_) + " s"; },
+        [&] { device_.callbacks.discrete_outputs(current_, discrete_outputs); });
   }
 
   void step(const StepRequest& request, const OutputBuffers& result) override {
@@ -236,7 +238,8 @@ void check_device(const Device& device) {
       description.discrete_outputs.size() > protocol::kMaxPorts) {
     throw ConfigurationError(device_label(description) + ": at most " +
                              std::to_string(protocol::kMaxPorts) + " inputs and " +
-                             std::to_string(protocol::kMaxPorts) + " outputs of each kind (Real, discrete)");
+                             std::to_string(protocol::kMaxPorts) +
+                             " outputs of each kind (Real, discrete)");
   }
   if (description.parameters.size() > protocol::kMaxParameters) {
     throw ConfigurationError(device_label(description) + ": at most " +
@@ -267,8 +270,8 @@ void check_device(const Device& device) {
   }
   for (const DiscretePortDescription& input : description.discrete_inputs) {
     if (input.type == DiscreteType::boolean && input.start != 0 && input.start != 1) {
-      throw ConfigurationError(device_label(description) + ": Boolean input '" + input.name + "' starts at " +
-                               std::to_string(input.start) + " (0 or 1)");
+      throw ConfigurationError(device_label(description) + ": Boolean input '" + input.name +
+                               "' starts at " + std::to_string(input.start) + " (0 or 1)");
     }
   }
   if (description.input_degree < 0 || description.input_degree > 3) {
@@ -293,8 +296,9 @@ void check_device(const Device& device) {
                              ": the callbacks 'outputs' and 'step' are required");
   }
   if (!description.discrete_outputs.empty() && !device.callbacks.discrete_outputs) {
-    throw ConfigurationError(device_label(description) +
-                             ": the callback 'discrete_outputs' is required with Integer or Boolean outputs");
+    throw ConfigurationError(
+        device_label(description) +
+        ": the callback 'discrete_outputs' is required with Integer or Boolean outputs");
   }
 }
 
@@ -328,11 +332,13 @@ std::string describe_device(const DeviceDescription& device) {
          << (device.outputs[j].direct_feedthrough ? " (feedthrough)" : "");
   }
   if (device.outputs.empty()) text << "none";
-  const auto discrete = [&](const char* label, const std::vector<DiscretePortDescription>& ports, bool inputs) {
+  const auto discrete = [&](const char* label, const std::vector<DiscretePortDescription>& ports,
+                            bool inputs) {
     if (ports.empty()) return;
     text << "\n  " << label << ": ";
     for (std::size_t k = 0; k < ports.size(); ++k) {
-      text << (k ? ", " : "") << with_unit(ports[k].name, ports[k].unit) << " (" << to_string(ports[k].type);
+      text << (k ? ", " : "") << with_unit(ports[k].name, ports[k].unit) << " ("
+           << to_string(ports[k].type);
       if (inputs) text << ", default " << ports[k].start;
       text << ")";
     }

@@ -302,9 +302,11 @@ void TargetServer::initialize(const couplet_wire_Initialize& request) {
   for (std::size_t i = 0; i < input_count(); ++i)
     inputs_[i] = Polynomial::constant(to_seconds(current_time_), 0.0);
   const auto& discrete_inputs = slave_->description().discrete_inputs;
-  for (std::size_t i = 0; i < discrete_inputs.size(); ++i) discrete_inputs_[i] = discrete_inputs[i].start;
+  for (std::size_t i = 0; i < discrete_inputs.size(); ++i)
+    discrete_inputs_[i] = discrete_inputs[i].start;
   if (discrete_output_count() > 0) {
-    slave_->evaluate_discrete_outputs(std::span<std::int64_t>(discrete_outputs_.data(), discrete_output_count()));
+    slave_->evaluate_discrete_outputs(
+        std::span<std::int64_t>(discrete_outputs_.data(), discrete_output_count()));
   }
   acknowledge();
   copy_discrete_outputs(reply_->body.ack.discrete_outputs_count, reply_->body.ack.discrete_outputs);
@@ -320,16 +322,19 @@ void TargetServer::copy_discrete_outputs(pb_size_t& count, std::int64_t* values)
   std::copy_n(discrete_outputs_.begin(), count, values);
 }
 
-void TargetServer::check_discrete_inputs(const std::int64_t* values, std::size_t count, const char* field) const {
+void TargetServer::check_discrete_inputs(const std::int64_t* values, std::size_t count,
+                                         const char* field) const {
   const auto& ports = slave_->description().discrete_inputs;
   if (count != ports.size()) {
-    throw ProtocolViolation(std::string(field) + " has " + std::to_string(count) + " value(s); the slave has " +
-                            std::to_string(ports.size()) + " Integer or Boolean input(s)");
+    throw ProtocolViolation(std::string(field) + " has " + std::to_string(count) +
+                            " value(s); the slave has " + std::to_string(ports.size()) +
+                            " Integer or Boolean input(s)");
   }
   for (std::size_t i = 0; i < count; ++i) {
     if (ports[i].type == DiscreteType::boolean && values[i] != 0 && values[i] != 1) {
-      throw ProtocolViolation(std::string(field) + "[" + std::to_string(i) + "] = " + std::to_string(values[i]) +
-                              " for Boolean input '" + ports[i].name + "' (0 or 1)");
+      throw ProtocolViolation(std::string(field) + "[" + std::to_string(i) +
+                              "] = " + std::to_string(values[i]) + " for Boolean input '" +
+                              ports[i].name + "' (0 or 1)");
     }
   }
 }
@@ -407,7 +412,8 @@ void TargetServer::step(const couplet_wire_StepRequest& request, drivers::Deadli
                             " is not a multiple of the imposed step " + time_text(capabilities.imposed_step));
   }
   check_inputs(request.inputs, request.inputs_count, capabilities.max_input_degree, "step: StepRequest.inputs");
-  check_discrete_inputs(request.discrete_inputs, request.discrete_inputs_count, "step: StepRequest.discrete_inputs");
+  check_discrete_inputs(request.discrete_inputs, request.discrete_inputs_count,
+                        "step: StepRequest.discrete_inputs");
   const std::size_t sample_times = request.sample_times_ns_count;
   const std::size_t sample_values = sample_times * output_count();
   if (sample_times > protocol::kMaxSampleTimes || sample_values > protocol::kMaxSampleValues) {
@@ -441,10 +447,11 @@ void TargetServer::step(const couplet_wire_StepRequest& request, drivers::Deadli
       request.start_ns, request.end_ns, std::span<const Polynomial>(inputs_.data(), input_count()),
       std::span<const Time>(request.sample_times_ns, request.sample_times_ns_count),
       std::span<const std::int64_t>(discrete_inputs_.data(), discrete_input_count())};
-  slave_->step(step_request,
-               OutputBuffers{std::span<double>(result.end_outputs, result.end_outputs_count),
-                             std::span<double>(result.samples, result.samples_count),
-                             std::span<std::int64_t>(discrete_outputs_.data(), discrete_output_count())});
+  slave_->step(
+      step_request,
+      OutputBuffers{std::span<double>(result.end_outputs, result.end_outputs_count),
+                    std::span<double>(result.samples, result.samples_count),
+                    std::span<std::int64_t>(discrete_outputs_.data(), discrete_output_count())});
   copy_discrete_outputs(result.discrete_outputs_count, result.discrete_outputs);
   current_time_ = request.end_ns;
   ++counters_.steps;
@@ -490,7 +497,8 @@ void TargetServer::accept_input(const couplet_wire_StepRequest& request,
   if (!running_) throw ProtocolViolation("step request before start in real-time mode");
   check_inputs(request.inputs, request.inputs_count, slave_->description().capabilities.max_input_degree,
                "step: StepRequest.inputs");
-  check_discrete_inputs(request.discrete_inputs, request.discrete_inputs_count, "step: StepRequest.discrete_inputs");
+  check_discrete_inputs(request.discrete_inputs, request.discrete_inputs_count,
+                        "step: StepRequest.discrete_inputs");
   if (request.sample_times_ns_count != 0) {
     throw ProtocolViolation("step: StepRequest.sample_times_ns given: a real-time target reports no intermediate samples");
   }
@@ -504,7 +512,8 @@ void TargetServer::accept_input(const couplet_wire_StepRequest& request,
   }
   for (std::size_t i = 0; i < request.inputs_count; ++i)
     fresh_inputs_[i] = wire::from_wire(request.inputs[i]);
-  std::copy_n(request.discrete_inputs, request.discrete_inputs_count, fresh_discrete_inputs_.begin());
+  std::copy_n(request.discrete_inputs, request.discrete_inputs_count,
+              fresh_discrete_inputs_.begin());
   has_fresh_input_ = true;
   fresh_input_time_ = std::max(current_time_, model_time_at(received));
   const std::int64_t received_ns =
@@ -523,10 +532,16 @@ std::optional<drivers::Deadline> TargetServer::next_boundary() const {
 
 void TargetServer::step_segment(Time from, Time to, std::span<double> end_outputs) {
   if (to <= from) return;
-  const StepRequest request{from, to, std::span<const Polynomial>(inputs_.data(), input_count()), {},
-                            std::span<const std::int64_t>(discrete_inputs_.data(), discrete_input_count())};
-  slave_->step(request,
-               OutputBuffers{end_outputs, {}, std::span<std::int64_t>(discrete_outputs_.data(), discrete_output_count())});
+  const StepRequest request{
+      from,
+      to,
+      std::span<const Polynomial>(inputs_.data(), input_count()),
+      {},
+      std::span<const std::int64_t>(discrete_inputs_.data(), discrete_input_count())};
+  slave_->step(request, OutputBuffers{end_outputs,
+                                      {},
+                                      std::span<std::int64_t>(discrete_outputs_.data(),
+                                                              discrete_output_count())});
 }
 
 std::size_t TargetServer::advance_realtime(std::span<std::uint8_t> push, drivers::Deadline now) {

@@ -120,7 +120,8 @@ class TargetServer {
                     const char* field) const;
   /// Throws ProtocolViolation naming `field` unless there is one value per
   /// discrete input and each Boolean one is 0 or 1.
-  void check_discrete_inputs(const std::int64_t* values, std::size_t count, const char* field) const;
+  void check_discrete_inputs(const std::int64_t* values, std::size_t count,
+                             const char* field) const;
   /// An Ack with nothing in it (the reply's body is a union that other answers reuse).
   void acknowledge();
   void open_session(std::uint64_t session, protocol::Sequence sequence);
@@ -145,7 +146,9 @@ class TargetServer {
   std::size_t input_count() const { return slave_->description().inputs.size(); }
   std::size_t output_count() const { return slave_->description().outputs.size(); }
   std::size_t discrete_input_count() const { return slave_->description().discrete_inputs.size(); }
-  std::size_t discrete_output_count() const { return slave_->description().discrete_outputs.size(); }
+  std::size_t discrete_output_count() const {
+    return slave_->description().discrete_outputs.size();
+  }
   std::size_t end_output_count() const;
   std::size_t encode_answer(std::span<std::uint8_t> answer);
 

@@ -194,7 +194,8 @@ typedef struct {
 static gear_model gears;
 
 static const couplet_output gear_outputs[] = {{"torque", "N.m", false}};
-static const couplet_discrete_port gear_discrete_inputs[] = {{"gear", NULL, false, 2}, {"armed", NULL, true, 0}};
+static const couplet_discrete_port gear_discrete_inputs[] = {{"gear", NULL, false, 2},
+                                                             {"armed", NULL, true, 0}};
 static const couplet_discrete_port gear_discrete_outputs[] = {{"ratio", NULL, false, 0},
                                                               {"engaged", NULL, true, 0}};
 
@@ -520,7 +521,7 @@ typedef struct {
   port_sink outputs;
   double_sink values;      /* Outputs.values or StepResult.end_outputs */
   double_sink samples;     /* StepResult.samples */
-  port_sink discrete_inputs;  /* Describe */
+  port_sink discrete_inputs; /* Describe */
   port_sink discrete_outputs;
   int64_sink discrete_values; /* Ack or StepResult .discrete_outputs */
 } answer_log;
@@ -733,9 +734,10 @@ static size_t send_step_sampled(uint64_t session, uint32_t sequence, int64_t sta
 }
 
 /* A step with discrete inputs and no Real ones. */
-static size_t send_discrete_step(uint64_t session, uint32_t sequence, int64_t start_ns, int64_t end_ns,
-                                 const int64_t* discrete_inputs, size_t count) {
-  couplet_wire_Envelope request = envelope(session, sequence, couplet_wire_Envelope_step_request_tag);
+static size_t send_discrete_step(uint64_t session, uint32_t sequence, int64_t start_ns,
+                                 int64_t end_ns, const int64_t* discrete_inputs, size_t count) {
+  couplet_wire_Envelope request =
+      envelope(session, sequence, couplet_wire_Envelope_step_request_tag);
   time_list values;
   values.items = discrete_inputs;
   values.count = count;

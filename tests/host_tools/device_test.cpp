@@ -1,11 +1,12 @@
 // The device SDK (couplet/device.hpp): the example device spawned as a remote
 // slave decides exactly as in-process; off-grid steps and failing callbacks
 // give errors naming the slave; the description is checked.
+#include "couplet/device.hpp"
+
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
-#include "couplet/device.hpp"
 #include "dc_motor.hpp"
 #include "drivers/udp_transport.hpp"
 #include "host_tools/algorithm_factory.hpp"
@@ -14,8 +15,8 @@
 #include "runtime/decision_hash.hpp"
 #include "runtime/executor.hpp"
 #include "support/allocation_counter.hpp"
-#include "targets/device_source.hpp"
 #include "support/served_target.hpp"
+#include "targets/device_source.hpp"
 #include "test_fmus.hpp"
 #include "test_support.hpp"
 
@@ -200,7 +201,8 @@ TEST(DeviceSdk, ThrowingStepEndsTheRunNamingSlaveAndCause) {
 Device latch_device() {
   Device device;
   device.description = {.name = "latch", .outputs = {{.name = "level"}}};
-  device.description.discrete_inputs = {{.name = "count", .type = DiscreteType::integer, .start = 0}};
+  device.description.discrete_inputs = {
+      {.name = "count", .type = DiscreteType::integer, .start = 0}};
   device.description.discrete_outputs = {{.name = "twice", .type = DiscreteType::integer},
                                          {.name = "big", .type = DiscreteType::boolean}};
   auto held = std::make_shared<std::int64_t>(0);
@@ -233,11 +235,17 @@ TEST(DeviceSdk, IntegerAndBooleanPortsTravelToAndFromTheDevice) {
       "name: latch\n"
       "time: {start: 0, end: 10}\n"
       "slaves:\n"
-      "  a: {fmu: " + tally + "}\n"
+      "  a: {fmu: " +
+      tally +
+      "}\n"
       "  latch:\n"
       "    device: latch\n"
-      "    link: {udp: \"" + target.endpoint + "\"}\n"
-      "  b: {fmu: " + tally + "}\n"
+      "    link: {udp: \"" +
+      target.endpoint +
+      "\"}\n"
+      "  b: {fmu: " +
+      tally +
+      "}\n"
       "connections:\n"
       "  - {from: a.count, to: latch.count}\n"
       "  - {from: latch.twice, to: b.increment}\n"
@@ -248,11 +256,13 @@ TEST(DeviceSdk, IntegerAndBooleanPortsTravelToAndFromTheDevice) {
   tools::run_scenario(tools::parse_scenario(text, "latch.yaml"), {out.string(), false});
   const std::string signals = read_file(out / "signals.csv");
   EXPECT_EQ(signals.substr(0, signals.find('\n')),
-            "time,a.level,latch.level,b.level,a.count,a.phase,a.odd,latch.twice,latch.big,b.count,b.phase,b.odd");
+            "time,a.level,latch.level,b.level,a.count,a.phase,a.odd,latch.twice,latch.big,b.count,"
+            "b.phase,b.odd");
   EXPECT_NE(signals.find("\n6,3,5,0,6,1,0,10,1,0,1,0\n"), std::string::npos) << signals;
   EXPECT_NE(signals.find("\n10,5,9,26,10,2,0,18,1,52,2,0\n"), std::string::npos) << signals;
   EXPECT_NE(targets::describe_device(latch_device().description)
-                .find("discrete inputs: count (Integer, default 0)\n  discrete outputs: twice (Integer), big (Boolean)"),
+                .find("discrete inputs: count (Integer, default 0)\n  discrete outputs: twice "
+                      "(Integer), big (Boolean)"),
             std::string::npos);
 }
 
@@ -261,20 +271,26 @@ TEST(DeviceSdk, IntegerAndBooleanPortsTravelToAndFromTheDevice) {
 TEST(DeviceSdk, AStopRequestEndsTheRunAsStopped) {
   Device device;
   device.description = {.name = "battery", .outputs = {{.name = "charge"}}};
-  device.callbacks.outputs = [](Time, std::span<const Polynomial>, std::span<double> values) { values[0] = 1.0; };
+  device.callbacks.outputs = [](Time, std::span<const Polynomial>, std::span<double> values) {
+    values[0] = 1.0;
+  };
   device.callbacks.step = [](const StepRequest& request, const OutputBuffers& result) {
-    if (request.end > to_ticks(0.5)) throw StopRequest("battery", to_seconds(request.start), "battery empty");
+    if (request.end > to_ticks(0.5))
+      throw StopRequest("battery", to_seconds(request.start), "battery empty");
     result.end_outputs[0] = 1.0 - to_seconds(request.end);
   };
   const ServedDevice target(device);
   const std::string text =
       "name: battery\ntime: {start: 0, end: 1}\nslaves:\n"
-      "  cell:\n    device: battery\n    link: {udp: \"" + target.endpoint + "\"}\n"
+      "  cell:\n    device: battery\n    link: {udp: \"" +
+      target.endpoint +
+      "\"}\n"
       "  mass:\n    model: translational.mass\n"
       "connections:\n  - {from: cell.charge, to: mass.f}\n"
       "algorithm: {type: jacobi, step: 0.1}\n";
-  const nlohmann::json summary = tools::run_scenario(tools::parse_scenario(text, "battery.yaml"),
-                                                     {fresh_directory("device-stop").string(), false});
+  const nlohmann::json summary =
+      tools::run_scenario(tools::parse_scenario(text, "battery.yaml"),
+                          {fresh_directory("device-stop").string(), false});
   EXPECT_EQ(summary.at("status"), "stopped") << summary.dump(2);
   EXPECT_EQ(summary.at("stopped_by"), "slave 'cell' at t = 0.5 s");
   EXPECT_EQ(summary.at("end_time"), 0.5);
@@ -364,7 +380,8 @@ TEST(DeviceSdk, DescriptionIsChecked) {
   discrete.description.discrete_outputs.clear();
   discrete.description.discrete_inputs = {{.name = "y", .type = DiscreteType::boolean}};
   refused(discrete, "two ports named 'y'");
-  discrete.description.discrete_inputs = {{.name = "on", .type = DiscreteType::boolean, .start = 2}};
+  discrete.description.discrete_inputs = {
+      {.name = "on", .type = DiscreteType::boolean, .start = 2}};
   refused(discrete, "Boolean input 'on' starts at 2 (0 or 1)");
   Device dotted = valid;
   dotted.description.outputs[0].name = "a.b";

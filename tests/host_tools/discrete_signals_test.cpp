@@ -358,7 +358,8 @@ TEST(DiscreteSignals, AcrossAUdpLinkTheRunDecidesAsTheLocalOne) {
     EXPECT_EQ(read_file(remote.out / "signals.csv"), read_file(local.out / "signals.csv")) << kind;
     int exit_code = -1;
     const std::string replay = command_output(
-        std::string(COUPLET_BINARY) + " replay --verify " + (remote.out / "run.log").string(), exit_code);
+        std::string(COUPLET_BINARY) + " replay --verify " + (remote.out / "run.log").string(),
+        exit_code);
     EXPECT_EQ(exit_code, 0) << replay;
     EXPECT_NE(replay.find(hash_of(local.out)), std::string::npos) << replay;
   }
@@ -391,23 +392,29 @@ TEST(DiscreteSignals, ConnectionsBetweenTypesAreRefusedNamingBothEnds) {
 TEST(DiscreteSignals, AStimulusTablePlaysIntegerAndBooleanColumns) {
   const auto tables = fresh_directory("discrete-table-files");
   std::filesystem::create_directories(tables);
-  std::ofstream(tables / "modes.csv") << "time,increment:Integer,enable:Boolean\n0,1,1\n3,5,0\n6,2,1\n";
+  std::ofstream(tables / "modes.csv")
+      << "time,increment:Integer,enable:Boolean\n0,1,1\n3,5,0\n6,2,1\n";
   std::ofstream(tables / "bad.csv") << "time,increment:Integer\n0,1\n3,2.5\n";
   const auto scenario = [&](const std::string& file) {
-    return "name: modes\ntime: {start: 0, end: 10}\nslaves:\n  modes:\n    model: stimulus.table\n    file: " +
-           (tables / file).string() + "\n    interpolation: hold\n  b: {fmu: " + std::string(COUPLET_TEST_FMU("tally")) +
+    return "name: modes\ntime: {start: 0, end: 10}\nslaves:\n  modes:\n    model: stimulus.table\n "
+           "   file: " +
+           (tables / file).string() +
+           "\n    interpolation: hold\n  b: {fmu: " + std::string(COUPLET_TEST_FMU("tally")) +
            "}\nconnections:\n  - {from: modes.increment, to: b.increment}\n"
-           "  - {from: modes.enable, to: b.enable}\nalgorithm: {type: jacobi, step: 1}\nreference: none\n";
+           "  - {from: modes.enable, to: b.enable}\nalgorithm: {type: jacobi, step: 1}\nreference: "
+           "none\n";
   };
   const Outcome outcome = couplet("run", scenario("modes.csv"), "discrete-table");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
   const std::string header = read_file(outcome.out / "signals.csv").substr(0, 80);
-  EXPECT_EQ(header.substr(0, header.find('\n')), "time,b.level,modes.increment,modes.enable,b.count,b.phase,b.odd");
+  EXPECT_EQ(header.substr(0, header.find('\n')),
+            "time,b.level,modes.increment,modes.enable,b.count,b.phase,b.odd");
   EXPECT_EQ(row_at(outcome.out, "3"), "3,1.5,5,0,3,1,1");
   EXPECT_EQ(row_at(outcome.out, "10"), "10,5.5,2,1,11,2,1");
   const Outcome bad = couplet("validate", scenario("bad.csv"), "discrete-table-bad");
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
-  EXPECT_NE(bad.output.find((tables / "bad.csv").string() + ":3: column 'increment': '2.5' is not a whole number"),
+  EXPECT_NE(bad.output.find((tables / "bad.csv").string() +
+                            ":3: column 'increment': '2.5' is not a whole number"),
             std::string::npos)
       << bad.output;
 }
@@ -419,8 +426,9 @@ TEST(DiscreteSignals, FactorAndOffsetOnADiscreteConnectionAreRefusedSayingWhy) {
   text.replace(text.find("a.count, to: b.increment}"), 25, "a.count, to: b.increment, factor: 2}");
   const Outcome outcome = couplet("validate", text, "discrete-factor");
   EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
-  EXPECT_NE(outcome.output.find("connections[0]: factor/offset convert Real signals only, and 'a.count' is an "
-                                "Integer or Boolean output: connect it without factor and offset"),
+  EXPECT_NE(outcome.output.find(
+                "connections[0]: factor/offset convert Real signals only, and 'a.count' is an "
+                "Integer or Boolean output: connect it without factor and offset"),
             std::string::npos)
       << outcome.output;
 }

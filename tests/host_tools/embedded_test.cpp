@@ -133,8 +133,8 @@ TEST(EmbeddedRealtime, FollowsTheWallClockAndReportsLateness) {
 /// slave b's mapping. Both as FMUs, or b the embedded core's tally counter
 /// (examples/tally_counter.c, the same counter in C) over a pty.
 std::string tallies(const std::string& b) {
-  return "name: tallies\ntime: {start: 0, end: 10}\nslaves:\n  a: {fmu: " + std::string(COUPLET_TEST_FMU("tally")) +
-         "}\n  b: " + b +
+  return "name: tallies\ntime: {start: 0, end: 10}\nslaves:\n  a: {fmu: " +
+         std::string(COUPLET_TEST_FMU("tally")) + "}\n  b: " + b +
          "\nconnections:\n  - {from: a.count, to: b.increment}\n  - {from: a.odd, to: b.enable}\n"
          "algorithm: {type: jacobi, step: 0.5}\nevaluation: {grid: 0.5}\nreference: none\n";
 }
@@ -158,18 +158,21 @@ Outcome run_text(const std::string& text, const std::string& name) {
 // decoded from the step request, its outputs encoded into the result and the
 // Ack of Initialize. The C counter stands in for the tally FMU byte for byte.
 TEST(EmbeddedOverPty, IntegerAndBooleanPortsDecideAsTheFmu) {
-  const Outcome fmu = run_text(tallies("{fmu: " + std::string(COUPLET_TEST_FMU("tally")) + "}"), "emb-tally-fmu");
-  const Outcome device = run_text(
-      tallies("{device: tally, link: {spawn: true, program: " + std::string(COUPLET_EMBEDDED_TALLY) +
-              ", serial: {device: pty}}}"),
-      "emb-tally-device");
+  const Outcome fmu =
+      run_text(tallies("{fmu: " + std::string(COUPLET_TEST_FMU("tally")) + "}"), "emb-tally-fmu");
+  const Outcome device =
+      run_text(tallies("{device: tally, link: {spawn: true, program: " +
+                       std::string(COUPLET_EMBEDDED_TALLY) + ", serial: {device: pty}}}"),
+               "emb-tally-device");
   EXPECT_EQ(device.summary.at("decision_hash"), fmu.summary.at("decision_hash"));
   // On the communication points: between them the FMU holds its Real output
   // `level` (variability discrete), the device's is interpolated.
   EXPECT_TRUE(device.signals == fmu.signals) << "signals.csv differs:\n" << device.signals;
-  EXPECT_NE(device.signals.find("\n10,5,12.5,10,2,0,25,2,1\n"), std::string::npos) << device.signals;
-  EXPECT_NE(device.summary.at("links").at("b").at("link").get<std::string>().find("serial /dev/pts/"),
-            std::string::npos);
+  EXPECT_NE(device.signals.find("\n10,5,12.5,10,2,0,25,2,1\n"), std::string::npos)
+      << device.signals;
+  EXPECT_NE(
+      device.summary.at("links").at("b").at("link").get<std::string>().find("serial /dev/pts/"),
+      std::string::npos);
 }
 
 // The host program refuses a bad command line with exit code 2.

@@ -434,20 +434,24 @@ namespace {
 TEST(FmuTarget, AStopRequestCrossesTheLink) {
   for (const std::string kind : {"cs", "me"}) {
     const double end_time = kind == "cs" ? 9.0 : 8.9;
-    const auto [local_code, local_errors] = run_cli("run", stopping_scenario(kind), "fmi-stop-local-" + kind);
+    const auto [local_code, local_errors] =
+        run_cli("run", stopping_scenario(kind), "fmi-stop-local-" + kind);
     ASSERT_EQ(local_code, 0) << local_errors;
     std::string text = stopping_scenario(kind);
     const std::string marker = "fmu_kind: " + kind + "\n";
-    text.insert(text.find(marker) + marker.size(), "    link: {spawn: true, udp: \"127.0.0.1:0\"}\n");
+    text.insert(text.find(marker) + marker.size(),
+                "    link: {spawn: true, udp: \"127.0.0.1:0\"}\n");
     const auto [code, errors] = run_cli("run", text, "fmi-stop-remote-" + kind);
     EXPECT_EQ(code, 0) << errors;
     const auto out = run_directory("fmi-stop-remote-" + kind) / "out";
     const nlohmann::json summary = stopped_summary(out, end_time);
     EXPECT_TRUE(summary.at("links").contains("counter")) << summary.dump(2);
-    const nlohmann::json local =
-        nlohmann::json::parse(read_file(run_directory("fmi-stop-local-" + kind) / "out" / "summary.json"));
+    const nlohmann::json local = nlohmann::json::parse(
+        read_file(run_directory("fmi-stop-local-" + kind) / "out" / "summary.json"));
     EXPECT_EQ(summary.at("decision_hash"), local.at("decision_hash")) << kind;
-    EXPECT_EQ(last_signals_row(out), last_signals_row(run_directory("fmi-stop-local-" + kind) / "out")) << kind;
+    EXPECT_EQ(last_signals_row(out),
+              last_signals_row(run_directory("fmi-stop-local-" + kind) / "out"))
+        << kind;
     int exit_code = -1;
     const std::string replay = command_output(
         std::string(COUPLET_BINARY) + " replay --verify " + (out / "run.log").string(), exit_code);

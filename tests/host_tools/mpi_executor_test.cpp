@@ -257,7 +257,8 @@ TEST_P(MpiExecutor, StopRequestOnAnotherRankEndsEveryRankAsStopped) {
   EXPECT_EQ(summary["stopped_by"], "slave 'counter' at t = 9 s");
   EXPECT_EQ(summary["end_time"], summary_of(sequential)["end_time"]);
   EXPECT_EQ(summary["decision_hash"], summary_of(sequential)["decision_hash"]);
-  EXPECT_TRUE(read_file(distributed.directory / "signals.csv") == read_file(sequential.directory / "signals.csv"));
+  EXPECT_TRUE(read_file(distributed.directory / "signals.csv") ==
+              read_file(sequential.directory / "signals.csv"));
 }
 
 // The run log passing its cap fails rank 0 alone while the other ranks wait in

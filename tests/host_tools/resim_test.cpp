@@ -210,13 +210,15 @@ TEST(Resim, ACompositeGroupAndALinkedSlaveWithoutRollbackAreReproducedBitForBit)
 // ticks twice as often on the same inputs, so its count differs.
 TEST(Resim, DiscreteInputsDriveTheSlaveAndDiscreteOutputsAreCompared) {
   const std::string tally = COUPLET_TEST_FMU("tally");
-  const std::string text = "name: tallies\ntime: {start: 0, end: 10}\nslaves:\n  a: {fmu: " + tally +
-                           "}\n  b: {fmu: " + tally +
-                           "}\nconnections:\n  - {from: a.count, to: b.increment}\n"
-                           "  - {from: a.odd, to: b.enable}\nalgorithm: {type: jacobi, step: 0.5}\n"
-                           "reference: none\n"
-                           "checks:\n  - {name: tally, signal: b.count, at: {time: 10, value: 25, tolerance: 0}}\n";
-  tools::run_scenario(tools::parse_scenario(text, "tallies.yaml"), {fresh_directory("resim-tallies").string(), false});
+  const std::string text =
+      "name: tallies\ntime: {start: 0, end: 10}\nslaves:\n  a: {fmu: " + tally +
+      "}\n  b: {fmu: " + tally +
+      "}\nconnections:\n  - {from: a.count, to: b.increment}\n"
+      "  - {from: a.odd, to: b.enable}\nalgorithm: {type: jacobi, step: 0.5}\n"
+      "reference: none\n"
+      "checks:\n  - {name: tally, signal: b.count, at: {time: 10, value: 25, tolerance: 0}}\n";
+  tools::run_scenario(tools::parse_scenario(text, "tallies.yaml"),
+                      {fresh_directory("resim-tallies").string(), false});
   const nlohmann::json same = resim("resim-tallies", "b");
   EXPECT_EQ(same.at("status"), "completed") << same.dump(2);
   for (const std::string output : {"b.level", "b.count", "b.phase", "b.odd"})

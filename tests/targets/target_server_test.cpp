@@ -1,6 +1,8 @@
 // The target's exactly-once session logic (docs/links.md): a repeated request is
 // answered from the cache without executing again, stale sequence numbers and
 // foreign sessions change nothing, sequence numbers wrap around.
+#include "targets/target_server.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,12 +12,11 @@
 #include <memory>
 #include <vector>
 
-#include "protocol/wire_conversions.hpp"
 #include "models/catalog.hpp"
 #include "models/slave_source.hpp"
 #include "protocol/codec.hpp"
+#include "protocol/wire_conversions.hpp"
 #include "targets/target_program.hpp"
-#include "targets/target_server.hpp"
 #include "test_fmus.hpp"
 
 namespace couplet::targets {
@@ -436,31 +437,38 @@ TEST(TargetServer, DiscreteInputsAreCheckedAndDiscreteOutputsAnswered) {
   TargetServer server(models::fmu_source(COUPLET_TEST_FMU("tally"), models::FmuKind::co_simulation),
                       mass_options());
   Driver driver(server);
-  ASSERT_EQ(driver.decode(driver.send(driver.frame(kSession, 1, couplet_wire_Envelope_hello_tag)))->which_body,
+  ASSERT_EQ(driver.decode(driver.send(driver.frame(kSession, 1, couplet_wire_Envelope_hello_tag)))
+                ->which_body,
             couplet_wire_Envelope_describe_tag);
-  const auto ack = driver.decode(driver.send(driver.frame(
-      kSession, 2, couplet_wire_Envelope_initialize_tag, [](auto& m) { m.body.initialize.start_ns = 0; })));
+  const auto ack =
+      driver.decode(driver.send(driver.frame(kSession, 2, couplet_wire_Envelope_initialize_tag,
+                                             [](auto& m) { m.body.initialize.start_ns = 0; })));
   ASSERT_EQ(ack->which_body, couplet_wire_Envelope_ack_tag);
-  EXPECT_EQ(std::vector<std::int64_t>(ack->body.ack.discrete_outputs,
-                                      ack->body.ack.discrete_outputs + ack->body.ack.discrete_outputs_count),
+  EXPECT_EQ(std::vector<std::int64_t>(
+                ack->body.ack.discrete_outputs,
+                ack->body.ack.discrete_outputs + ack->body.ack.discrete_outputs_count),
             (std::vector<std::int64_t>{0, 1, 0}));
   protocol::Sequence sequence = 2;
   const auto step = [&](std::vector<std::int64_t> discrete_inputs) {
-    return driver.frame(kSession, ++sequence, couplet_wire_Envelope_step_request_tag, [&](protocol::Envelope& m) {
-      auto& request = m.body.step_request;
-      request.start_ns = 0;
-      request.end_ns = 1'000'000'000;
-      request.discrete_inputs_count = static_cast<pb_size_t>(discrete_inputs.size());
-      std::copy(discrete_inputs.begin(), discrete_inputs.end(), request.discrete_inputs);
-    });
+    return driver.frame(
+        kSession, ++sequence, couplet_wire_Envelope_step_request_tag, [&](protocol::Envelope& m) {
+          auto& request = m.body.step_request;
+          request.start_ns = 0;
+          request.end_ns = 1'000'000'000;
+          request.discrete_inputs_count = static_cast<pb_size_t>(discrete_inputs.size());
+          std::copy(discrete_inputs.begin(), discrete_inputs.end(), request.discrete_inputs);
+        });
   };
-  EXPECT_BAD_REQUEST(driver, step({}), "StepRequest.discrete_inputs has 0 value(s); the slave has 2");
-  EXPECT_BAD_REQUEST(driver, step({3, 2}), "StepRequest.discrete_inputs[1] = 2 for Boolean input 'enable'");
+  EXPECT_BAD_REQUEST(driver, step({}),
+                     "StepRequest.discrete_inputs has 0 value(s); the slave has 2");
+  EXPECT_BAD_REQUEST(driver, step({3, 2}),
+                     "StepRequest.discrete_inputs[1] = 2 for Boolean input 'enable'");
   EXPECT_EQ(server.counters().steps, 0U);
   const auto result = driver.decode(driver.send(step({3, 1})));
   ASSERT_EQ(result->which_body, couplet_wire_Envelope_step_result_tag);
   const auto& body = result->body.step_result;
-  EXPECT_EQ(std::vector<std::int64_t>(body.discrete_outputs, body.discrete_outputs + body.discrete_outputs_count),
+  EXPECT_EQ(std::vector<std::int64_t>(body.discrete_outputs,
+                                      body.discrete_outputs + body.discrete_outputs_count),
             (std::vector<std::int64_t>{3, 1, 1}))
       << "one tick at t = 1 s adds the increment 3: count 3 (phase low, odd)";
 }

@@ -137,10 +137,10 @@ static int open_line(const char* serial, long baud, char* path, size_t path_capa
 
 static int usage(const char* problem) {
   fprintf(stderr,
-          COUPLET_PROGRAM ": %s\n"
-          "usage: " COUPLET_PROGRAM " --serial pty|DEVICE [--baud N] [--realtime] [--once]\n"
+          "%s: %s\n"
+          "usage: %s --serial pty|DEVICE [--baud N] [--realtime] [--once]\n"
           "                             [--session-timeout SECONDS]\n",
-          problem);
+          COUPLET_PROGRAM, problem, COUPLET_PROGRAM);
   return 2;
 }
 
@@ -192,7 +192,8 @@ int main(int argc, char** argv) {
   platform.write = write_line;
   platform.monotonic_ns = monotonic_ns;
   platform.context = &descriptor;
-  problem = couplet_slave_init(&slave, &EXAMPLE_DESCRIPTION, &EXAMPLE_CALLBACKS, &model, &platform, &options);
+  problem = couplet_slave_init(&slave, &EXAMPLE_DESCRIPTION, &EXAMPLE_CALLBACKS, &model, &platform,
+                               &options);
   if (problem != NULL) {
     fprintf(stderr, COUPLET_PROGRAM ": %s\n", problem);
     return 2;

@@ -9,9 +9,9 @@
 #define COUPLET_FRAME_OVERHEAD 8 /* 4 header bytes, 4 CRC bytes */
 /* Heartbeat answers, BUSY refusals and real-time pushes are built here, so
  * that they never overwrite the answer cache. */
-#define COUPLET_SCRATCH_FRAME_BYTES \
-  (160 + 9 * COUPLET_MAX_OUTPUTS * (COUPLET_MAX_OUTPUT_DERIVATIVE_ORDER + 1) + \
-   3 + 10 * COUPLET_MAX_DISCRETE_OUTPUTS)
+#define COUPLET_SCRATCH_FRAME_BYTES                                                \
+  (160 + 9 * COUPLET_MAX_OUTPUTS * (COUPLET_MAX_OUTPUT_DERIVATIVE_ORDER + 1) + 3 + \
+   10 * COUPLET_MAX_DISCRETE_OUTPUTS)
 /* A size of at least 1 for arrays whose capacity may be configured to 0. */
 #define COUPLET_AT_LEAST_ONE(count) ((count) + ((count) == 0))
 #define COUPLET_PROBLEM_BYTES 128
@@ -99,8 +99,9 @@ struct couplet_slave {
   couplet_polynomial inputs[COUPLET_MAX_INPUTS]; /* every device input */
   double end_outputs[COUPLET_MAX_OUTPUTS * (COUPLET_MAX_OUTPUT_DERIVATIVE_ORDER + 1)];
   double samples[COUPLET_MAX_SAMPLES * COUPLET_MAX_OUTPUTS + (COUPLET_MAX_SAMPLES == 0)];
-  int64_t discrete_inputs[COUPLET_AT_LEAST_ONE(COUPLET_MAX_DISCRETE_INPUTS)]; /* held over a step */
-  int64_t discrete_outputs[COUPLET_AT_LEAST_ONE(COUPLET_MAX_DISCRETE_OUTPUTS)]; /* at current_time */
+  /* Held over a step; the outputs at current_time. */
+  int64_t discrete_inputs[COUPLET_AT_LEAST_ONE(COUPLET_MAX_DISCRETE_INPUTS)];
+  int64_t discrete_outputs[COUPLET_AT_LEAST_ONE(COUPLET_MAX_DISCRETE_OUTPUTS)];
 
   /* Real-time mode. */
   bool running;

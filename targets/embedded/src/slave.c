@@ -117,7 +117,8 @@ static bool decode_discrete_input(pb_istream_t* stream, const pb_field_t* field,
     return true;
   }
 #endif
-  note_problem(slave, "more discrete inputs than COUPLET_MAX_DISCRETE_INPUTS of this build", "", "");
+  note_problem(slave, "more discrete inputs than COUPLET_MAX_DISCRETE_INPUTS of this build", "",
+               "");
   return true;
 }
 
@@ -254,7 +255,8 @@ static bool encode_discrete_ports(pb_ostream_t* stream, const pb_field_t* field,
     couplet_wire_Port port = couplet_wire_Port_init_zero;
     copy_text(port.name, sizeof port.name, ports[k].name);
     copy_text(port.unit, sizeof port.unit, ports[k].unit);
-    port.type = ports[k].is_boolean ? couplet_wire_PortType_PORT_BOOLEAN : couplet_wire_PortType_PORT_INTEGER;
+    port.type = ports[k].is_boolean ? couplet_wire_PortType_PORT_BOOLEAN
+                                    : couplet_wire_PortType_PORT_INTEGER;
     port.start = ports[k].default_value;
     if (!pb_encode_tag_for_field(stream, field) ||
         !pb_encode_submessage(stream, couplet_wire_Port_fields, &port))
@@ -263,14 +265,18 @@ static bool encode_discrete_ports(pb_ostream_t* stream, const pb_field_t* field,
   return true;
 }
 
-static bool encode_discrete_inputs(pb_ostream_t* stream, const pb_field_t* field, void* const* arg) {
+static bool encode_discrete_inputs(pb_ostream_t* stream, const pb_field_t* field,
+                                   void* const* arg) {
   const couplet_description* description = ((const couplet_slave*)*arg)->description;
-  return encode_discrete_ports(stream, field, description->discrete_inputs, description->discrete_input_count);
+  return encode_discrete_ports(stream, field, description->discrete_inputs,
+                               description->discrete_input_count);
 }
 
-static bool encode_discrete_outputs(pb_ostream_t* stream, const pb_field_t* field, void* const* arg) {
+static bool encode_discrete_outputs(pb_ostream_t* stream, const pb_field_t* field,
+                                    void* const* arg) {
   const couplet_description* description = ((const couplet_slave*)*arg)->description;
-  return encode_discrete_ports(stream, field, description->discrete_outputs, description->discrete_output_count);
+  return encode_discrete_ports(stream, field, description->discrete_outputs,
+                               description->discrete_output_count);
 }
 
 static bool encode_inputs(pb_ostream_t* stream, const pb_field_t* field, void* const* arg) {
@@ -482,7 +488,8 @@ static void initialize(couplet_slave* slave) {
   }
   failure = read_discrete_outputs(slave, start);
   if (failure != NULL) {
-    answer_error(slave, couplet_wire_ErrorCode_ERROR_SLAVE_FAILED, "discrete_outputs failed: ", failure);
+    answer_error(slave, couplet_wire_ErrorCode_ERROR_SLAVE_FAILED,
+                 "discrete_outputs failed: ", failure);
     return;
   }
   slave->current_time = start;
@@ -535,7 +542,8 @@ static const char* check_staged_discrete_inputs(const couplet_slave* slave) {
 
 static void apply_staged_discrete_inputs(couplet_slave* slave, int64_t* target) {
   size_t k;
-  for (k = 0; k < slave->staged.discrete_input_count; ++k) target[k] = slave->staged.discrete_inputs[k];
+  for (k = 0; k < slave->staged.discrete_input_count; ++k)
+    target[k] = slave->staged.discrete_inputs[k];
 }
 
 static void apply_staged_inputs(couplet_slave* slave, couplet_polynomial* target) {
@@ -619,7 +627,8 @@ static void step(couplet_slave* slave, uint64_t received_ns) {
   slave->current_time = request->end_ns;
   failure = read_discrete_outputs(slave, slave->current_time);
   if (failure != NULL) {
-    answer_error(slave, couplet_wire_ErrorCode_ERROR_SLAVE_FAILED, "discrete_outputs failed: ", failure);
+    answer_error(slave, couplet_wire_ErrorCode_ERROR_SLAVE_FAILED,
+                 "discrete_outputs failed: ", failure);
     return;
   }
   ++slave->counters.steps;
@@ -939,9 +948,10 @@ static const char* check_names(const couplet_description* description) {
       return "every parameter needs a name of 1 to 63 bytes";
   }
   for (k = 0; k < description->discrete_input_count + description->discrete_output_count; ++k) {
-    const couplet_discrete_port* port = k < description->discrete_input_count
-                                            ? &description->discrete_inputs[k]
-                                            : &description->discrete_outputs[k - description->discrete_input_count];
+    const couplet_discrete_port* port =
+        k < description->discrete_input_count
+            ? &description->discrete_inputs[k]
+            : &description->discrete_outputs[k - description->discrete_input_count];
     if (port->name == NULL || port->name[0] == '\0' || strlen(port->name) > 63)
       return "every discrete port needs a name of 1 to 63 bytes";
     if (port->unit != NULL && strlen(port->unit) > 31) return "units are at most 31 bytes";
