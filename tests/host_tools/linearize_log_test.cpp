@@ -46,7 +46,9 @@ class SpringMassSlave final : public Slave {
  public:
   SpringMassSlave(double stiffness, double damping, double position)
       : stiffness_(stiffness), damping_(damping), initial_position_(position) {
-    description_.inputs = {{"f", "N"}};
+    // The other mass's position drives f as a force (a unit stiffness): no
+    // unit on f, so that x [m] connects to it.
+    description_.inputs = {{"f", ""}};
     description_.outputs = {{"x", false, "m"}, {"v", false, "m/s"}};
     description_.capabilities.max_input_degree = 1;
     description_.capabilities.can_linearize = true;
@@ -302,9 +304,19 @@ std::string position(const Frames& frames, std::size_t index) {
 /// One recorded run shared by the tests.
 class LinearizeLog : public ::testing::Test {
  protected:
+  // A failure here would only skip the tests: it is kept and fails each one.
   static void SetUpTestSuite() {
     std::filesystem::create_directories(work_directory());
-    record_run(path().string());
+    try {
+      record_run(path().string());
+    } catch (const std::exception& error) {
+      setup_error() = error.what();
+    }
+  }
+  void SetUp() override { ASSERT_EQ(setup_error(), "") << "recording the shared run failed"; }
+  static std::string& setup_error() {
+    static std::string error;
+    return error;
   }
   static void TearDownTestSuite() { std::filesystem::remove_all(work_directory()); }
   static std::filesystem::path path() { return work_directory() / "run.log"; }
