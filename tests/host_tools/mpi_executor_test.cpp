@@ -107,6 +107,15 @@ std::string scenario_file(const Case& c) {
 
 class MpiExecutor : public ::testing::TestWithParam<int> {};
 
+/// `text` written as NAME.yaml in a fresh directory; its path.
+std::string written_scenario(const std::string& name, const std::string& text) {
+  const std::filesystem::path directory = fresh_directory("mpi-" + name + "-scenario");
+  std::filesystem::create_directories(directory);
+  const std::string path = (directory / (name + ".yaml")).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
 TEST_P(MpiExecutor, SameDecisionsAndSignalsAsTheSequentialRun) {
   const int ranks = GetParam();
   for (const Case& c : kCases) {
@@ -153,10 +162,8 @@ TEST_P(MpiExecutor, SameDecisionsAndSignalsAsTheSequentialRun) {
 // discrete start values and step results travel like the Real ones.
 TEST_P(MpiExecutor, DiscreteSignalsCrossRanksWithTheSequentialDecisions) {
   const int ranks = GetParam();
-  const std::filesystem::path directory = fresh_directory("mpi-tallies-scenario");
-  std::filesystem::create_directories(directory);
-  const std::string scenario = (directory / "tallies.yaml").string();
-  std::ofstream(scenario) << "name: tallies\n"
+  const std::string scenario = written_scenario("tallies",
+                                                "name: tallies\n"
                              "time: {start: 0, end: 10}\n"
                              "slaves:\n"
                              "  a: {fmu: " COUPLET_TEST_FMU("tally") ", parameters: {increment: 3}}\n"
@@ -165,7 +172,7 @@ TEST_P(MpiExecutor, DiscreteSignalsCrossRanksWithTheSequentialDecisions) {
                              "  - {from: a.count, to: b.increment}\n"
                              "  - {from: a.odd, to: b.enable}\n"
                              "algorithm: {type: jacobi, step: 0.5}\n"
-                             "reference: none\n";
+                             "reference: none\n");
   const CouplingRun sequential = couplet_run("", scenario, {}, "mpi-seq-tallies");
   ASSERT_EQ(sequential.exit_code, 0) << sequential.output;
   const CouplingRun distributed =
@@ -235,10 +242,8 @@ TEST_P(MpiExecutor, SlaveFailingOnAnotherRankEndsEveryRankWithItsError) {
 // every rank ends the run as stopped, where and as the sequential run does.
 TEST_P(MpiExecutor, StopRequestOnAnotherRankEndsEveryRankAsStopped) {
   const int ranks = GetParam();
-  const std::filesystem::path directory = fresh_directory("mpi-stop-scenario");
-  std::filesystem::create_directories(directory);
-  const std::string scenario = (directory / "stopping.yaml").string();
-  std::ofstream(scenario) << "name: stopping\n"
+  const std::string scenario = written_scenario("stopping",
+                                                "name: stopping\n"
                              "time: {start: 0, end: 20}\n"
                              "slaves:\n"
                              "  follower: {model: translational.mass}\n"
@@ -246,7 +251,7 @@ TEST_P(MpiExecutor, StopRequestOnAnotherRankEndsEveryRankAsStopped) {
                              "connections:\n"
                              "  - {from: counter.x, to: follower.f, factor: 1}\n"
                              "algorithm: {type: jacobi, step: 0.1}\n"
-                             "reference: none\n";
+                             "reference: none\n");
   const CouplingRun sequential = couplet_run("", scenario, {}, "mpi-seq-stop");
   ASSERT_EQ(sequential.exit_code, 0) << sequential.output;
   const CouplingRun distributed =
