@@ -169,9 +169,7 @@ void RemoteSlave::setup(Time start) {
 void RemoteSlave::evaluate_discrete_outputs(std::span<std::int64_t> discrete_outputs) {
   if (!set_up_)
     throw ProtocolViolation("slave '" + name_ + "': evaluate_discrete_outputs before setup");
-  std::copy_n(discrete_outputs_.begin(),
-              std::min(discrete_outputs.size(), description_.discrete_outputs.size()),
-              discrete_outputs.begin());
+  hold_discrete_outputs(discrete_outputs);
 }
 
 void RemoteSlave::take_discrete_outputs(const char* message, std::span<const std::int64_t> values) {
@@ -414,7 +412,7 @@ void RemoteSlave::accept_result(const couplet_wire_StepResult& body, const StepR
   }
   std::copy_n(body.samples, samples, result.samples.begin());
   take_discrete_outputs("StepResult", {body.discrete_outputs, body.discrete_outputs_count});
-  hold_discrete_outputs(result);
+  hold_discrete_outputs(result.discrete_outputs);
   remember_values(request.end, result.end_outputs);
   if (realtime_target_ && status == couplet_wire_Status_STATUS_LATE) {
     ++client_.counters().stale_inputs;
@@ -425,10 +423,9 @@ void RemoteSlave::accept_result(const couplet_wire_StepResult& body, const StepR
   }
 }
 
-void RemoteSlave::hold_discrete_outputs(const OutputBuffers& result) const {
+void RemoteSlave::hold_discrete_outputs(std::span<std::int64_t> target) const {
   std::copy_n(discrete_outputs_.begin(),
-              std::min(result.discrete_outputs.size(), description_.discrete_outputs.size()),
-              result.discrete_outputs.begin());
+              std::min(target.size(), description_.discrete_outputs.size()), target.begin());
 }
 
 void RemoteSlave::settle_missed_step() {
@@ -492,7 +489,7 @@ void RemoteSlave::substitute_missed_result(const StepRequest& request, const Out
   for (std::size_t k = 0; k < request.sample_times.size(); ++k) {
     for (std::size_t j = 0; j < outputs; ++j) result.samples[k * outputs + j] = value_at(j, request.sample_times[k]);
   }
-  hold_discrete_outputs(result);  // never extrapolated
+  hold_discrete_outputs(result.discrete_outputs);  // never extrapolated
   remember_values(request.end, result.end_outputs);
 }
 

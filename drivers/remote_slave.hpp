@@ -105,8 +105,8 @@ class RemoteSlave final : public Slave {
   void settle_missed_step();
   void accept_result(const couplet_wire_StepResult& body, const StepRequest& request, const OutputBuffers& result);
   void substitute_missed_result(const StepRequest& request, const OutputBuffers& result);
-  /// The discrete outputs the target answered last, into `result`.
-  void hold_discrete_outputs(const OutputBuffers& result) const;
+  /// The discrete outputs the target answered last, into `target`.
+  void hold_discrete_outputs(std::span<std::int64_t> target) const;
   void remember_values(Time time, std::span<const double> end_outputs);
   /// Before a request at the current time (`call`): set up, one polynomial per input.
   void check_evaluation(const char* call, std::span<const Polynomial> inputs) const;

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string_view>
 #include <utility>
@@ -89,19 +90,16 @@ class TableReader {
       if (std::find(names.begin(), names.end(), name) != names.end())
         fail("column '" + name + "' appears twice");
       names.push_back(name);
-      column_kinds_.push_back(column_kind(
-          name, colon == std::string_view::npos ? "" : trimmed(cell.substr(colon + 1))));
+      const std::optional<DiscreteType> type =
+          column_type(name, colon == std::string_view::npos ? "" : trimmed(cell.substr(colon + 1)));
+      column_types_.push_back(type);
       if (name == kTimeColumn) {
-        if (column_kinds_.back() != ColumnKind::real)
-          fail("the 'time' column is Real seconds: no type after ':'");
+        if (type) fail("the 'time' column is Real seconds: no type after ':'");
         time_column_ = c;
-      } else if (column_kinds_.back() == ColumnKind::real) {
+      } else if (!type) {
         table_.outputs.push_back(name);
       } else {
-        const DiscreteType type = column_kinds_.back() == ColumnKind::integer
-                                      ? DiscreteType::integer
-                                      : DiscreteType::boolean;
-        table_.discrete_outputs.push_back({.name = name, .type = type});
+        table_.discrete_outputs.push_back({.name = name, .type = *type});
       }
     }
     if (time_column_ == kNone) fail("no 'time' column in the header");
@@ -110,12 +108,11 @@ class TableReader {
     header_names_ = std::move(names);
   }
 
-  enum class ColumnKind { real, integer, boolean };
-
-  ColumnKind column_kind(const std::string& name, std::string_view type) const {
-    if (type.empty()) return ColumnKind::real;
-    if (type == "Integer") return ColumnKind::integer;
-    if (type == "Boolean") return ColumnKind::boolean;
+  /// The type after ':' in a header cell: none for a Real column.
+  std::optional<DiscreteType> column_type(const std::string& name, std::string_view type) const {
+    if (type.empty()) return std::nullopt;
+    if (type == "Integer") return DiscreteType::integer;
+    if (type == "Boolean") return DiscreteType::boolean;
     fail("column '" + name + "': type '" + std::string(type) +
          "' after ':' is not Integer or Boolean");
   }
@@ -127,7 +124,7 @@ class TableReader {
     if (cell.empty() || error != std::errc() || stop != end)
       fail("column '" + header_names_[column] + "': '" + std::string(cell) +
            "' is not a whole number");
-    if (column_kinds_[column] == ColumnKind::boolean && value != 0 && value != 1)
+    if (column_types_[column] == DiscreteType::boolean && value != 0 && value != 1)
       fail("column '" + header_names_[column] + "' is Boolean: '" + std::string(cell) +
            "' is neither 0 nor 1");
     return value;
@@ -160,7 +157,7 @@ class TableReader {
     table_.times.push_back(time);
     for (std::size_t c = 0; c < cells.size(); ++c) {
       if (c == time_column_) continue;
-      if (column_kinds_[c] == ColumnKind::real) {
+      if (!column_types_[c]) {
         table_.values.push_back(number(cells[c], c));
       } else {
         table_.discrete_values.push_back(whole_number(cells[c], c));
@@ -173,7 +170,8 @@ class TableReader {
   std::ifstream input_;
   StimulusTable table_;
   std::vector<std::string> header_names_;
-  std::vector<ColumnKind> column_kinds_;  ///< per column, `time` included
+  /// Per column, `time` included: Integer, Boolean, or none (Real).
+  std::vector<std::optional<DiscreteType>> column_types_;
   std::size_t column_count_ = 0;
   std::size_t time_column_ = kNone;
   std::size_t line_number_ = 0;

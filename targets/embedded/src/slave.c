@@ -928,7 +928,20 @@ static void handle_frame(couplet_slave* slave, const uint8_t* frame, size_t size
 
 /* ---- the public functions ---- */
 
+static const char* check_discrete_ports(const couplet_discrete_port* ports, size_t count) {
+  size_t k;
+  for (k = 0; k < count; ++k) {
+    if (ports[k].name == NULL || ports[k].name[0] == '\0' || strlen(ports[k].name) > 63)
+      return "every discrete port needs a name of 1 to 63 bytes";
+    if (ports[k].unit != NULL && strlen(ports[k].unit) > 31) return "units are at most 31 bytes";
+    if (ports[k].is_boolean && ports[k].default_value != 0 && ports[k].default_value != 1)
+      return "a Boolean port's default_value is 0 or 1";
+  }
+  return NULL;
+}
+
 static const char* check_names(const couplet_description* description) {
+  const char* problem;
   size_t k;
   for (k = 0; k < description->input_count; ++k) {
     const couplet_input* input = &description->inputs[k];
@@ -947,18 +960,9 @@ static const char* check_names(const couplet_description* description) {
     if (name == NULL || name[0] == '\0' || strlen(name) > 63)
       return "every parameter needs a name of 1 to 63 bytes";
   }
-  for (k = 0; k < description->discrete_input_count + description->discrete_output_count; ++k) {
-    const couplet_discrete_port* port =
-        k < description->discrete_input_count
-            ? &description->discrete_inputs[k]
-            : &description->discrete_outputs[k - description->discrete_input_count];
-    if (port->name == NULL || port->name[0] == '\0' || strlen(port->name) > 63)
-      return "every discrete port needs a name of 1 to 63 bytes";
-    if (port->unit != NULL && strlen(port->unit) > 31) return "units are at most 31 bytes";
-    if (port->is_boolean && port->default_value != 0 && port->default_value != 1)
-      return "a Boolean port's default_value is 0 or 1";
-  }
-  return NULL;
+  problem = check_discrete_ports(description->discrete_inputs, description->discrete_input_count);
+  if (problem != NULL) return problem;
+  return check_discrete_ports(description->discrete_outputs, description->discrete_output_count);
 }
 
 static const char* check_description(const couplet_description* description,
