@@ -12,9 +12,10 @@
 // the macro-step time, and rtt_us / ratio_to_2rtt. No evaluation grid: link
 // and solver cost only.
 //
-//   build/bench/link_round_trip_bench [--macro_steps=N] [Google Benchmark flags]
+//   build/bench/link_round_trip_bench [--macro_steps=N] [--busy_poll_us=W] [Google Benchmark flags]
 // N: the macro steps measured per case (default 20000), after a warm-up of 200
-// plans (the executor's advance() calls).
+// plans (the executor's advance() calls). Each remote case runs without busy
+// polling (busy_poll_us:0) and with a window of W µs (default 50).
 #include <benchmark/benchmark.h>
 
 #include <arpa/inet.h>
@@ -149,25 +150,42 @@ void run_macro_steps(benchmark::State& state, const std::vector<std::string>& as
   }
 }
 
-const std::string kRemoteLeft = "slaves.left.link={spawn: true, udp: \"127.0.0.1:0\"}";
-const std::string kRemoteRight = "slaves.right.link={spawn: true, udp: \"127.0.0.1:0\"}";
+// The remote cases run twice: busy_poll_us:0 sleeps in ppoll at once, the
+// other asks the socket again for that many microseconds first (link.busy_poll,
+// on the master and both targets).
+std::vector<std::string> remote_slaves(const benchmark::State& state) {
+  const std::string busy_poll = std::to_string(static_cast<double>(state.range(0)) * 1e-6);
+  const auto link = [&](const char* slave) {
+    return std::string("slaves.") + slave +
+           ".link={spawn: true, udp: \"127.0.0.1:0\", busy_poll: " + busy_poll + "}";
+  };
+  return {link("left"), link("right")};
+}
+
+std::vector<std::string> with(std::vector<std::string> assignments,
+                              std::initializer_list<std::string> more) {
+  assignments.insert(assignments.end(), more);
+  return assignments;
+}
 
 void BM_LocalSlaves(benchmark::State& state) { run_macro_steps(state, {}); }
-void BM_TwoRemoteSlavesUdp(benchmark::State& state) { run_macro_steps(state, {kRemoteLeft, kRemoteRight}); }
+void BM_TwoRemoteSlavesUdp(benchmark::State& state) {
+  run_macro_steps(state, remote_slaves(state));
+}
 void BM_TwoRemoteEulerSlavesUdp(benchmark::State& state) {
-  run_macro_steps(state, {kRemoteLeft, kRemoteRight, "slaves.left.solver={type: euler}",
-                          "slaves.right.solver={type: euler}"});
+  run_macro_steps(state, with(remote_slaves(state), {"slaves.left.solver={type: euler}",
+                                                     "slaves.right.solver={type: euler}"}));
 }
 void BM_TwoRemoteSlavesUdpTaylor(benchmark::State& state) {
-  run_macro_steps(state, {kRemoteLeft, kRemoteRight, "algorithm.input_order=1"});
+  run_macro_steps(state, with(remote_slaves(state), {"algorithm.input_order=1"}));
 }
 void BM_TwoRemoteSlavesUdpDefectControl(benchmark::State& state) {
-  run_macro_steps(state, {kRemoteLeft, kRemoteRight,
-                          "algorithm={type: defect_control, step: 0.01, input_order: 1}"});
+  run_macro_steps(state, with(remote_slaves(state),
+                              {"algorithm={type: defect_control, step: 0.01, input_order: 1}"}));
 }
 
 // Registered at run time: their fixed iteration count is the --macro_steps flag.
-void register_benchmarks(benchmark::IterationCount macro_steps) {
+void register_benchmarks(benchmark::IterationCount macro_steps, std::int64_t busy_poll_us) {
   const std::pair<const char*, void (*)(benchmark::State&)> cases[] = {
       {"BM_LocalSlaves", BM_LocalSlaves},
       {"BM_TwoRemoteSlavesUdp", BM_TwoRemoteSlavesUdp},
@@ -176,9 +194,10 @@ void register_benchmarks(benchmark::IterationCount macro_steps) {
       {"BM_TwoRemoteSlavesUdpDefectControl", BM_TwoRemoteSlavesUdpDefectControl},
   };
   for (const auto& [name, function] : cases) {
-    benchmark::RegisterBenchmark(name, function)
-        ->Iterations(macro_steps)
-        ->Unit(benchmark::kMicrosecond);
+    auto* benchmark = benchmark::RegisterBenchmark(name, function)
+                          ->Iterations(macro_steps)
+                          ->Unit(benchmark::kMicrosecond);
+    if (function != BM_LocalSlaves) benchmark->ArgName("busy_poll_us")->Arg(0)->Arg(busy_poll_us);
   }
 }
 
@@ -186,8 +205,9 @@ void register_benchmarks(benchmark::IterationCount macro_steps) {
 }  // namespace couplet
 
 int main(int argc, char** argv) {
-  couplet::register_benchmarks(
-      couplet::bench::take_iteration_flag(argc, argv, "macro_steps", 20000));
+  const auto macro_steps = couplet::bench::take_iteration_flag(argc, argv, "macro_steps", 20000);
+  const auto busy_poll_us = couplet::bench::take_iteration_flag(argc, argv, "busy_poll_us", 50);
+  couplet::register_benchmarks(macro_steps, busy_poll_us);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

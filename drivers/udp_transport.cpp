@@ -1,13 +1,14 @@
 #include "drivers/udp_transport.hpp"
 
+#include <algorithm>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/udp.hpp>
-
 #include <cstring>
+#include <optional>
 
+#include "couplet/errors.hpp"
 #include "drivers/endpoint.hpp"
 #include "drivers/poll_wait.hpp"
-#include "couplet/errors.hpp"
 
 namespace couplet::drivers {
 
@@ -71,6 +72,7 @@ void UdpTransport::send(std::span<const std::uint8_t> frame) {
 }
 
 std::size_t UdpTransport::receive(std::span<std::uint8_t> buffer, Deadline deadline) {
+  std::optional<Deadline> polling_ends;  // set at the first empty read
   for (;;) {
     boost::system::error_code error;
     udp::endpoint sender;
@@ -86,7 +88,10 @@ std::size_t UdpTransport::receive(std::span<std::uint8_t> buffer, Deadline deadl
     }
     // Would block: wait. A pending ICMP error (connection refused) has just been
     // consumed by the call: wait as well; the session layer's timeout decides.
-    if (SteadyClock::now() >= deadline) return 0;
+    const Deadline now = SteadyClock::now();
+    if (now >= deadline) return 0;
+    if (!polling_ends) polling_ends = std::min(now + busy_poll_, deadline);
+    if (now < *polling_ends) continue;  // busy polling: ask the socket again
     if (wait_for_descriptor(socket_.native_handle(), deadline) == PollOutcome::timeout) return 0;
   }
 }

@@ -7,14 +7,26 @@
 // layer's timeout decides). A target binds; it answers each frame's sender
 // (send_to), and sends its pushes to the peer its session loop set (the
 // address that opened the session), else to whoever sent the last frame.
+//
+// Busy polling (`link.busy_poll`, couplet-target --busy-poll): a receive that
+// finds nothing asks the socket again, without sleeping, for up to the set
+// window before it blocks in ppoll. An answer that comes within the window is
+// taken without the scheduler's wake-up (tens of microseconds on a virtual
+// machine), at the price of one core busy for the window (docs/links.md,
+// "Busy polling").
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/udp.hpp>
+#include <chrono>
 #include <memory>
 #include <string>
 
 #include "drivers/transport.hpp"
 
 namespace couplet::drivers {
+
+/// The longest busy-polling window a link or target accepts, in seconds: past
+/// it, a core is simply kept busy.
+inline constexpr double kLongestBusyPollSeconds = 0.1;
 
 class UdpTransport final : public Transport {
  public:
@@ -29,6 +41,9 @@ class UdpTransport final : public Transport {
   PeerAddress last_sender() const override;
   void send_to(std::span<const std::uint8_t> frame, const PeerAddress& peer) override;
   void set_peer(const PeerAddress& peer) override;
+
+  /// Receives ask again for up to `window` before sleeping (0: sleep at once).
+  void set_busy_poll(std::chrono::nanoseconds window) { busy_poll_ = window; }
 
   std::uint16_t local_port() const;
   /// "127.0.0.1:45678": the bound address, for the target's ready line.
@@ -48,6 +63,7 @@ class UdpTransport final : public Transport {
   boost::asio::ip::udp::endpoint sender_;  ///< target side: of the frame last received
   bool peer_set_ = false;    ///< target side: peer_ was set, not taken from the last sender
   std::uint64_t send_failures_ = 0;
+  std::chrono::nanoseconds busy_poll_{0};
 };
 
 }  // namespace couplet::drivers

@@ -2,11 +2,12 @@
 
 #include <filesystem>
 
+#include "couplet/errors.hpp"
 #include "drivers/endpoint.hpp"
+#include "drivers/udp_transport.hpp"
 #include "host_tools/scenario.hpp"
 #include "host_tools/scenario_file_path.hpp"
 #include "targets/build_directory.hpp"
-#include "couplet/errors.hpp"
 
 namespace couplet::tools {
 
@@ -65,7 +66,7 @@ std::vector<std::string> argument_list(const YAML::Node& node, const std::string
 LinkSpec parse_link(const YAML::Node& node, const std::string& source, const std::string& path) {
   check_keys(node, source, path,
              {"udp", "serial", "spawn", "program", "arguments", "realtime", "timeout",
-              "retransmit_timeout"});
+              "retransmit_timeout", "busy_poll"});
   LinkSpec link;
   link.where = locate(source, node, path);
   if (node["spawn"]) link.spawn = parse_flag(node["spawn"], source, path + ".spawn");
@@ -79,6 +80,10 @@ LinkSpec parse_link(const YAML::Node& node, const std::string& source, const std
                                ": must not exceed " + path + ".timeout (" + number_text(link.timeout) +
                                " s): the peer would be declared dead before the first retransmission");
     }
+  }
+  if (node["busy_poll"]) {
+    link.busy_poll = bounded_number(node["busy_poll"], source, path + ".busy_poll",
+                                    NumberRange{0.0, drivers::kLongestBusyPollSeconds, " s"});
   }
   if (node["udp"]) {
     link.udp = require_string(node["udp"], source, path + ".udp");
@@ -103,6 +108,10 @@ LinkSpec parse_link(const YAML::Node& node, const std::string& source, const std
   }
   if (link.udp.empty() == link.serial_device.empty()) {
     throw ConfigurationError(link.where + ": give exactly one of udp: \"HOST:PORT\" or serial: {device: PATH}");
+  }
+  if (node["busy_poll"] && !link.is_udp()) {
+    throw ConfigurationError(locate(source, node["busy_poll"], path + ".busy_poll") +
+                             ": applies to udp links only (a serial line is read as bytes arrive)");
   }
   if (const YAML::Node program = node["program"]) {
     if (!link.spawn) {

@@ -6,9 +6,11 @@
 //   link: {spawn: true, serial: {device: pty}}      ... over a pseudo-terminal
 //   link: {spawn: true, program: PATH, udp: ...}    start a device program instead
 //   link: {spawn: true, program: qemu-system-arm, arguments: [...], serial: {device: pty}}
-//                                                   ... with a command line of its own (an emulator)
+//                                                   ... with a command line of its own (an
+//                                                   emulator)
 // Optional: timeout (s, dead peer), retransmit_timeout (s), realtime (spawned
-// target advances on the wall clock).
+// target advances on the wall clock), busy_poll (s a UDP receive asks again
+// before sleeping, on the master and a spawned target).
 #include <yaml-cpp/yaml.h>
 
 #include <optional>
@@ -30,6 +32,9 @@ struct LinkSpec {
   bool realtime = false;
   double timeout = 2.0;               ///< seconds without an answer: the peer is dead
   double retransmit_timeout = 0.05;   ///< seconds before the first retransmission
+  /// Seconds a UDP receive asks again before sleeping; off by default: on the
+  /// 2-core VM it makes the remote step slower (docs/links.md, "Busy polling").
+  double busy_poll = 0.0;
   std::string where;                  ///< "file:line: slaves.right.link" for messages
 
   bool is_udp() const { return !udp.empty(); }

@@ -45,6 +45,8 @@ std::vector<std::string> target_arguments(const SlaveSpec& spec) {
     arguments.insert(arguments.end(), {"--serial", link.serial_device});
   }
   if (link.realtime) arguments.push_back("--realtime");
+  if (link.is_udp() && link.busy_poll > 0.0)
+    arguments.push_back("--busy-poll=" + exact_text(link.busy_poll));
   arguments.push_back("--once");
   return arguments;
 }
@@ -91,7 +93,10 @@ std::unique_ptr<Slave> make_remote_slave(const Scenario& scenario, const SlaveSp
   }
   std::unique_ptr<drivers::Transport> transport;
   if (link.is_udp()) {
-    transport = drivers::UdpTransport::connect(udp);
+    auto socket = drivers::UdpTransport::connect(udp);
+    socket->set_busy_poll(std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::duration<double>(link.busy_poll)));
+    transport = std::move(socket);
   } else {
     transport = drivers::SerialTransport::open(device, link.baud);
   }

@@ -114,6 +114,8 @@ int serve_source(const std::string& program, const TargetProgramSettings& settin
   PseudoTerminal pty;
   if (!settings.udp.empty()) {
     auto socket = drivers::UdpTransport::bind(settings.udp);
+    socket->set_busy_poll(std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::duration<double>(settings.busy_poll)));
     ready = "udp " + socket->local_endpoint();
     transport = std::move(socket);
   } else if (settings.serial == "pty") {
@@ -156,6 +158,10 @@ void add_target_options(CLI::App& app, TargetProgramSettings& settings) {
   app.add_flag("--once", settings.once, "exit when the first session ends");
   app.add_option("--session-timeout", settings.session_timeout,
                  "seconds of silence after which a session is abandoned")
+      ->capture_default_str();
+  app.add_option("--busy-poll", settings.busy_poll,
+                 "seconds a UDP receive asks the socket again before it sleeps (docs/links.md)")
+      ->check(CLI::Range(0.0, drivers::kLongestBusyPollSeconds))
       ->capture_default_str();
   app.add_option("--cpu", settings.cpu, "real-time mode: pin to this CPU");
   app.add_option("--priority", settings.priority, "real-time mode: SCHED_FIFO priority (1-99)")

@@ -33,6 +33,7 @@ struct TargetProgramSettings {
   bool realtime = false;
   bool once = false;
   double session_timeout = 3.0;  ///< seconds
+  double busy_poll = 0.0;        ///< seconds a UDP receive asks again before sleeping
   int cpu = -1;
   int priority = 80;
   bool refuse_configure = false;

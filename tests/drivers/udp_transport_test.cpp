@@ -1,13 +1,15 @@
 // UDP transport on the loopback interface (docs/links.md: one message per
 // datagram; deadlines through poll, no SO_RCVTIMEO).
+#include "drivers/udp_transport.hpp"
+
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <thread>
 #include <vector>
 
-#include "drivers/udp_transport.hpp"
-#include "protocol/codec.hpp"
 #include "couplet/errors.hpp"
+#include "protocol/codec.hpp"
 
 namespace couplet::drivers {
 namespace {
@@ -47,6 +49,32 @@ TEST(UdpTransport, ReceiveReturnsAtTheDeadline) {
   const auto waited = SteadyClock::now() - began;
   EXPECT_GE(waited, 30ms);
   EXPECT_LT(waited, 300ms);
+}
+
+// Busy polling takes a frame that arrives within the window, and one that
+// arrives after it (the receive then sleeps in ppoll); it never runs past the
+// deadline, even when the window is longer.
+TEST(UdpTransport, BusyPollingReceivesWithinAndAfterTheWindowAndKeepsTheDeadline) {
+  const auto target = UdpTransport::bind("127.0.0.1:0");
+  const auto master = UdpTransport::connect(target->local_endpoint());
+  target->set_busy_poll(2ms);
+  std::vector<std::uint8_t> buffer(64);
+  for (const auto delay : {std::chrono::microseconds(300), std::chrono::microseconds(20'000)}) {
+    std::thread sender([&] {
+      std::this_thread::sleep_for(delay);
+      master->send(pattern(10, 3));
+    });
+    const auto began = SteadyClock::now();
+    EXPECT_EQ(target->receive(buffer, began + 2s), 10U) << "sent after " << delay.count() << " us";
+    EXPECT_GE(SteadyClock::now() - began, delay);
+    sender.join();
+  }
+  target->set_busy_poll(100ms);
+  const auto began = SteadyClock::now();
+  EXPECT_EQ(target->receive(buffer, began + 10ms), 0U);
+  const auto waited = SteadyClock::now() - began;
+  EXPECT_GE(waited, 10ms);
+  EXPECT_LT(waited, 90ms);
 }
 
 // Sending to a port nobody listens on provokes ICMP "port unreachable": the

@@ -31,9 +31,12 @@ TransportPair in_process() {
   return {std::move(link.master), std::move(link.target)};
 }
 
-TransportPair udp_loopback() {
+/// `busy_poll`: both ends ask their socket again for this long before sleeping.
+TransportPair udp_loopback(std::chrono::nanoseconds busy_poll = {}) {
   auto target = drivers::UdpTransport::bind("127.0.0.1:0");
   auto master = drivers::UdpTransport::connect(target->local_endpoint());
+  target->set_busy_poll(busy_poll);
+  master->set_busy_poll(busy_poll);
   return {std::move(master), std::move(target)};
 }
 
@@ -113,6 +116,12 @@ TEST(LinkAllocation, InProcessLinkWithCvodeOnBothSidesAllocatesNothingAfterTheFi
 TEST(LinkAllocation, UdpLoopbackAllocatesNothingAfterTheFirstStep) {
   EXPECT_EQ(allocations_after_first_step(udp_loopback(), "right",
                                          {"time.end=20", "algorithm.step=0.05", "algorithm.input_order=1"}),
+            0);
+}
+
+TEST(LinkAllocation, BusyPollingUdpLoopbackAllocatesNothingAfterTheFirstStep) {
+  EXPECT_EQ(allocations_after_first_step(udp_loopback(std::chrono::microseconds(200)), "right",
+                                         {"time.end=20", "algorithm.step=0.05"}),
             0);
 }
 

@@ -87,6 +87,18 @@ TEST(RemoteOverUdpBoth, TwoSpawnedTargetsGiveIdenticalResults) {
   expect_identical(local, run_case(remote_settings, "both-remote"));
 }
 
+// Busy polling on the master and both spawned targets changes timing only.
+TEST(RemoteOverUdpBoth, BusyPollingGivesIdenticalResults) {
+  const std::vector<std::string> settings = {"time.end=10", "algorithm.step=0.01"};
+  const Outcome local = run_case(settings, "busy-local");
+  std::vector<std::string> remote_settings = settings;
+  remote_settings.push_back(
+      "slaves.left.link={spawn: true, udp: \"127.0.0.1:0\", busy_poll: 0.0002}");
+  remote_settings.push_back(
+      "slaves.right.link={spawn: true, udp: \"127.0.0.1:0\", busy_poll: 0.0002}");
+  expect_identical(local, run_case(remote_settings, "busy-remote"));
+}
+
 // 20 % loss, 5 % duplication and 5 % reordering in each direction; the
 // reorder gap exceeds the retransmission timeout, so held-back requests arrive
 // after their retransmission: stale ones the target must ignore.
@@ -169,6 +181,15 @@ TEST(LinkScenario, RejectsInconsistentLinks) {
   EXPECT_THROW(load("{udp: \"127.0.0.1:5000\", timeout: -1}"), ConfigurationError);
   EXPECT_THROW(load("{udp: \"127.0.0.1:5000\", colour: blue}"), ConfigurationError);
   EXPECT_NO_THROW(load("{serial: {device: /dev/ttyUSB0, baud: 921600}, timeout: 1}"));
+  try {
+    load("{serial: {device: /dev/ttyUSB0}, busy_poll: 0.0001}");
+    ADD_FAILURE() << "busy polling a serial line";
+  } catch (const ConfigurationError& error) {
+    EXPECT_NE(
+        std::string(error.what()).find("slaves.right.link.busy_poll: applies to udp links only"),
+        std::string::npos)
+        << error.what();
+  }
 }
 
 // `program:` without a slash is kept as a name (looked up on PATH when it

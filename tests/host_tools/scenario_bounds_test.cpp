@@ -171,6 +171,8 @@ TEST(ScenarioBounds, TheReportedRunawayValuesAreRefusedNamingKeyAndRange) {
                  "slaves.right.link.timeout: 1e+300 is out of range (allowed: from 0.001 to 3600 s)");
   expect_refused({path, "--set", "slaves.right.link={udp: \"127.0.0.1:9\", retransmit_timeout: 1.0e-7}"},
                  "slaves.right.link.retransmit_timeout: 1e-07 is out of range (allowed: from 0.001 to 60 s)");
+  expect_refused({path, "--set", "slaves.right.link={udp: \"127.0.0.1:9\", busy_poll: 1}"},
+                 "slaves.right.link.busy_poll: 1 is out of range (allowed: from 0 to 0.1 s)");
 }
 
 TEST(ScenarioBounds, MessagesNameFileLineKeyAndRange) {
@@ -223,6 +225,7 @@ TEST(ScenarioBounds, EveryNumericKeyRefusesItsHostileNumbers) {
       {{}, "slaves.left.capabilities.output_derivative_order", all},
       {{link}, "slaves.right.link.timeout", all},
       {{link}, "slaves.right.link.retransmit_timeout", all},
+      {{link}, "slaves.right.link.busy_poll", not_tiny},
       {{"slaves.right.link={serial: {device: /dev/null}}"}, "slaves.right.link.serial.baud", all},
       {{wall}, "clock.realtime_factor", all},
       {{wall}, "clock.tolerance", all},
