@@ -18,9 +18,15 @@
 // construction is outside both. Also: where the co-simulation's time goes (each
 // segment's step() calls timed), eq. 6 fitted, and the cost of restarting a
 // single segment's CVODE at every macro step.
-//   build-cc/bench/kraft_schweizer_speed_harness [--keep-history] [N_K [HORIZON [TOL [n ...]]]]
+//   build-cc/bench/kraft_schweizer_speed_harness [--keep-history] [--threads N] [N_K [HORIZON [TOL
+//   [n ...]]]]
 // --keep-history: the segments' CVODE continues its history across macro steps
 // (solver history: keep) instead of restarting at each.
+// --threads N: the co-simulation runs on the thread-pool executor with N
+// threads, and T_mon / T_cos wall is the end-to-end speed-up of the parallel
+// run; only the explicit case is run (the semi-implicit cases, eq. 6 fits and
+// the restart table are analyses of the sequential run). The CPU columns then
+// count every thread, spinning included.
 // defaults: 1024 bodies, 1e-3 s, TOL 1e-8, n = 1 2 4 8 16 32 64 (each must divide 64).
 #include <algorithm>
 #include <chrono>
@@ -31,6 +37,7 @@
 #include <ctime>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -45,6 +52,7 @@
 #include "runtime/algorithms/jacobi.hpp"
 #include "runtime/algorithms/semi_implicit.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/thread_pool_dispatcher.hpp"
 
 namespace {
 
@@ -61,17 +69,26 @@ double cpu_seconds_since(std::clock_t began) {
   return static_cast<double>(std::clock() - began) / CLOCKS_PER_SEC;
 }
 
-/// CPU time of one std::clock() call (a system call here, about 1 µs).
+/// CPU time of the calling thread: a segment's steps, on whichever pool thread
+/// takes them.
+double thread_cpu_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+/// CPU time of one thread_cpu_seconds() call (a system call, about 1 µs).
 double clock_cost() {
   constexpr int kCalls = 200000;
-  const std::clock_t began = std::clock();
-  std::clock_t last = began;
-  for (int i = 0; i < kCalls; ++i) last = std::clock();
-  return static_cast<double>(last - began) / CLOCKS_PER_SEC / kCalls;
+  const double began = thread_cpu_seconds();
+  double last = began;
+  for (int i = 0; i < kCalls; ++i) last = thread_cpu_seconds();
+  return (last - began) / kCalls;
 }
 
 /// Forwards to a slave and adds the CPU time of its steps to `step_seconds`:
-/// the part of the co-simulation that the subsystems' integration costs.
+/// the part of the co-simulation that the subsystems' integration costs. Each
+/// segment has its own counters: pool threads step segments concurrently.
 class TimedSlave final : public Slave {
  public:
   TimedSlave(std::unique_ptr<Slave> inner, double& step_seconds, std::uint64_t& steps)
@@ -82,9 +99,9 @@ class TimedSlave final : public Slave {
     inner_->evaluate_outputs(inputs, outputs);
   }
   void step(const StepRequest& request, const OutputBuffers& result) override {
-    const std::clock_t began = std::clock();
+    const double began = thread_cpu_seconds();
     inner_->step(request, result);
-    step_seconds_ += cpu_seconds_since(began);
+    step_seconds_ += thread_cpu_seconds() - began;
     ++steps_;
   }
   void announce_step(const StepRequest& request) override { inner_->announce_step(request); }
@@ -110,6 +127,7 @@ struct Setup {
   double grid_step = 2e-5;      ///< evaluation grid of the NRMSE (a multiple of every H)
   int reference_segments = 64;  ///< the reference's cut: every n divides it
   bool keep_history = false;    ///< the segments' CVODE: history keep instead of restart
+  std::size_t threads = 0;      ///< > 0: the thread-pool executor with this many threads
 };
 
 /// Positions and velocities of bodies on the evaluation grid, in a fixed order
@@ -208,7 +226,7 @@ struct CosimRun {
   double step_seconds = 0.0;      ///< Σ segment step() calls, CPU time
   double largest_segment = 0.0;   ///< the slowest segment's step() calls, CPU time
   double nrmse = 0.0;             ///< 0 where there is no coupling body (n = 1)
-  std::uint64_t timed_steps = 0;  ///< segment step() calls, two std::clock() each
+  std::uint64_t timed_steps = 0;  ///< segment step() calls, two thread_cpu_seconds() each
 };
 
 CosimRun cosimulate(const Setup& setup, const models::ModelCatalog& catalog, int n, Scheme scheme,
@@ -219,7 +237,7 @@ CosimRun cosimulate(const Setup& setup, const models::ModelCatalog& catalog, int
   solver.absolute_tolerance = setup.tolerance;
   if (setup.keep_history) solver.history = models::CvodeHistory::keep;
   std::vector<double> segment_seconds(static_cast<std::size_t>(n), 0.0);
-  std::uint64_t timed_steps = 0;
+  std::vector<std::uint64_t> segment_steps(static_cast<std::size_t>(n), 0);
   System system;
   const auto segment = [](int p) { return "seg" + std::to_string(p + 1); };
   for (int p = 0; p < n; ++p) {
@@ -232,7 +250,8 @@ CosimRun cosimulate(const Setup& setup, const models::ModelCatalog& catalog, int
         segment(p),
         std::make_unique<TimedSlave>(
             models::make_ode_slave(segment(p), catalog.create("chain.segment", parameters), solver),
-            segment_seconds[static_cast<std::size_t>(p)], timed_steps));
+            segment_seconds[static_cast<std::size_t>(p)],
+            segment_steps[static_cast<std::size_t>(p)]));
   }
   tools::add_chain_couplings(system, n, catalog, solver);
   std::unique_ptr<Algorithm> algorithm;
@@ -248,6 +267,8 @@ CosimRun cosimulate(const Setup& setup, const models::ModelCatalog& catalog, int
   const Time end = to_ticks(setup.horizon);
   for (Time t = spacing; t <= end; t += spacing) grid.push_back(t);
   Executor executor(system, *algorithm, 0, end, grid);
+  std::optional<ThreadPoolDispatcher> pool;
+  if (setup.threads > 0) executor.set_dispatcher(&pool.emplace(setup.threads));
   const auto began = Clock::now();
   const std::clock_t cpu_began = std::clock();
   executor.initialize();
@@ -260,7 +281,7 @@ CosimRun cosimulate(const Setup& setup, const models::ModelCatalog& catalog, int
     run.step_seconds += s;
     run.largest_segment = std::max(run.largest_segment, s);
   }
-  run.timed_steps = timed_steps;
+  for (const std::uint64_t steps : segment_steps) run.timed_steps += steps;
   if (n > 1) {
     Trajectories solution;
     for (const int body : coupling_bodies(setup.bodies, n)) {
@@ -333,9 +354,16 @@ void fit_eq6(const std::vector<int>& ns, const std::vector<double>& times, doubl
 int main(int argc, char** argv) {
   Setup setup;
   std::vector<char*> arguments(argv + 1, argv + argc);
-  if (!arguments.empty() && std::string(arguments.front()) == "--keep-history") {
-    setup.keep_history = true;
-    arguments.erase(arguments.begin());
+  for (;;) {
+    if (!arguments.empty() && std::string(arguments.front()) == "--keep-history") {
+      setup.keep_history = true;
+      arguments.erase(arguments.begin());
+    } else if (arguments.size() >= 2 && std::string(arguments.front()) == "--threads") {
+      setup.threads = static_cast<std::size_t>(std::max(1, std::atoi(arguments[1])));
+      arguments.erase(arguments.begin(), arguments.begin() + 2);
+    } else {
+      break;
+    }
   }
   if (arguments.size() > 0) setup.bodies = std::atoi(arguments[0]);
   if (arguments.size() > 1) setup.horizon = std::atof(arguments[1]);
@@ -360,9 +388,10 @@ int main(int argc, char** argv) {
     const double timer_cost = clock_cost();
     std::printf(
         "n_K = %d, horizon %g s, segment CVODE rtol = atol = %g, history %s, NRMSE grid %g s, one "
-        "std::clock() %.2f µs CPU\n\n",
+        "thread CPU clock %.2f µs CPU, executor %s\n\n",
         setup.bodies, setup.horizon, setup.tolerance, setup.keep_history ? "keep" : "restart",
-        setup.grid_step, timer_cost * 1e6);
+        setup.grid_step, timer_cost * 1e6,
+        setup.threads > 0 ? ("threads: " + std::to_string(setup.threads)).c_str() : "sequential");
     const Monolithic reference = solve_chain(setup, catalog, grid, 1e-12);
     std::printf(
         "reference (banded CVODE, rtol = atol = 1e-12): %.2f s wall, %.2f s CPU, band (%zu, "
@@ -397,10 +426,11 @@ int main(int argc, char** argv) {
       double step;
       double factor;  ///< eq. 6: 1 explicit, 2 semi-implicit
     };
-    const std::vector<Case> cases = {
+    std::vector<Case> cases = {
         {"explicit k = 2, H = 5 µs", Scheme::explicit_jacobi, 5e-6, 1.0},
         {"semi-implicit k = 2, H = 5 µs", Scheme::semi_implicit, 5e-6, 2.0},
         {"semi-implicit k = 2, H = 20 µs", Scheme::semi_implicit, 2e-5, 2.0}};
+    if (setup.threads > 0) cases.resize(1);
     for (const Case& c : cases) {
       std::printf("### %s\n\n", c.name);
       std::printf(
@@ -473,6 +503,7 @@ int main(int argc, char** argv) {
       }
       std::printf("\n");
     }
+    if (setup.threads > 0) return 0;
     // Where the time goes at n = 1: the same model, tolerance and thread as the
     // monolithic run; the only difference is that the segment's CVODE stops and
     // restarts (CVodeReInit, BDF order 1) at every macro step.

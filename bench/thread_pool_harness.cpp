@@ -6,9 +6,16 @@
 // sequential and with 1..N pool threads, interleaved and repeated, and prints a
 // markdown table for docs/results.md with the efficiency T(1) / (N · T(N)), T
 // the fastest repeat. Every run must reach the sequential run's decision hash.
+//
+// Then the machine's own ceiling, without the executor: N copies of one
+// segment's work (a 2-segment chain of 2·BODIES/SUBSYSTEMS bodies, sequential
+// executor) run at once on N threads, against one copy alone. Where N copies
+// take longer than one (shared caches, memory bandwidth, a lower all-core
+// clock), no dispatcher reaches T(1) / (N·T(N)) = 100 %: ceiling = T_alone /
+// T_N, the slowest copy's time.
 //   build/bench/thread_pool_harness [BODIES [SUBSYSTEMS [END [RTOL [REPEATS [MAX_THREADS]]]]]]
 // defaults: 1000 bodies, 8 segments, END = 0.002 s (200 macro steps of 10 µs),
-// RTOL = ATOL = 1e-8, 5 repeats, up to 2 threads.
+// RTOL = ATOL = 1e-8, 5 repeats, up to 2 threads (1, 2, 4, ... and MAX_THREADS).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -55,6 +62,17 @@ Timing run_once(const tools::Scenario& scenario, std::size_t threads) {
   return {seconds, executor.decision_hash(), executor.counters().slave_steps};
 }
 
+/// The slowest of `copies` sequential runs of `scenario` started together on
+/// threads of their own (no executor between them: the machine's scaling).
+double slowest_of_concurrent_copies(const tools::Scenario& scenario, std::size_t copies) {
+  std::vector<double> seconds(copies, 0.0);
+  std::vector<std::thread> threads;
+  for (std::size_t c = 0; c < copies; ++c)
+    threads.emplace_back([&, c] { seconds[c] = run_once(scenario, 0).seconds; });
+  for (std::thread& thread : threads) thread.join();
+  return *std::max_element(seconds.begin(), seconds.end());
+}
+
 std::string load_average() {
   std::ifstream file("/proc/loadavg");
   std::string one, five, fifteen;
@@ -86,9 +104,12 @@ int main(int argc, char** argv) {
               std::thread::hardware_concurrency(), load_average().c_str(), repeats);
 
   // configurations[0]: sequential; then 1..max_threads pool threads.
+  std::vector<std::size_t> thread_counts;
+  for (std::size_t threads = 1; threads < max_threads; threads *= 2)
+    thread_counts.push_back(threads);
+  thread_counts.push_back(max_threads);
   std::vector<std::size_t> configurations{0};
-  for (std::size_t threads = 1; threads <= max_threads; ++threads)
-    configurations.push_back(threads);
+  configurations.insert(configurations.end(), thread_counts.begin(), thread_counts.end());
   std::vector<double> fastest(configurations.size(), 1e300);
   std::uint64_t expected_hash = 0;
   for (int repeat = 0; repeat < repeats; ++repeat) {
@@ -115,5 +136,26 @@ int main(int argc, char** argv) {
   }
   std::printf("\nload average after: %s; decision hash %016llx in every run\n",
               load_average().c_str(), static_cast<unsigned long long>(expected_hash));
+
+  tools::ChainScenarioOptions copy = options;
+  copy.subsystems = 2;
+  copy.bodies = 2 * (options.bodies / options.subsystems);
+  const tools::Scenario one_copy =
+      tools::parse_scenario(tools::chain_scenario_yaml(copy), "generated chain");
+  std::vector<double> copies_fastest(thread_counts.size(), 1e300);
+  for (int repeat = 0; repeat < repeats; ++repeat) {
+    for (std::size_t c = 0; c < thread_counts.size(); ++c)
+      copies_fastest[c] =
+          std::min(copies_fastest[c], slowest_of_concurrent_copies(one_copy, thread_counts[c]));
+  }
+  std::printf(
+      "\nThe machine's ceiling: N copies of a %d-body, 2-segment chain at once, no executor "
+      "between them\n\n",
+      copy.bodies);
+  std::printf("| copies | slowest copy [s] | ceiling T_alone / T_N |\n|---|---|---|\n");
+  for (std::size_t c = 0; c < thread_counts.size(); ++c) {
+    std::printf("| %zu | %.3f | %.1f %% |\n", thread_counts[c], copies_fastest[c],
+                100.0 * copies_fastest[0] / copies_fastest[c]);
+  }
   return 0;
 }
