@@ -79,10 +79,14 @@ set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "couplet-target (= ${PROJECT_VERSION})")
 set(CPACK_COMPONENT_DEV_DESCRIPTION
   "couplet device SDK: headers, CMake package and pkg-config file\n Build your own device (real I/O behind a couplet link) with\n find_package(couplet) and couplet::device.")
 set(CPACK_DEBIAN_HOST_PACKAGE_NAME couplet)
-set(CPACK_DEBIAN_HOST_PACKAGE_DEPENDS "couplet-target (= ${PROJECT_VERSION})")
+# couplet loads matio (export --mat) itself, so dpkg-shlibdeps does not see it:
+# libmatio.so.11 is Debian's libmatio11.
+string(REGEX REPLACE "^lib(.*)\\.so\\.([0-9]+)$" "lib\\1\\2" COUPLET_MATIO_PACKAGE "${COUPLET_MATIO_SONAME}")
+set(CPACK_DEBIAN_HOST_PACKAGE_DEPENDS "couplet-target (= ${PROJECT_VERSION}), ${COUPLET_MATIO_PACKAGE}")
 # The Python module needs them; the command line does not.
 set(CPACK_DEBIAN_HOST_PACKAGE_RECOMMENDS "python3, python3-numpy")
-set(CPACK_DEBIAN_HOST_PACKAGE_SUGGESTS "python3-pandas")
+# mpirun couplet run (docs/mpi.md): couplet loads Open MPI then.
+set(CPACK_DEBIAN_HOST_PACKAGE_SUGGESTS "python3-pandas, openmpi-bin")
 set(CPACK_COMPONENT_HOST_DESCRIPTION
   "couplet co-simulation master and tools\n couplet runs, validates, replays and reports co-simulations of built-in\n models, FMUs and devices behind links; couplet-netem impairs UDP links;\n the Python module couplet runs scenarios and reads run logs as NumPy arrays.")
 if(TARGET couplet)

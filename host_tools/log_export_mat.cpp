@@ -1,5 +1,6 @@
 #include "host_tools/log_export_mat.hpp"
 
+#include <dlfcn.h>
 #include <matio.h>
 
 #include <algorithm>
@@ -46,11 +47,55 @@ std::string unique_name(const std::string& name, const std::set<std::string>& ta
   }
 }
 
+/// The matio functions the export calls, from libmatio loaded when a MAT-file
+/// is first written: matio brings HDF5 and through it curl, gnutls, Kerberos,
+/// LDAP, ... — some 30 shared libraries that every couplet command loaded at
+/// start when couplet linked matio, and that only this export needs
+/// (docs/results.md, "Start-up time").
+struct Matio {
+  decltype(&Mat_CreateVer) create;
+  decltype(&Mat_Close) close;
+  decltype(&Mat_VarCreate) create_variable;
+  decltype(&Mat_VarWrite) write_variable;
+  decltype(&Mat_VarFree) free_variable;
+  decltype(&Mat_VarSetCell) set_cell;
+};
+
+template <typename Function>
+void resolve(void* library, const char* name, Function& function) {
+  function = reinterpret_cast<Function>(::dlsym(library, name));
+  if (function == nullptr) {
+    throw std::runtime_error(std::string("MAT export: ") + COUPLET_MATIO_LIBRARY + " has no " +
+                             name);
+  }
+}
+
+/// Loaded once, kept for the process (a library unloaded while a FILE* of its
+/// own is open would be unsafe; nothing is gained by unloading it).
+const Matio& matio() {
+  static const Matio loaded = [] {
+    void* library = ::dlopen(COUPLET_MATIO_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) {
+      throw std::runtime_error(std::string("MAT export needs matio, which cannot be loaded: ") +
+                               ::dlerror() + " (Debian: apt-get install libmatio11)");
+    }
+    Matio functions{};
+    resolve(library, "Mat_CreateVer", functions.create);
+    resolve(library, "Mat_Close", functions.close);
+    resolve(library, "Mat_VarCreate", functions.create_variable);
+    resolve(library, "Mat_VarWrite", functions.write_variable);
+    resolve(library, "Mat_VarFree", functions.free_variable);
+    resolve(library, "Mat_VarSetCell", functions.set_cell);
+    return functions;
+  }();
+  return loaded;
+}
+
 struct MatFileCloser {
-  void operator()(mat_t* file) const { Mat_Close(file); }
+  void operator()(mat_t* file) const { matio().close(file); }
 };
 struct MatVariableFreer {
-  void operator()(matvar_t* variable) const { Mat_VarFree(variable); }
+  void operator()(matvar_t* variable) const { matio().free_variable(variable); }
 };
 using MatFile = std::unique_ptr<mat_t, MatFileCloser>;
 using MatVariable = std::unique_ptr<matvar_t, MatVariableFreer>;
@@ -61,7 +106,7 @@ using MatVariable = std::unique_ptr<matvar_t, MatVariableFreer>;
 
 void write_variable(mat_t* file, MatVariable variable, const std::string& path) {
   if (!variable) cannot_write(path, "matio could not create a variable");
-  if (Mat_VarWrite(file, variable.get(), MAT_COMPRESSION_NONE) != 0)
+  if (matio().write_variable(file, variable.get(), MAT_COMPRESSION_NONE) != 0)
     cannot_write(path, "matio could not write variable '" + std::string(variable->name) + "'");
 }
 
@@ -74,7 +119,7 @@ MatVariable column_vector(const std::string& name, const ExportTable& table, std
   }
   std::size_t dims[2] = {values.size(), 1};
   return MatVariable(
-      Mat_VarCreate(name.c_str(), MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, values.data(), 0));
+      matio().create_variable(name.c_str(), MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, values.data(), 0));
 }
 
 /// An Integer column as int64, a Boolean one as logical; a column with an
@@ -93,33 +138,33 @@ MatVariable discrete_column_vector(const std::string& name, const ExportTable& t
       values.push_back(present ? static_cast<double>(*row[column])
                                : std::numeric_limits<double>::quiet_NaN());
     }
-    return MatVariable(
-        Mat_VarCreate(name.c_str(), MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, values.data(), 0));
+    return MatVariable(matio().create_variable(name.c_str(), MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims,
+                                               values.data(), 0));
   }
   if (table.discrete_types[column] == DiscreteType::boolean) {
     std::vector<std::uint8_t> values;
     for (const auto& row : rows) values.push_back(*row[column] != 0 ? 1 : 0);
-    return MatVariable(Mat_VarCreate(name.c_str(), MAT_C_UINT8, MAT_T_UINT8, 2, dims, values.data(),
-                                     MAT_F_LOGICAL));
+    return MatVariable(matio().create_variable(name.c_str(), MAT_C_UINT8, MAT_T_UINT8, 2, dims,
+                                               values.data(), MAT_F_LOGICAL));
   }
   std::vector<std::int64_t> values;
   for (const auto& row : rows) values.push_back(*row[column]);
   return MatVariable(
-      Mat_VarCreate(name.c_str(), MAT_C_INT64, MAT_T_INT64, 2, dims, values.data(), 0));
+      matio().create_variable(name.c_str(), MAT_C_INT64, MAT_T_INT64, 2, dims, values.data(), 0));
 }
 
 /// A 1×n cell array of char row vectors.
 MatVariable text_cells(const char* name, const std::vector<std::string>& texts) {
   std::size_t dims[2] = {1, texts.size()};
-  MatVariable cells(Mat_VarCreate(name, MAT_C_CELL, MAT_T_CELL, 2, dims, nullptr, 0));
+  MatVariable cells(matio().create_variable(name, MAT_C_CELL, MAT_T_CELL, 2, dims, nullptr, 0));
   if (!cells) return cells;
   for (std::size_t k = 0; k < texts.size(); ++k) {
     std::size_t text_dims[2] = {1, texts[k].size()};
     // matio copies the characters (no MAT_F_DONT_COPY_DATA); the cell owns them.
-    matvar_t* text = Mat_VarCreate(nullptr, MAT_C_CHAR, MAT_T_UTF8, 2, text_dims,
-                                   const_cast<char*>(texts[k].data()), 0);
+    matvar_t* text = matio().create_variable(nullptr, MAT_C_CHAR, MAT_T_UTF8, 2, text_dims,
+                                             const_cast<char*>(texts[k].data()), 0);
     if (text == nullptr) return nullptr;
-    Mat_VarSetCell(cells.get(), static_cast<int>(k), text);
+    matio().set_cell(cells.get(), static_cast<int>(k), text);
   }
   return cells;
 }
@@ -137,7 +182,7 @@ std::vector<std::string> matlab_names(const std::vector<std::string>& columns) {
 }
 
 void write_mat_file(const ExportTable& table, const std::string& path) {
-  MatFile file(Mat_CreateVer(path.c_str(), "couplet export", MAT_FT_MAT5));
+  MatFile file(matio().create(path.c_str(), "couplet export", MAT_FT_MAT5));
   if (!file) cannot_write(path, "the MAT-file cannot be created");
   try {
     std::vector<std::string> columns = table.columns;
@@ -151,7 +196,7 @@ void write_mat_file(const ExportTable& table, const std::string& path) {
     }
     write_variable(file.get(), text_cells(kColumnNames, columns), path);
     write_variable(file.get(), text_cells(kVariableNames, names), path);
-    if (Mat_Close(file.release()) != 0) cannot_write(path, "matio could not close the file");
+    if (matio().close(file.release()) != 0) cannot_write(path, "matio could not close the file");
   } catch (const std::runtime_error&) {
     file.reset();
     std::remove(path.c_str());  // no half-written file left for MATLAB to choke on

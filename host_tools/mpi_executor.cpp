@@ -1,7 +1,5 @@
 #include "host_tools/mpi_executor.hpp"
 
-#include <mpi.h>
-
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -10,6 +8,7 @@
 #include <limits>
 
 #include "couplet/errors.hpp"
+#include "host_tools/mpi_library.hpp"
 #include "host_tools/mpi_session.hpp"
 
 namespace couplet::tools {
@@ -58,10 +57,11 @@ std::exception_ptr make_error(int kind, const std::string& text) {
 }
 
 void check(int status, const char* call) {
+  const MpiLibrary& mpi = mpi_library();
   if (status == MPI_SUCCESS) return;
   char text[MPI_MAX_ERROR_STRING] = {};
   int length = 0;
-  MPI_Error_string(status, text, &length);
+  mpi.error_string(status, text, &length);
   throw SlaveError(std::string("MPI executor: ") + call +
                    " failed: " + std::string(text, static_cast<std::size_t>(length)));
 }
@@ -287,10 +287,11 @@ void MpiDispatcher::carry_out(std::span<const PlannedAction> wave, ActionCalls& 
 std::exception_ptr MpiDispatcher::reported_error(int root, const Header& header,
                                                  const std::string& message,
                                                  double stop_time) const {
+  const MpiLibrary& mpi = mpi_library();
   const std::string text = broadcast_message(root, message);
   if (header.kind != kStop) return make_error(header.kind, failure_text(root, header.slave, text));
   // The slave's own words, as in a run on one rank: a stop is no error.
-  check(MPI_Bcast(&stop_time, 1, MPI_DOUBLE, root, MPI_COMM_WORLD), "MPI_Bcast");
+  check(mpi.bcast(&stop_time, 1, mpi.float64, root, mpi.comm_world), "MPI_Bcast");
   const std::string slave = header.slave < names_.size() ? names_[header.slave] : std::string();
   return std::make_exception_ptr(StopRequest(slave, stop_time, text));
 }
@@ -300,8 +301,9 @@ std::exception_ptr MpiDispatcher::reported_error(int root, const Header& header,
 // is reported at the next exchange).
 void MpiDispatcher::share_discrete_start_values(std::size_t slave,
                                                 std::span<std::int64_t> discrete_outputs) {
-  check(MPI_Bcast(discrete_outputs.data(), as_count(discrete_outputs.size()), MPI_INT64_T,
-                  owners_[slave], MPI_COMM_WORLD),
+  const MpiLibrary& mpi = mpi_library();
+  check(mpi.bcast(discrete_outputs.data(), as_count(discrete_outputs.size()), mpi.int64,
+                  owners_[slave], mpi.comm_world),
         "MPI_Bcast");
 }
 
@@ -336,11 +338,13 @@ std::string MpiDispatcher::failure_text(int failed_rank, std::uint64_t slave,
 // The message exists on the failing rank only; every rank, having seen the
 // same headers, takes part in the same broadcast.
 std::string MpiDispatcher::broadcast_message(int root, const std::string& message) const {
+  const MpiLibrary& mpi = mpi_library();
   std::uint64_t length = rank_ == root ? message.size() : 0;
-  check(MPI_Bcast(&length, 1, MPI_UINT64_T, root, MPI_COMM_WORLD), "MPI_Bcast");
+  check(mpi.bcast(&length, 1, mpi.uint64, root, mpi.comm_world), "MPI_Bcast");
   std::string text = rank_ == root ? message : std::string(length, '\0');
   if (length > 0) {
-    check(MPI_Bcast(text.data(), as_count(length), MPI_CHAR, root, MPI_COMM_WORLD), "MPI_Bcast");
+    check(mpi.bcast(text.data(), as_count(length), mpi.character, root, mpi.comm_world),
+          "MPI_Bcast");
   }
   return text;
 }
@@ -356,6 +360,7 @@ std::string MpiDispatcher::broadcast_message(int root, const std::string& messag
 // on every rank from here.
 void MpiDispatcher::exchange(std::span<const PlannedAction> wave, ActionCalls* calls,
                              const Header& header) {
+  const MpiLibrary& mpi = mpi_library();
   int root = wave.empty() || calls == nullptr ? -1 : owners_[wave.front().slave];
   for (const PlannedAction& action : wave) {
     if (owners_[action.slave] != root) root = -1;
@@ -389,10 +394,10 @@ void MpiDispatcher::exchange(std::span<const PlannedAction> wave, ActionCalls* c
   const auto began = std::chrono::steady_clock::now();
   if (root >= 0) {
     if (rank_ == root) std::copy(send_.begin(), send_.end(), receive_.begin());
-    check(MPI_Bcast(receive_.data(), as_count(total), MPI_BYTE, root, MPI_COMM_WORLD), "MPI_Bcast");
+    check(mpi.bcast(receive_.data(), as_count(total), mpi.byte, root, mpi.comm_world), "MPI_Bcast");
   } else {
-    check(MPI_Allgatherv(send_.data(), own_count, MPI_BYTE, receive_.data(), counts_.data(),
-                         displacements_.data(), MPI_BYTE, MPI_COMM_WORLD),
+    check(mpi.allgatherv(send_.data(), own_count, mpi.byte, receive_.data(), counts_.data(),
+                         displacements_.data(), mpi.byte, mpi.comm_world),
           "MPI_Allgatherv");
   }
   counters_.exchange_seconds +=

@@ -241,5 +241,23 @@ TEST(Cli, ReferenceRefusesADeviceProgram) {
       << result.output;
 }
 
+// couplet maps at start only what every command needs (docs/results.md,
+// "Start-up time"): matio, and through it HDF5, curl, Kerberos and LDAP, is
+// loaded when a MAT-file is written (log_export_test writes them through it),
+// Open MPI when mpirun started the run (mpi_executor_test). The dynamic
+// loader lists what it maps, as ldd does.
+TEST(StartUp, CoupletMapsNeitherMatioNorOpenMpiAtStart) {
+  int exit_code = -1;
+  const std::string loaded =
+      command_output("LD_TRACE_LOADED_OBJECTS=1 " + std::string(COUPLET_BINARY), exit_code);
+  EXPECT_EQ(exit_code, 0) << loaded;
+  ASSERT_NE(loaded.find("libcouplet-runtime"), std::string::npos) << "no loader listing:\n"
+                                                                  << loaded;
+  for (const char* library :
+       {"libmatio", "libhdf5", "libcurl", "libkrb5", "libmpi", "libopen-rte", "libhwloc"})
+    EXPECT_EQ(loaded.find(library), std::string::npos) << library << " is mapped at start:\n"
+                                                       << loaded;
+}
+
 }  // namespace
 }  // namespace couplet::testing
