@@ -13,6 +13,7 @@
 // run_log and scenario corpora are a small run log and the shipped scenarios
 // (docs/hardening.md "Seed corpora").
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -147,6 +148,75 @@ Frame linearization_answer(const std::vector<Frame>& answers) {
   return encoded(*message);
 }
 
+couplet_wire_Port discrete_port(const char* name, couplet_wire_PortType type, std::int64_t start) {
+  couplet_wire_Port port{};
+  std::snprintf(port.name, sizeof port.name, "%s", name);
+  port.type = type;
+  port.start = start;
+  return port;
+}
+
+/// The recorded answers as from a slave with discrete ports (an Integer
+/// output `count`, a Boolean output `done`, a Boolean input `enable`): the
+/// Describe declares them, the Ack of Initialize carries the outputs' start
+/// values and each StepResult their values at its end (count = the step's
+/// number, done on the last). Empty where an answer is left as it was.
+std::vector<Frame> with_discrete_ports(const std::vector<Frame>& answers) {
+  std::vector<Frame> changed;
+  bool first_ack = true;
+  std::int64_t steps = 0;
+  for (const Frame& frame : answers) {
+    const auto message = decoded(frame);
+    switch (message->which_body) {
+      case couplet_wire_Envelope_describe_tag: {
+        couplet_wire_Describe& describe = message->body.describe;
+        describe.discrete_inputs_count = 1;
+        describe.discrete_inputs[0] = discrete_port("enable", couplet_wire_PortType_PORT_BOOLEAN, 1);
+        describe.discrete_outputs_count = 2;
+        describe.discrete_outputs[0] = discrete_port("count", couplet_wire_PortType_PORT_INTEGER, 0);
+        describe.discrete_outputs[1] = discrete_port("done", couplet_wire_PortType_PORT_BOOLEAN, 0);
+        break;
+      }
+      case couplet_wire_Envelope_ack_tag:
+        if (!first_ack) {
+          changed.emplace_back();
+          continue;
+        }
+        first_ack = false;
+        message->body.ack.discrete_outputs_count = 2;
+        message->body.ack.discrete_outputs[0] = 0;
+        message->body.ack.discrete_outputs[1] = 0;
+        break;
+      case couplet_wire_Envelope_step_result_tag:
+        ++steps;
+        message->body.step_result.discrete_outputs_count = 2;
+        message->body.step_result.discrete_outputs[0] = steps;
+        message->body.step_result.discrete_outputs[1] = steps == 3 ? 1 : 0;
+        break;
+      default:
+        changed.emplace_back();
+        continue;
+    }
+    changed.push_back(encoded(*message));
+  }
+  return changed;
+}
+
+/// The recorded requests with one discrete input (enable = 1) in every
+/// StepRequest: what a master sends a slave with discrete inputs.
+std::vector<Frame> with_discrete_inputs(const std::vector<Frame>& sent) {
+  std::vector<Frame> frames;
+  for (const Frame& frame : sent) {
+    const auto message = decoded(frame);
+    if (message->which_body == couplet_wire_Envelope_step_request_tag) {
+      message->body.step_request.discrete_inputs_count = 1;
+      message->body.step_request.discrete_inputs[0] = 1;
+    }
+    frames.push_back(encoded(*message));
+  }
+  return frames;
+}
+
 Frame prefixed(std::uint8_t first, std::span<const std::uint8_t> rest) {
   Frame bytes(1 + rest.size());
   bytes[0] = first;
@@ -221,5 +291,33 @@ int main(int argc, char** argv) {
   fuzz::append_record(linearizing_answers, 0, payload_of(received.at(2)));
   fuzz::append_record(linearizing_answers, 1, payload_of(linearization));
   write(root / "link_answers" / "session-linearize", linearizing_answers);
+  // Discrete ports: the answers of a slave with an Integer and a Boolean output
+  // and a Boolean input (replaced where they carry them, passed elsewhere);
+  // the target serving translational.mass sent discrete inputs it has none of;
+  // the frames themselves for the codec.
+  const std::vector<Frame> discrete_answers = with_discrete_ports(received);
+  Frame discrete_records;
+  for (std::size_t k = 0; k < received.size(); ++k) {
+    const bool replaced = !discrete_answers[k].empty();
+    fuzz::append_record(discrete_records, replaced ? 1 : 0, payload_of(replaced ? discrete_answers[k] : received[k]));
+  }
+  write(root / "link_answers" / "session-discrete", discrete_records);
+  const std::vector<Frame> discrete_requests = with_discrete_inputs(sent);
+  write(root / "target_server" / "session-discrete-inputs", records(discrete_requests, kWrappedAfterOneMs, 0, true));
+  std::vector<Frame> discrete_frames;
+  for (const Frame& frame : discrete_answers) {
+    if (!frame.empty()) discrete_frames.push_back(frame);
+  }
+  for (const Frame& frame : discrete_requests) {
+    if (decoded(frame)->which_body != couplet_wire_Envelope_step_request_tag) continue;
+    discrete_frames.push_back(frame);  // the first StepRequest
+    break;
+  }
+  for (std::size_t k = 0; k < discrete_frames.size(); ++k) {
+    const std::string stem = "discrete-" + std::to_string(k);
+    write(root / "codec" / (stem + "-frame"), prefixed(0, discrete_frames[k]));
+    write(root / "codec" / (stem + "-payload"), prefixed(1, payload_of(discrete_frames[k])));
+    write(root / "framing" / stem, cobs_line({discrete_frames[k]}));
+  }
   return 0;
 }
