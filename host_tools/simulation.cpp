@@ -379,12 +379,13 @@ class Simulation::Impl {
           }
         } catch (const StopRequest& request) {
           // A slave ended the simulation (FMI terminate): the run ends at the
-          // last communication point the master completed; the plan the request
-          // interrupted is not used.
+          // last communication point every slave completed (end_.reached as
+          // the previous plan left it); the plan the request interrupted is
+          // not used, even where other slaves' steps in it completed first and
+          // moved the executor's frontier.
           end_.stopped_by = "slave '" + request.slave() + "' at t = " +
                             seconds_text(to_ticks(request.time())) + " s";
           end_.stop_message = request.what();
-          end_.reached = executor_->frontier();
           stopped = true;
           break;
         }

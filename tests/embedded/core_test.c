@@ -252,6 +252,22 @@ static const couplet_callbacks gear_callbacks = {
     .discrete_outputs = gear_discrete_outputs_now,
 };
 
+/* The same gears, asking to end the simulation once in fifth gear. */
+static bool gear_stop_requested(void* model, couplet_time now, const char** reason) {
+  const gear_model* device = (const gear_model*)model;
+  (void)now;
+  *reason = "fifth gear is the last";
+  return device->gear >= 5;
+}
+
+static const couplet_callbacks stopping_gear_callbacks = {
+    .initialize = gear_initialize,
+    .outputs = gear_outputs_now,
+    .step = gear_step,
+    .discrete_outputs = gear_discrete_outputs_now,
+    .stop_requested = gear_stop_requested,
+};
+
 /* ======================================================================== */
 /* The slave under test                                                      */
 /* ======================================================================== */
@@ -1845,6 +1861,33 @@ static void test_discrete_ports(void) {
   CHECK_EQ(gears.gear, 3);
 }
 
+/* A device that asks to stop: asked before each step, it does once the last
+ * step left it in fifth gear; that step request is answered with the Error
+ * STOP_REQUESTED at the step's start (the time the device reached) and the
+ * device's reason, and the step is not taken. */
+static void test_stop_request(void) {
+  const uint64_t session = 0x5702u;
+  const int64_t third_gear[2] = {3, 1};
+  const int64_t fifth_gear[2] = {5, 1};
+  uint32_t sequence = 1;
+  start_slave(&gear_description, &stopping_gear_callbacks, &gears);
+  send_hello(session, sequence);
+  EXPECT_ANSWER(describe, session, sequence);
+  send_initialize(session, ++sequence, 0);
+  EXPECT_ANSWER(ack, session, sequence);
+  send_discrete_step(session, ++sequence, 0, MS, third_gear, 2);
+  if (EXPECT_ANSWER(step_result, session, sequence))
+    CHECK_EQ(answers.discrete_values.values[0], 30);
+  send_discrete_step(session, ++sequence, MS, 3 * MS, fifth_gear, 2);
+  if (EXPECT_ANSWER(step_result, session, sequence))
+    CHECK_EQ(answers.discrete_values.values[0], 50);
+  send_discrete_step(session, ++sequence, 3 * MS, 4 * MS, third_gear, 2);
+  if (EXPECT_ERROR(ERROR_STOP_REQUESTED, session, sequence, "fifth gear is the last")) {
+    CHECK(answers.envelope.body.error.stop_time == 3e-3);
+  }
+  CHECK_EQ(gears.gear, 5); /* the last step was not taken */
+}
+
 typedef struct {
   const char* name;
   void (*run)(void);
@@ -1862,6 +1905,7 @@ int main(void) {
       {"8 bad requests", test_bad_requests},
       {"9 translational mass", test_translational_mass},
       {"10 discrete ports", test_discrete_ports},
+      {"11 stop request", test_stop_request},
   };
   size_t k;
   unsigned cases_failed = 0;

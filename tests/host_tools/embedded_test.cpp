@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "damaging_serial_relay.hpp"
@@ -173,6 +174,49 @@ TEST(EmbeddedOverPty, IntegerAndBooleanPortsDecideAsTheFmu) {
   EXPECT_NE(
       device.summary.at("links").at("b").at("link").get<std::string>().find("serial /dev/pts/"),
       std::string::npos);
+}
+
+// A device on the embedded core ends the simulation (its stop_requested
+// callback): the tally with stop_count 12 asks at the first communication
+// point at which its count has reached 12. The run ends there as stopped
+// (exit 0), with every row up to it as the run without the stop has them, and
+// its log replays.
+TEST(EmbeddedOverPty, AStopRequestEndsTheRunWhereTheCountReachedItsLimit) {
+  const std::string device =
+      "{device: tally, link: {spawn: true, program: " + std::string(COUPLET_EMBEDDED_TALLY) +
+      ", serial: {device: pty}}";
+  const Outcome whole = run_text(tallies(device + "}"), "emb-tally-whole");
+  const Outcome stopped =
+      run_text(tallies(device + ", parameters: {stop_count: 12}}"), "emb-tally-stop");
+  // The first row of the whole run whose b.count (column 7) is at least 12.
+  std::istringstream rows(whole.signals);
+  std::string row;
+  std::string expected_signals;
+  double stop_time = -1.0;
+  while (std::getline(rows, row)) {
+    expected_signals += row + "\n";
+    if (row.rfind("time", 0) == 0) continue;
+    std::vector<std::string> cells;
+    std::istringstream cell_stream(row);
+    for (std::string cell; std::getline(cell_stream, cell, ',');) cells.push_back(cell);
+    ASSERT_EQ(cells.size(), 9U) << row;
+    if (std::stol(cells[6]) >= 12) {
+      stop_time = std::stod(cells[0]);
+      break;
+    }
+  }
+  ASSERT_GT(stop_time, 0.0) << whole.signals;
+  EXPECT_EQ(stopped.summary.at("status"), "stopped") << stopped.summary.dump(2);
+  EXPECT_EQ(stopped.summary.at("end_time").get<double>(), stop_time);
+  EXPECT_EQ(stopped.summary.at("stopped_by"), "slave 'b' at t = 8 s");
+  EXPECT_EQ(stopped.signals, expected_signals);
+  int exit_code = -1;
+  const std::string replay =
+      command_output(std::string(COUPLET_BINARY) + " replay --verify " +
+                         (run_directory("emb-tally-stop") / "out" / "run.log").string(),
+                     exit_code);
+  EXPECT_EQ(exit_code, 0) << replay;
+  EXPECT_NE(replay.find("count reached stop_count"), std::string::npos) << replay;
 }
 
 // The host program refuses a bad command line with exit code 2.

@@ -2,10 +2,10 @@
 
 enum { IN_INCREMENT, IN_ENABLE };
 enum { OUT_COUNT, OUT_PHASE, OUT_ODD };
-enum { P_PERIOD };
+enum { P_PERIOD, P_STOP_COUNT };
 
 static const couplet_output outputs[] = {{"level", NULL, false}};
-static const couplet_parameter parameters[] = {{"period", 1.0}};
+static const couplet_parameter parameters[] = {{"period", 1.0}, {"stop_count", 0.0}};
 static const couplet_discrete_port discrete_inputs[] = {{"increment", NULL, false, 1},
                                                         {"enable", NULL, true, 1}};
 static const couplet_discrete_port discrete_outputs[] = {
@@ -19,6 +19,9 @@ static const char* initialize(void* model, couplet_time start, const double* val
   tally->period = (couplet_time)(period_ns + 0.5);
   tally->ticks = 0;
   tally->count = 0;
+  if (!(values[P_STOP_COUNT] >= 0.0 && values[P_STOP_COUNT] < 9.0e18))
+    return "parameter stop_count must be at least 0";
+  tally->stop_count = (int64_t)values[P_STOP_COUNT];
   return 0;
 }
 
@@ -53,6 +56,14 @@ static const char* discrete_outputs_now(void* model, couplet_time now, int64_t* 
   return 0;
 }
 
+/* With stop_count > 0, the counter ends the simulation once count reaches it. */
+static bool stop_requested(void* model, couplet_time now, const char** reason) {
+  const tally_counter* tally = (const tally_counter*)model;
+  (void)now;
+  *reason = "count reached stop_count";
+  return tally->stop_count > 0 && tally->count >= tally->stop_count;
+}
+
 const couplet_description tally_counter_description = {
     .name = "tally",
     .inputs = NULL,
@@ -60,7 +71,7 @@ const couplet_description tally_counter_description = {
     .outputs = outputs,
     .output_count = 1,
     .parameters = parameters,
-    .parameter_count = 1,
+    .parameter_count = 2,
     .input_degree = 0,
     .output_derivative_order = 0,
     .sample_period = 0,
@@ -76,4 +87,5 @@ const couplet_callbacks tally_counter_callbacks = {
     .outputs = outputs_now,
     .step = step,
     .discrete_outputs = discrete_outputs_now,
+    .stop_requested = stop_requested,
 };

@@ -135,6 +135,13 @@ typedef struct {
    * one per discrete output (Boolean: 0 or 1): called after initialize and
    * after every step. */
   const char* (*discrete_outputs)(void* model, couplet_time now, int64_t* values);
+  /* Optional. Asked before every step, at its start `now` (the time the last
+   * step reached, whose outputs the master has): return true to end the
+   * simulation there instead of taking the step (as FMI's
+   * terminateSimulation), with *reason a static text for the master (or left
+   * NULL). The master ends the run at `now` with status `stopped`, naming the
+   * slave and the reason (docs/embedded.md, "Stop requests"). */
+  bool (*stop_requested)(void* model, couplet_time now, const char** reason);
 } couplet_callbacks;
 
 /* What the board supplies. */

@@ -457,6 +457,19 @@ static const char* read_discrete_outputs(couplet_slave* slave, couplet_time now)
   return slave->callbacks->discrete_outputs(slave->model, now, slave->discrete_outputs);
 }
 
+/* Whether the device asks to end the simulation at `now`; if so, the reply
+ * is the Error STOP_REQUESTED with `now` and the device's reason. */
+static bool answered_stop_request(couplet_slave* slave, couplet_time now) {
+  const char* reason = NULL;
+  if (slave->callbacks->stop_requested == NULL ||
+      !slave->callbacks->stop_requested(slave->model, now, &reason))
+    return false;
+  answer_error(slave, couplet_wire_ErrorCode_ERROR_STOP_REQUESTED,
+               reason != NULL ? reason : "the device asks to stop", "");
+  slave->reply.body.error.stop_time = (double)now / COUPLET_TICKS_PER_SECOND;
+  return true;
+}
+
 /* The reply's `field` encodes the discrete outputs held now. */
 static void attach_discrete_outputs(couplet_slave* slave, pb_callback_t* field) {
   slave->reply_discrete_outputs.values = slave->discrete_outputs;
@@ -611,6 +624,7 @@ static void step(couplet_slave* slave, uint64_t received_ns) {
     answer_error(slave, couplet_wire_ErrorCode_ERROR_BAD_REQUEST, "step: ", problem);
     return;
   }
+  if (answered_stop_request(slave, slave->current_time)) return;
   apply_staged_inputs(slave, slave->inputs);
   apply_staged_discrete_inputs(slave, slave->discrete_inputs);
   device_request.start = request->start_ns;
@@ -732,6 +746,11 @@ static void advance_realtime(couplet_slave* slave, uint64_t now) {
   couplet_wire_StepResult* result;
   size_t k;
   begin_reply(slave, slave->session, 0); /* a push */
+  if (answered_stop_request(slave, slave->current_time)) {
+    slave->running = false;
+    send_frame(slave, slave->scratch, encode_reply(slave, slave->scratch, sizeof slave->scratch));
+    return;
+  }
   if (fresh) {
     /* Until the new input arrived the old one held; from then on the new one.
      * A sampling device takes it at its next sample. */
