@@ -74,8 +74,8 @@ std::size_t column(const ExportTable& table, const std::string& name) {
 }
 
 LiveState state_of(const LoggedEnd& end) {
-  if (end.completed) return LiveState::completed;
-  return end.message.rfind("interrupted", 0) == 0 ? LiveState::stopped : LiveState::failed;
+  if (end.completed()) return LiveState::completed;
+  return end.status == "failed" ? LiveState::failed : LiveState::stopped;
 }
 
 /// Feeds the rows of `log` after `published` (s) into the ring, thinned out to

@@ -98,7 +98,7 @@ void check_summary_end_time(const nlohmann::json& summary, const RunLog& log,
   if (value == summary.end() || !value->is_number()) return;
   const double end_time = value->get<double>();
   const Time reached = log.plans.empty() ? log.start : log.plans.back().frontier;
-  const bool completed = log.end_record && log.end_record->completed;
+  const bool completed = log.end_record && log.end_record->completed();
   const bool agrees =
       completed ? same_seconds(end_time, to_seconds(log.end))
                 : end_time >= to_seconds(reached) - 1e-9 && end_time <= to_seconds(log.end) + 1e-9;
@@ -207,7 +207,7 @@ void check_signal_times(std::istream& rows, const RunLog& log, const RunFiles& f
     }
     ++row;
   }
-  if (log.end_record && log.end_record->completed && row != grid.size()) {
+  if (log.end_record && log.end_record->completed() && row != grid.size()) {
     disagree(files.signals_path, files.log_path,
              "it has " + std::to_string(row) + " rows, the logged run completed " +
                  std::to_string(grid.size()) + " evaluation times");

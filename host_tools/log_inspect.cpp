@@ -52,10 +52,10 @@ std::string status_text(const RunLog& log) {
   std::string text;
   if (!log.end_record) {
     text = "cut: no end record (the run was killed or crashed)";
-  } else if (log.end_record->completed) {
+  } else if (log.end_record->completed()) {
     text = "completed";
   } else {
-    text = "failed: " + log.end_record->message;
+    text = log.end_record->status + ": " + log.end_record->message;
   }
   if (log.damaged()) text += "; reading stopped at " + log.tail_problem;
   return text;

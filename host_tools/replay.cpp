@@ -320,7 +320,7 @@ ReplayOutcome replay_checked_log(const RunLog& log, const ReplayAlgorithmMaker& 
                      "): every decision before the cut was reproduced";
       return finish(true);
     }
-    if (!log.end_record->completed) {
+    if (!log.end_record->completed()) {
       outcome.note = "the recorded run ended early (" + log.end_record->message +
                      "): every decision before its end was reproduced";
       return finish(true);
@@ -330,7 +330,7 @@ ReplayOutcome replay_checked_log(const RunLog& log, const ReplayAlgorithmMaker& 
   } catch (const std::exception& error) {
     // The algorithm itself may end the run (e.g. no convergence): the same
     // failure at the same point is a reproduction.
-    if (log.end_record && !log.end_record->completed && log.end_record->message == error.what() &&
+    if (log.end_record && !log.end_record->completed() && log.end_record->message == error.what() &&
         cursor.exhausted()) {
       outcome.note = "the recorded failure was reproduced: " + std::string(error.what());
       return finish(true);
@@ -344,7 +344,7 @@ ReplayOutcome replay_checked_log(const RunLog& log, const ReplayAlgorithmMaker& 
                          " plans; the recorded one made more calls";
     return finish(false);
   }
-  if (log.end_record && log.end_record->completed) {
+  if (log.end_record && log.end_record->completed()) {
     outcome.hash_compared = true;
     if (log.end_record->decision_hash != executor.decision_hash()) {
       outcome.divergence = "every call matched, but the decision hash differs";

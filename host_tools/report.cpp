@@ -688,16 +688,17 @@ std::string json_text(const nlohmann::json& value) {
   return value.dump();
 }
 
-/// "complete", "failed: ..." or "cut: ...", with the CSS class that colours it.
+/// "complete", "failed: ...", "interrupted: ...", "stopped: ..." or "cut: ...", with the CSS
+/// class that colours it (a run that ended early on purpose as a cut one).
 std::pair<std::string, std::string> run_status(const RunLog& log) {
   std::string text;
   std::string css = "status-complete";
   if (!log.end_record) {
     text = "cut: the log has no end record (the run was killed, crashed or is still running)";
     css = "status-cut";
-  } else if (!log.end_record->completed) {
-    text = "failed: " + log.end_record->message;
-    css = "status-failed";
+  } else if (!log.end_record->completed()) {
+    text = log.end_record->status + ": " + log.end_record->message;
+    css = log.end_record->status == "failed" ? "status-failed" : "status-cut";
   } else {
     text = "complete";
   }
@@ -750,7 +751,7 @@ std::string summary_from_json(const nlohmann::json& summary) {
 }
 
 std::string summary_from_end_record(const LoggedEnd& end) {
-  return table({"quantity", "value"}, {{"completed", end.completed ? "yes" : "no"},
+  return table({"quantity", "value"}, {{"completed", end.completed() ? "yes" : "no"},
                                        {"plans", std::to_string(end.plans)},
                                        {"macro_steps", std::to_string(end.macro_steps)},
                                        {"slave_steps", std::to_string(end.slave_steps)},

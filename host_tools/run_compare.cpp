@@ -67,7 +67,7 @@ RunSide read_side(const std::string& path) {
   } catch (const RunLogError& error) {
     throw ConfigurationError(error.what());
   }
-  if (log.end_record && log.end_record->completed)
+  if (log.end_record && log.end_record->completed())
     side.decision_hash = hash_text(log.end_record->decision_hash);
   side.log_path = path;
   return side;

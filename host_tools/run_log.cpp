@@ -517,9 +517,16 @@ std::string take_end(const couplet_wire_LogEnd& end, RunLog& log) {
            "time with the end record's " +
            std::to_string(end.macro_steps) + " macro steps";
   }
-  log.end_record =
-      LoggedEnd{completed,       end.message,     end.decision_hash, end.plans,
-                end.macro_steps, end.slave_steps, end.rollbacks,     end.records_waited};
+  static constexpr const char* kStatusNames[] = {"completed", "failed", "interrupted", "stopped"};
+  static_assert(std::size(kStatusNames) == _couplet_wire_RunStatus_MAX + 1);
+  log.end_record = LoggedEnd{kStatusNames[wire::enum_value(end.status)],
+                             end.message,
+                             end.decision_hash,
+                             end.plans,
+                             end.macro_steps,
+                             end.slave_steps,
+                             end.rollbacks,
+                             end.records_waited};
   return {};
 }
 

@@ -87,14 +87,17 @@ struct LoggedPlan {
 };
 
 struct LoggedEnd {
-  bool completed = false;
-  std::string message;  ///< why it failed
+  /// "completed", "failed", "interrupted" or "stopped", as summary.json's status.
+  std::string status = "completed";
+  std::string message;  ///< why it failed, was interrupted or stopped
   std::uint64_t decision_hash = 0;
   std::uint64_t plans = 0;
   std::uint64_t macro_steps = 0;
   std::uint64_t slave_steps = 0;
   std::uint64_t rollbacks = 0;
   std::uint64_t records_waited = 0;
+
+  bool completed() const { return status == "completed"; }
 };
 
 struct RunLog {

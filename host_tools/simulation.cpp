@@ -652,7 +652,8 @@ class Simulation::Impl {
       const std::string why =
           end_.signal != 0 ? interruption_text(end_.signal, executor_->frontier()) : end_.stop_message;
       recorder_->finish({completed, why, executor_->decision_hash(), executor_->counters(),
-                         link_totals(system_)});
+                         link_totals(system_),
+                         end_.signal != 0 ? EarlyEnd::interrupted : EarlyEnd::stopped});
     }
     progress_.reset();
   }

@@ -402,8 +402,10 @@ void Recorder::finish(const RunEnding& ending) {
   record.which_body = couplet_wire_LogRecord_end_tag;
   couplet_wire_LogEnd& end = record.body.end;
   end = couplet_wire_LogEnd{};
-  end.status =
-      ending.completed ? couplet_wire_RunStatus_RUN_COMPLETED : couplet_wire_RunStatus_RUN_FAILED;
+  end.status = ending.completed                            ? couplet_wire_RunStatus_RUN_COMPLETED
+               : ending.early_end == EarlyEnd::interrupted ? couplet_wire_RunStatus_RUN_INTERRUPTED
+               : ending.early_end == EarlyEnd::stopped     ? couplet_wire_RunStatus_RUN_STOPPED
+                                                           : couplet_wire_RunStatus_RUN_FAILED;
   const std::string message = ending.message.substr(0, sizeof end.message - 1);
   std::memcpy(end.message, message.c_str(), message.size() + 1);
   end.decision_hash = ending.decision_hash;

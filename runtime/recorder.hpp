@@ -67,14 +67,18 @@ inline constexpr couplet_wire_SlaveCallKind kCallStepSamples =
     couplet_wire_SlaveCallKind_CALL_STEP_SAMPLES;
 
 /// How the run ended, for the last record.
+/// How a run that did not complete ended (the run log's LogEnd.status).
+enum class EarlyEnd { failed, interrupted, stopped };
+
 struct RunEnding {
   bool completed = false;
-  std::string message;  ///< why it failed
+  std::string message;  ///< why it failed, was interrupted or stopped
   std::uint64_t decision_hash = 0;
   RunCounters counters;
   /// The counters of each slave's link (the host tools fill them from the
   /// remote slaves; this layer knows no links), written before the end record.
   std::vector<couplet_wire_LogLinkTotals> link_totals;
+  EarlyEnd early_end = EarlyEnd::failed;  ///< when not completed
 };
 
 class Recorder final : public ExecutorObserver {

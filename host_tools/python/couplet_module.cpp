@@ -411,7 +411,8 @@ py::object end_entry(const RunLog& log) {
   if (!log.end_record) return py::none();
   const tools::LoggedEnd& end = *log.end_record;
   py::dict entry;
-  entry["completed"] = end.completed;
+  entry["completed"] = end.completed();
+  entry["status"] = end.status;
   entry["message"] = end.message;
   entry["decision_hash"] = hash_text(end.decision_hash);
   entry["plans"] = end.plans;

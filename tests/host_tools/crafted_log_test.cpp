@@ -169,9 +169,9 @@ std::vector<Crafted> crafted_cases() {
       {"unknown_end_status",
        [](Frames& f) {
          return edit(f, first_of(f, couplet_wire_LogRecord_end_tag),
-                     [](Record& r) { set_enum(r.body.end.status, 3); });
+                     [](Record& r) { set_enum(r.body.end.status, 9); });
        },
-       "an end record with unknown status 3"},
+       "an end record with unknown status 9"},
       {"call_slave_beyond_header",
        [](Frames& f) { return edit(f, first_step(f), [](Record& r) { r.body.call.slave = 9; }); },
        "a slave call on slave 9, but the log has 2 slaves"},
@@ -272,11 +272,9 @@ std::vector<Crafted> crafted_cases() {
                      [](Record& r) { r.body.end.plans += 1; });
        },
        "the end record counts"},
-      {"link_totals_of_a_local_slave",
-       [](Frames& f) { return insert_link_totals(f, 0); },
+      {"link_totals_of_a_local_slave", [](Frames& f) { return insert_link_totals(f, 0); },
        "link totals of slave 'left', which has no link"},
-      {"link_totals_of_no_slave",
-       [](Frames& f) { return insert_link_totals(f, 7); },
+      {"link_totals_of_no_slave", [](Frames& f) { return insert_link_totals(f, 7); },
        "link totals of slave 7 of 2"},
       {"zero_length_frame",
        [](Frames& f) {
@@ -355,7 +353,7 @@ TEST_F(ReadingCraftedLogs, TheUncraftedLogReadsAndReplays) {
   const tools::RunLog log = tools::read_run_log(path.string());
   EXPECT_FALSE(log.damaged());
   ASSERT_TRUE(log.end_record.has_value());
-  EXPECT_TRUE(log.end_record->completed);
+  EXPECT_TRUE(log.end_record->completed());
   const tools::ReplayOutcome outcome = tools::replay_run_log(log);
   EXPECT_TRUE(outcome.identical) << outcome.divergence;
 }

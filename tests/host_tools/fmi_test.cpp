@@ -388,6 +388,14 @@ TEST(FmuStopRequest, CoSimulationFmuEndsTheRunAtItsStopTime) {
       std::string(COUPLET_BINARY) + " replay --verify " + (out / "run.log").string(), exit_code);
   EXPECT_EQ(exit_code, 0) << replay;
   EXPECT_NE(replay.find("asked to stop the simulation at t = 9 s"), std::string::npos) << replay;
+  // The run log's end record says stopped, not failed.
+  const std::string inspected = command_output(
+      std::string(COUPLET_BINARY) + " inspect " + (out / "run.log").string(), exit_code);
+  EXPECT_EQ(exit_code, 0) << inspected;
+  EXPECT_NE(inspected.find(
+                "status       stopped: slave 'counter' asked to stop the simulation at t = 9 s"),
+            std::string::npos)
+      << inspected;
 }
 
 // Model exchange: terminateSimulation from the event iteration at t = 9, the

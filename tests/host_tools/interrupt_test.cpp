@@ -101,6 +101,14 @@ void expect_interrupted_run(int signal_number, int expected_exit, const char* na
   EXPECT_NE(read_file(directory.string() + ".replay").find(std::string("interrupted by ") + name),
             std::string::npos)
       << read_file(directory.string() + ".replay");
+  // The end record says interrupted, not failed.
+  const std::string inspect = std::string(COUPLET_BINARY) + " inspect " +
+                              (directory / "run.log").string() + " > " + directory.string() +
+                              ".inspect 2>&1";
+  EXPECT_EQ(command_status(inspect), 0);
+  EXPECT_NE(read_file(directory.string() + ".inspect").find("status       interrupted: "),
+            std::string::npos)
+      << read_file(directory.string() + ".inspect");
 }
 
 TEST(Interrupt, SigintStopsTheRunAndKeepsItsResults) { expect_interrupted_run(SIGINT, 130, "SIGINT"); }

@@ -343,7 +343,7 @@ std::size_t count_calls(const tools::RunLog& log, tools::CallKind kind, std::siz
 TEST_F(LinearizeLog, ReadsBackWithTheSlavesLinearizations) {
   const tools::RunLog log = tools::read_run_log(path().string());
   ASSERT_TRUE(log.end_record.has_value());
-  EXPECT_TRUE(log.end_record->completed);
+  EXPECT_TRUE(log.end_record->completed());
   ASSERT_EQ(log.slaves.size(), 2U);
   for (std::size_t s = 0; s < 2; ++s) {
     EXPECT_TRUE(log.slaves[s].description.capabilities.can_linearize) << log.slaves[s].name;

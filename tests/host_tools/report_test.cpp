@@ -47,7 +47,7 @@ RunLog two_mass_log() {
   log.end = to_ticks(1.0);
   log.algorithm = "defect_control";
   log.slaves = {slave("mass1", {"F"}, {"x", "v"}), slave("mass2", {"x", "v"}, {"F"})};
-  log.end_record = LoggedEnd{true, "", 0x1234abcdULL, 5, 4, 8, 0, 0};
+  log.end_record = LoggedEnd{"completed", "", 0x1234abcdULL, 5, 4, 8, 0, 0};
   log.frames = 20;
   return log;
 }
@@ -487,7 +487,7 @@ TEST(Report, SummaryComesFromSummaryJsonOrTheEndRecord) {
 TEST(Report, EscapesNamesAndMessages) {
   RunLog log = defect_control_log();
   log.slaves[0].name = "a<b>&\"c\"";
-  log.end_record->completed = false;
+  log.end_record->status = "failed";
   log.end_record->message = "slave 'x' failed: t < 1 & \"y\" > 2";
   log.scenario_text = "name: <script>alert(1)</script>\n";
   log.calls = {step_call(0, 0.0, 0.5, {1.0, 2.0})};

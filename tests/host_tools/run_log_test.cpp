@@ -168,7 +168,7 @@ TEST(RunLogRecording, AFailedRunEndsTheLogWithItsMessage) {
                        "failed-run"));
   const tools::RunLog log = tools::read_run_log(log_of("failed-run"));
   ASSERT_TRUE(log.end_record.has_value());
-  EXPECT_FALSE(log.end_record->completed);
+  EXPECT_FALSE(log.end_record->completed());
   EXPECT_NE(log.end_record->message.find("no convergence"), std::string::npos)
       << log.end_record->message;
   const tools::ReplayOutcome outcome = tools::replay_run_log(log);

@@ -389,7 +389,7 @@ TEST(ScenarioBounds, CollapsedDefectControlRunStopsWithReadableLog) {
   EXPECT_NE(failure.message.find("Raise algorithm.tol, set algorithm.min_step"), std::string::npos);
   const tools::RunLog log = tools::read_run_log((failure.directory / "run.log").string());
   ASSERT_TRUE(log.end_record.has_value());
-  EXPECT_FALSE(log.end_record->completed);
+  EXPECT_FALSE(log.end_record->completed());
   EXPECT_EQ(log.end_record->message, failure.message);
   EXPECT_GE(log.plans.size(), 1000U);
   // abort_below_step: 0 turns the floor off; min_step then bounds the step instead.

@@ -232,6 +232,7 @@ def case_run(couplet, build, source, tmp):
     check(log.plans["macro_steps"][-1] == 1000 and log.plans["frontier_s"][-1] == 20.0,
           f"{log.plans['macro_steps'][-1]} macro steps up to {log.plans['frontier_s'][-1]} s")
     check(len(log.plans["plan"]) == log.end_record["plans"], f"{len(log.plans['plan'])} plans, end record {log.end_record}")
+    check(log.end_record["status"] == "completed" and log.end_record["completed"], f"end record {log.end_record}")
     check(log.slave_names == ["left", "right"], f"slaves {log.slave_names}")
     check(("left.x", "right.x") in log.connections, f"connections {log.connections}")
     left = log.outputs("left")
