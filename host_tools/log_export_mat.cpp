@@ -1,6 +1,5 @@
 #include "host_tools/log_export_mat.hpp"
 
-#include <dlfcn.h>
 #include <matio.h>
 
 #include <algorithm>
@@ -12,6 +11,8 @@
 #include <set>
 #include <stdexcept>
 #include <utility>
+
+#include "host_tools/loaded_library.hpp"
 
 namespace couplet::tools {
 
@@ -61,31 +62,19 @@ struct Matio {
   decltype(&Mat_VarSetCell) set_cell;
 };
 
-template <typename Function>
-void resolve(void* library, const char* name, Function& function) {
-  function = reinterpret_cast<Function>(::dlsym(library, name));
-  if (function == nullptr) {
-    throw std::runtime_error(std::string("MAT export: ") + COUPLET_MATIO_LIBRARY + " has no " +
-                             name);
-  }
-}
-
-/// Loaded once, kept for the process (a library unloaded while a FILE* of its
-/// own is open would be unsafe; nothing is gained by unloading it).
+/// Loaded the first time a MAT-file is written.
 const Matio& matio() {
   static const Matio loaded = [] {
-    void* library = ::dlopen(COUPLET_MATIO_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-    if (library == nullptr) {
-      throw std::runtime_error(std::string("MAT export needs matio, which cannot be loaded: ") +
-                               ::dlerror() + " (Debian: apt-get install libmatio11)");
-    }
+    const LoadedLibrary library(COUPLET_MATIO_LIBRARY, false,
+                                "MAT export needs matio, which cannot be loaded",
+                                "Debian: apt-get install libmatio11");
     Matio functions{};
-    resolve(library, "Mat_CreateVer", functions.create);
-    resolve(library, "Mat_Close", functions.close);
-    resolve(library, "Mat_VarCreate", functions.create_variable);
-    resolve(library, "Mat_VarWrite", functions.write_variable);
-    resolve(library, "Mat_VarFree", functions.free_variable);
-    resolve(library, "Mat_VarSetCell", functions.set_cell);
+    library.resolve("Mat_CreateVer", functions.create);
+    library.resolve("Mat_Close", functions.close);
+    library.resolve("Mat_VarCreate", functions.create_variable);
+    library.resolve("Mat_VarWrite", functions.write_variable);
+    library.resolve("Mat_VarFree", functions.free_variable);
+    library.resolve("Mat_VarSetCell", functions.set_cell);
     return functions;
   }();
   return loaded;
