@@ -43,7 +43,9 @@ class UdpTransport final : public Transport {
   void set_peer(const PeerAddress& peer) override;
 
   /// Receives ask again for up to `window` before sleeping (0: sleep at once).
-  void set_busy_poll(std::chrono::nanoseconds window) { busy_poll_ = window; }
+  void set_busy_poll(std::chrono::duration<double> window) {
+    busy_poll_ = std::chrono::duration_cast<std::chrono::nanoseconds>(window);
+  }
 
   std::uint16_t local_port() const;
   /// "127.0.0.1:45678": the bound address, for the target's ready line.

@@ -57,11 +57,10 @@ std::exception_ptr make_error(int kind, const std::string& text) {
 }
 
 void check(int status, const char* call) {
-  const MpiLibrary& mpi = mpi_library();
   if (status == MPI_SUCCESS) return;
   char text[MPI_MAX_ERROR_STRING] = {};
   int length = 0;
-  mpi.error_string(status, text, &length);
+  mpi_library().error_string(status, text, &length);
   throw SlaveError(std::string("MPI executor: ") + call +
                    " failed: " + std::string(text, static_cast<std::size_t>(length)));
 }

@@ -94,8 +94,7 @@ std::unique_ptr<Slave> make_remote_slave(const Scenario& scenario, const SlaveSp
   std::unique_ptr<drivers::Transport> transport;
   if (link.is_udp()) {
     auto socket = drivers::UdpTransport::connect(udp);
-    socket->set_busy_poll(std::chrono::duration_cast<std::chrono::nanoseconds>(
-        std::chrono::duration<double>(link.busy_poll)));
+    socket->set_busy_poll(std::chrono::duration<double>(link.busy_poll));
     transport = std::move(socket);
   } else {
     transport = drivers::SerialTransport::open(device, link.baud);

@@ -66,10 +66,10 @@ struct RunLogHeader {
 inline constexpr couplet_wire_SlaveCallKind kCallStepSamples =
     couplet_wire_SlaveCallKind_CALL_STEP_SAMPLES;
 
-/// How the run ended, for the last record.
 /// How a run that did not complete ended (the run log's LogEnd.status).
 enum class EarlyEnd { failed, interrupted, stopped };
 
+/// How the run ended, for the last record.
 struct RunEnding {
   bool completed = false;
   std::string message;  ///< why it failed, was interrupted or stopped

@@ -114,8 +114,7 @@ int serve_source(const std::string& program, const TargetProgramSettings& settin
   PseudoTerminal pty;
   if (!settings.udp.empty()) {
     auto socket = drivers::UdpTransport::bind(settings.udp);
-    socket->set_busy_poll(std::chrono::duration_cast<std::chrono::nanoseconds>(
-        std::chrono::duration<double>(settings.busy_poll)));
+    socket->set_busy_poll(std::chrono::duration<double>(settings.busy_poll));
     ready = "udp " + socket->local_endpoint();
     transport = std::move(socket);
   } else if (settings.serial == "pty") {
