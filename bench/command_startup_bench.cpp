@@ -84,30 +84,12 @@ void register_benchmarks(benchmark::IterationCount runs, const std::string& base
   }
 }
 
-/// Takes `--baseline=PATH` out of the command line (Google Benchmark refuses
-/// flags it does not know).
-std::string take_baseline(int& argc, char** argv) {
-  const std::string flag = "--baseline=";
-  std::string baseline;
-  int kept = 1;
-  for (int k = 1; k < argc; ++k) {
-    const std::string argument = argv[k];
-    if (argument.rfind(flag, 0) == 0) {
-      baseline = argument.substr(flag.size());
-    } else {
-      argv[kept++] = argv[k];
-    }
-  }
-  argc = kept;
-  return baseline;
-}
-
 }  // namespace
 }  // namespace couplet
 
 int main(int argc, char** argv) {
   const auto runs = couplet::bench::take_iteration_flag(argc, argv, "runs", 200);
-  couplet::register_benchmarks(runs, couplet::take_baseline(argc, argv));
+  couplet::register_benchmarks(runs, couplet::bench::take_flag(argc, argv, "baseline").value_or(""));
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
