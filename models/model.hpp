@@ -32,6 +32,9 @@ struct ModelDescription {
   /// generic models (stimuli, coupling.linear, Lotka–Volterra populations), whose
   /// ports connect to anything.
   std::vector<std::string> input_units;
+  /// What the inputs' units mean, where the model defines them (an FMU's
+  /// UnitDefinitions); the others are read with parse_unit.
+  std::map<std::string, UnitDefinition, std::less<>> unit_definitions;
   std::vector<OutputDescription> outputs;  ///< with direct feedthrough flags and units
   std::vector<std::string> states;
   std::vector<ParameterDescription> parameters;

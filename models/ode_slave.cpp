@@ -39,8 +39,14 @@ const double kDifferenceStep = std::cbrt(std::numeric_limits<double>::epsilon())
 SlaveDescription describe(const Model& model) {
   SlaveDescription description;
   const ModelDescription& model_description = model.description();
-  for (std::size_t i = 0; i < model_description.inputs.size(); ++i)
-    description.inputs.push_back({model_description.inputs[i], model_description.input_unit(i)});
+  for (std::size_t i = 0; i < model_description.inputs.size(); ++i) {
+    const std::string unit = model_description.input_unit(i);
+    const auto defined = model_description.unit_definitions.find(unit);
+    description.inputs.push_back({model_description.inputs[i], unit,
+                                  defined == model_description.unit_definitions.end()
+                                      ? std::nullopt
+                                      : std::optional<UnitDefinition>(defined->second)});
+  }
   description.outputs = model_description.outputs;
   description.discrete_inputs = model_description.discrete_inputs;
   description.discrete_outputs = model_description.discrete_outputs;

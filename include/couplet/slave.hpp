@@ -11,6 +11,7 @@
 // After setup, evaluate_outputs and step must not allocate on the heap when the
 // slave claims a real-time path (ODE slaves with Euler or CVODE do).
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "couplet/errors.hpp"
 #include "couplet/polynomial.hpp"
 #include "couplet/time.hpp"
+#include "couplet/unit.hpp"
 
 namespace couplet {
 
@@ -25,11 +27,16 @@ struct OutputDescription {
   std::string name;
   bool direct_feedthrough = false;  ///< y depends algebraically on some input
   std::string unit;                 ///< e.g. "m/s"; empty when not declared
+  /// What `unit` means, where the slave defines it (an FMU's UnitDefinitions);
+  /// otherwise couplet reads `unit` with parse_unit (docs/units.md).
+  std::optional<UnitDefinition> unit_definition;
 };
 
 struct InputDescription {
   std::string name;
   std::string unit;  ///< e.g. "N"; empty when not declared
+  /// As OutputDescription::unit_definition.
+  std::optional<UnitDefinition> unit_definition;
 };
 
 /// Discrete signals (Integer, Boolean) are piecewise constant: exchanged at

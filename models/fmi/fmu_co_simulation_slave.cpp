@@ -77,8 +77,9 @@ class CoSimulationSlave final : public Slave {
         discrete_outputs_(package->description(), ports.discrete_outputs) {
     const Description& description = package->description();
     for (const std::size_t k : ports.inputs) {
+      const Variable& input = description.variables[k];
       description_.inputs.push_back(
-          {description.variables[k].name, port_unit(description.variables[k].unit)});
+          {input.name, port_unit(input.unit), unit_definition(description, input.unit)});
       input_references_.push_back(description.variables[k].value_reference);
     }
     description_.outputs = ports.output_descriptions;

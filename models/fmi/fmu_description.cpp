@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <pugixml.hpp>
+#include <set>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
@@ -144,6 +145,7 @@ class DescriptionParser {
     if (const pugi::xml_node experiment = root.child("DefaultExperiment")) {
       parse_default_experiment(experiment, description.default_experiment);
     }
+    parse_unit_definitions(root.child("UnitDefinitions"), description);
     parse_type_definitions(root.child("TypeDefinitions"));
     parse_variables(root.child("ModelVariables"), description);
     parse_model_structure(root.child("ModelStructure"), description);
@@ -325,6 +327,31 @@ class DescriptionParser {
     experiment.stop_time = optional_double(node, "stopTime", where);
     experiment.tolerance = optional_double(node, "tolerance", where);
     experiment.step_size = optional_double(node, "stepSize", where);
+  }
+
+  /// <UnitDefinitions> (§2.2.2): the units with a <BaseUnit>, which say how
+  /// they convert; a unit without one is a name only.
+  void parse_unit_definitions(pugi::xml_node definitions, Description& description) const {
+    static constexpr std::array<const char*, 8> kExponents{"kg", "m",   "s",  "A",
+                                                           "K",  "mol", "cd", "rad"};
+    std::set<std::string, std::less<>> names;
+    for (const pugi::xml_node unit : definitions.children("Unit")) {
+      const std::string where = element(unit);
+      const std::string name = required_text(unit, "name", where);
+      if (!names.insert(name).second)
+        fail(where, "name", "a second Unit called " + single_quoted(name));
+      const pugi::xml_node base = unit.child("BaseUnit");
+      if (!base) continue;
+      const std::string base_where = where + ": " + element(base);
+      UnitDefinition definition;
+      for (std::size_t k = 0; k < kExponents.size(); ++k)
+        definition.exponents[k] =
+            optional_integer<int>(base, kExponents[k], base_where).value_or(0);
+      definition.factor = optional_double(base, "factor", base_where).value_or(1.0);
+      definition.offset = optional_double(base, "offset", base_where).value_or(0.0);
+      if (definition.factor == 0.0) fail(base_where, "factor", "0 (a unit's factor is never 0)");
+      description.units.emplace(name, definition);
+    }
   }
 
   void parse_type_definitions(pugi::xml_node definitions) {

@@ -4,10 +4,13 @@
 // names the file and the XML element or attribute.
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "couplet/unit.hpp"
 
 namespace couplet::models::fmi {
 
@@ -91,6 +94,8 @@ struct Description {
   std::size_t number_of_event_indicators = 0;
   std::optional<CoSimulationInterface> co_simulation;
   std::optional<ModelExchangeInterface> model_exchange;
+  /// <UnitDefinitions>: the units that have a <BaseUnit>, by name.
+  std::map<std::string, UnitDefinition, std::less<>> units;
   std::vector<Variable> variables;   ///< in file order; ScalarVariable index i+1 = variables[i]
   std::vector<Unknown> outputs;      ///< <ModelStructure><Outputs>
   std::vector<Unknown> derivatives;  ///< <ModelStructure><Derivatives>, in state order

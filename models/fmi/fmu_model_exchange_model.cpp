@@ -41,6 +41,8 @@ class ModelExchangeModel final : public Model {
     for (const std::size_t k : ports.inputs) {
       description_.inputs.push_back(description.variables[k].name);
       description_.input_units.push_back(port_unit(description.variables[k].unit));
+      if (const auto unit = unit_definition(description, description.variables[k].unit))
+        description_.unit_definitions.emplace(description.variables[k].unit, *unit);
       input_references_.push_back(description.variables[k].value_reference);
     }
     description_.outputs = ports.output_descriptions;

@@ -15,6 +15,13 @@ std::string port_unit(const std::string& unit) {
   return printable && unit.size() <= protocol::kMaxUnitBytes ? unit : std::string();
 }
 
+std::optional<UnitDefinition> unit_definition(const Description& description,
+                                              const std::string& unit) {
+  const auto defined = description.units.find(unit);
+  if (defined == description.units.end() || port_unit(unit).empty()) return std::nullopt;
+  return defined->second;
+}
+
 namespace {
 
 std::optional<DiscreteType> discrete_type(VariableType type) {
@@ -74,8 +81,9 @@ FmuPorts fmu_ports(const Package& package, const FmuSettings& settings) {
       }
       ports.outputs.push_back(k);
       // The unit travels with the port (run log, report's y axes).
-      ports.output_descriptions.push_back(
-          {variable.name, description.has_direct_feedthrough(k), port_unit(variable.unit)});
+      ports.output_descriptions.push_back({variable.name, description.has_direct_feedthrough(k),
+                                           port_unit(variable.unit),
+                                           unit_definition(description, variable.unit)});
     }
   }
   if (settings.coupled_inputs) {

@@ -94,4 +94,9 @@ class DiscreteExchange {
 /// rather than refusing the FMU.
 std::string port_unit(const std::string& unit);
 
+/// What the FMU's UnitDefinitions say `unit` is (its BaseUnit); nullopt when
+/// they do not define it, or when port_unit leaves the unit out.
+std::optional<UnitDefinition> unit_definition(const Description& description,
+                                              const std::string& unit);
+
 }  // namespace couplet::models::fmi

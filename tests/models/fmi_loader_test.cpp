@@ -254,6 +254,34 @@ TEST(FmuDescription, ReadsVariablesOfEveryType) {
   EXPECT_EQ(description.find("time"), std::size_t{12});
 }
 
+// UnitDefinitions (§2.2.2): a Unit with a BaseUnit says what the unit means,
+// factor and offset included; one without is a name only.
+TEST(FmuDescription, ReadsUnitDefinitionsWithTheirBaseUnits) {
+  std::string xml = replaced(kCompleteXml, R"(<Unit name="m"><BaseUnit m="1"/></Unit>)",
+                             R"(<Unit name="m"><BaseUnit m="1"/></Unit>
+    <Unit name="km/h"><BaseUnit m="1" s="-1" factor="0.2777777777777778"/></Unit>
+    <Unit name="degC"><BaseUnit K="1" offset="273.15"/></Unit>
+    <Unit name="label"/>)");
+  const Description description = parse_description(xml, kFile);
+  ASSERT_EQ(description.units.size(), 3u);
+  EXPECT_EQ(description.units.at("m"), (UnitDefinition{{0, 1, 0, 0, 0, 0, 0, 0}, 1.0, 0.0}));
+  EXPECT_EQ(description.units.at("km/h"),
+            (UnitDefinition{{0, 1, -1, 0, 0, 0, 0, 0}, 0.2777777777777778, 0.0}));
+  EXPECT_EQ(description.units.at("degC"), (UnitDefinition{{0, 0, 0, 0, 1, 0, 0, 0}, 1.0, 273.15}));
+  EXPECT_FALSE(description.units.contains("label"));
+}
+
+TEST(FmuDescription, RefusesATwiceDefinedUnitAndAZeroFactor) {
+  expect_parse_error(replaced(kCompleteXml, R"(<Unit name="m"><BaseUnit m="1"/></Unit>)",
+                              R"(<Unit name="m"><BaseUnit m="1"/></Unit><Unit name="m"/>)"),
+                     {"name: a second Unit called 'm'"});
+  expect_parse_error(
+      replaced(kCompleteXml, R"(<BaseUnit m="1"/>)", R"(<BaseUnit m="1" factor="0"/>)"),
+      {"BaseUnit (line", "factor: 0 (a unit's factor is never 0)"});
+  expect_parse_error(replaced(kCompleteXml, R"(<BaseUnit m="1"/>)", R"(<BaseUnit m="one"/>)"),
+                     {"BaseUnit (line", "m: not an integer 'one'"});
+}
+
 TEST(FmuDescription, ReadsTheModelStructureWithZeroBasedIndices) {
   const Description description = parse_description(kCompleteXml, kFile);
   ASSERT_EQ(description.outputs.size(), 4u);
