@@ -10,22 +10,23 @@
 #include <sstream>
 #include <string_view>
 
+#include "couplet/errors.hpp"
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/check_setup.hpp"
+#include "host_tools/connection_conversions.hpp"
 #include "host_tools/group_builder.hpp"
 #include "host_tools/link_report.hpp"
 #include "host_tools/live_view.hpp"
 #include "host_tools/run_directory.hpp"
 #include "host_tools/run_files.hpp"
 #include "host_tools/run_pacer.hpp"
-#include "host_tools/simulation_setup.hpp"
 #include "host_tools/scenario_limits.hpp"
+#include "host_tools/simulation_setup.hpp"
 #include "host_tools/system_builder.hpp"
 #include "runtime/decision_hash.hpp"
-#include "couplet/errors.hpp"
 #include "runtime/exact_text.hpp"
-#include "runtime/recorder.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/recorder.hpp"
 #include "runtime/thread_pool_dispatcher.hpp"
 
 namespace couplet::tools {
@@ -120,7 +121,7 @@ nlohmann::json reference_scenario(const Scenario& linked_scenario,
 
 // Everything a run does before its first step: slaves set up, initial outputs,
 // the algorithm started (which checks e.g. imposed steps against its own).
-void validate_scenario(const Scenario& scenario) {
+std::vector<std::string> validate_scenario(const Scenario& scenario) {
   check_run_log_projection(scenario);
   const models::ModelCatalog catalog = models::ModelCatalog::builtin();
   System system = build_system(scenario, catalog);
@@ -137,6 +138,10 @@ void validate_scenario(const Scenario& scenario) {
     for (const SlaveSpec& spec : scenario.slaves)
       open_source(spec, catalog)->make_model(slave_settings(scenario, spec));
   }
+  std::vector<std::string> notes;
+  for (const UnitConversionNeed& need : unit_conversions(scenario, system))
+    notes.push_back(describe(scenario, need));
+  return notes;
 }
 
 std::string describe_models(const models::ModelCatalog& catalog) {

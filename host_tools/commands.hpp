@@ -4,6 +4,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "host_tools/scenario.hpp"
 #include "models/catalog.hpp"
@@ -65,8 +66,9 @@ nlohmann::json run_scenario(const Scenario& scenario, const RunOptions& options)
 nlohmann::json reference_scenario(const Scenario& scenario, const std::string& output_directory);
 
 /// `couplet validate`: builds the system and the algorithm and goes through
-/// everything a run does before its first step.
-void validate_scenario(const Scenario& scenario);
+/// everything a run does before its first step. Returns what it found worth
+/// saying: one line per connection whose units it converts.
+std::vector<std::string> validate_scenario(const Scenario& scenario);
 
 /// `couplet models`: the built-in models, their ports and parameters.
 std::string describe_models(const models::ModelCatalog& catalog);

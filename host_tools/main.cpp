@@ -285,7 +285,7 @@ int main(int argc, char** argv) {
     if (test->parsed()) return test_command(test_options);
     const Scenario scenario = load_scenario(scenario_path, parse_overrides(assignments));
     if (validate->parsed()) {
-      validate_scenario(scenario);
+      for (const std::string& note : validate_scenario(scenario)) std::cout << note << "\n";
       std::cout << scenario_path << ": valid\n";
       return 0;
     }

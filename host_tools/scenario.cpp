@@ -10,7 +10,7 @@
 #include "couplet/errors.hpp"
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/clock_spec.hpp"
-#include "host_tools/group_builder.hpp"
+#include "host_tools/connection_conversions.hpp"
 #include "host_tools/group_builder.hpp"
 #include "host_tools/scenario_file_path.hpp"
 #include "host_tools/ssp_import.hpp"
@@ -279,46 +279,6 @@ double finite_number(const YAML::Node& node, const std::string& source, const st
   return value;
 }
 
-/// A connection's linear transformation becomes what the SSP import makes of
-/// one (ssp.md): a coupling.linear slave between the two ends, named
-/// transform_<slave>_<input> and placed just before the target slave, so that a
-/// Gauss–Seidel sweep passes the transformed value on at once.
-void insert_transformation(Scenario& scenario, const LinearTransformation& transformation) {
-  ConnectionSpec& connection = scenario.connections[transformation.connection];
-  const std::string target_slave = connection.to.substr(0, connection.to.find('.'));
-  const std::string source_slave = connection.from.substr(0, connection.from.find('.'));
-  for (const std::string& member : {source_slave, target_slave}) {
-    if (const GroupSpec* group = group_of(scenario, member)) {
-      throw ConfigurationError(connection.where + ": factor/offset on a connection of '" + member +
-                               "', a member of group '" + group->name +
-                               "', is not supported (the transformation would sit outside "
-                               "the group): convert inside the member");
-    }
-  }
-  const auto named = [&](const std::string& name) {
-    return std::any_of(scenario.slaves.begin(), scenario.slaves.end(),
-                       [&](const SlaveSpec& slave) { return slave.name == name; });
-  };
-  std::string base = "transform_" + connection.to;
-  std::replace(base.begin(), base.end(), '.', '_');
-  std::string name = base;
-  for (int suffix = 2; named(name); ++suffix) name = base + "_" + std::to_string(suffix);
-
-  SlaveSpec converter;
-  converter.name = name;
-  converter.model = "coupling.linear";
-  converter.parameters = {{"factor", transformation.factor}, {"offset", transformation.offset}};
-  converter.where = connection.where;
-  const auto target = std::find_if(scenario.slaves.begin(), scenario.slaves.end(),
-                                   [&](const SlaveSpec& slave) { return slave.name == target_slave; });
-  scenario.slaves.insert(target, std::move(converter));
-
-  const ConnectionSpec output{name + ".y", connection.to, connection.where, true};
-  connection.to = name + ".u";
-  connection.converted = true;
-  scenario.connections.push_back(output);
-}
-
 // groups: {name: {slaves: [member, ...], algorithm: {...}}} (docs/iterative.md).
 std::vector<GroupSpec> parse_groups(const YAML::Node& node, const std::vector<SlaveSpec>& slaves,
                                     const std::string& source) {
@@ -543,8 +503,11 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
 
   if (const YAML::Node groups = root["groups"]; groups && !groups.IsNull())
     scenario.groups = parse_groups(groups, scenario.slaves, source);
+  // Each becomes what the SSP import makes of one (ssp.md): a coupling.linear
+  // slave between the two ends.
   for (const LinearTransformation& transformation : transformations)
-    insert_transformation(scenario, transformation);
+    insert_converter(scenario, transformation.connection,
+                     {transformation.factor, transformation.offset});
   scenario.algorithm = root["algorithm"];
   scenario.clock = root["clock"];
   if (!scenario.algorithm)

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <optional>
+#include <stdexcept>
 #include <string_view>
 
 #include "couplet/errors.hpp"
+#include "host_tools/connection_conversions.hpp"
 #include "host_tools/group_builder.hpp"
 #include "host_tools/remote_slave_factory.hpp"
 #include "host_tools/scenario_file_path.hpp"
@@ -85,6 +87,20 @@ void check_conversion_is_real(const System& system, const ConnectionSpec& connec
   }
 }
 
+/// The connection out of converter `name` (its output y to the converted input).
+const ConnectionSpec& converted_output(const Scenario& scenario, const std::string& name) {
+  const auto output = std::find_if(
+      scenario.connections.begin(), scenario.connections.end(),
+      [&](const ConnectionSpec& connection) { return connection.from == name + ".y"; });
+  if (output == scenario.connections.end())
+    throw std::logic_error("converter '" + name + "' drives nothing");
+  return *output;
+}
+
+std::string slave_of(const std::string& endpoint) {
+  return endpoint.substr(0, endpoint.find('.'));
+}
+
 }  // namespace
 
 System build_system(const Scenario& scenario, const models::ModelCatalog& catalog) {
@@ -109,11 +125,22 @@ System build_system(const Scenario& scenario, const models::ModelCatalog& catalo
       throw ConfigurationError(spec.where + ": " + message);
     }
   }
-  for (const ConnectionSpec& connection : scenario.connections) {
-    if (is_inside_group(scenario, connection)) continue;  // inside its composite slave
+  // Units are known now: a connection between km/h and m/s gets its converter,
+  // placed as the scenario's factor/offset converters are.
+  const Scenario converted = with_unit_conversions(scenario, unit_conversions(scenario, system));
+  for (const SlaveSpec& spec : converted.slaves) {
+    if (system.find_slave(spec.name) || group_of(converted, spec.name)) continue;
+    const ConnectionSpec& output = converted_output(converted, spec.name);
+    const std::size_t index =
+        system.insert_slave(*system.find_slave(slave_of(output.to)), spec.name,
+                            make_slave_of(converted, spec, catalog));
+    system.set_slave_origin(index, spec.where);
+  }
+  for (const ConnectionSpec& connection : converted.connections) {
+    if (is_inside_group(converted, connection)) continue;  // inside its composite slave
     try {
       check_conversion_is_real(system, connection);
-      system.connect(outer_name(scenario, connection.from), outer_name(scenario, connection.to),
+      system.connect(outer_name(converted, connection.from), outer_name(converted, connection.to),
                      connection.where);
     } catch (const ConfigurationError& error) {
       throw ConfigurationError(connection.where + ": " + error.what());
@@ -193,9 +220,12 @@ std::vector<Time> evaluation_grid(const Scenario& scenario) {
   return grid;
 }
 
-models::MonolithicSolution solve_reference(const Scenario& scenario,
+models::MonolithicSolution solve_reference(const Scenario& written,
                                            const models::ModelCatalog& catalog,
                                            const System& system, const std::vector<Time>& grid) {
+  // The system's slaves in order: the scenario's, and the unit converters
+  // build_system put between them.
+  const Scenario scenario = with_unit_conversions(written, unit_conversions(written, system));
   if (!system.discrete_connections().empty()) {
     const Connection& first = system.discrete_connections().front();
     throw ConfigurationError(scenario.source + ": the monolithic reference couples Real ports only, "

@@ -1,6 +1,7 @@
 #include "runtime/system.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "couplet/errors.hpp"
 
@@ -29,6 +30,33 @@ std::string type_name(const SlaveDescription& desc, const System::Port& port, bo
   return to_string(ports[port.reference.port].type);
 }
 
+/// What a port's unit means: the slave's definition, else the unit read by name.
+template <typename PortDescription>
+std::optional<UnitDefinition> definition_of(const PortDescription& port) {
+  return port.unit_definition ? port.unit_definition : parse_unit(port.unit);
+}
+
+bool same_unit(const OutputDescription& from, const InputDescription& to) {
+  const std::optional<UnitDefinition> from_definition = definition_of(from);
+  return from_definition && from_definition == definition_of(to);
+}
+
+/// Why two different units were not converted: ", and their SI bases differ
+/// (m.s-1, K)", ", and couplet does not know 'furlong'", or nothing (they
+/// would convert; the caller did not).
+std::string why_not_converted(const std::string& from_unit,
+                              const std::optional<UnitDefinition>& from, const std::string& to_unit,
+                              const std::optional<UnitDefinition>& to) {
+  if (!from || !to) {
+    return ", and couplet does not know '" + (from ? to_unit : from_unit) +
+           "' (neither the slave's unit definitions nor couplet's unit symbols, "
+           "docs/units.md)";
+  }
+  if (from->exponents != to->exponents)
+    return ", and their SI bases differ (" + base_text(*from) + ", " + base_text(*to) + ")";
+  return "";
+}
+
 std::pair<std::string_view, std::string_view> split_qualified(std::string_view qualified) {
   const std::size_t dot = qualified.find('.');
   if (dot == std::string_view::npos || dot == 0 || dot + 1 == qualified.size()) {
@@ -41,12 +69,23 @@ std::pair<std::string_view, std::string_view> split_qualified(std::string_view q
 }  // namespace
 
 std::size_t System::add_slave(std::string name, std::unique_ptr<Slave> slave) {
+  return insert_slave(slaves_.size(), std::move(name), std::move(slave));
+}
+
+std::size_t System::insert_slave(std::size_t position, std::string name,
+                                 std::unique_ptr<Slave> slave) {
   if (name.empty() || name.find('.') != std::string::npos) {
     throw ConfigurationError("slave name '" + name + "' must be non-empty and contain no '.'");
   }
   if (find_slave(name)) throw ConfigurationError("slave '" + name + "' is defined twice");
-  slaves_.push_back(Entry{std::move(name), std::move(slave), {}});
-  return slaves_.size() - 1;
+  if (position > slaves_.size() ||
+      (position < slaves_.size() && (!connections_.empty() || !discrete_connections_.empty()))) {
+    throw std::logic_error("System::insert_slave: position " + std::to_string(position) +
+                           " out of range, or connections made already");
+  }
+  slaves_.insert(slaves_.begin() + static_cast<std::ptrdiff_t>(position),
+                 Entry{std::move(name), std::move(slave), {}});
+  return position;
 }
 
 void System::set_slave_origin(std::size_t index, std::string origin) {
@@ -134,13 +173,21 @@ void System::connect(std::string_view source, std::string_view target, std::stri
                                      : from_desc.outputs[from.reference.port].unit;
   const std::string& to_unit = to.discrete ? to_desc.discrete_inputs[to.reference.port].unit
                                            : to_desc.inputs[to.reference.port].unit;
-  // A port without a unit connects to anything (generic models, undeclared units).
-  if (!from_unit.empty() && !to_unit.empty() && from_unit != to_unit) {
+  // A port without a unit connects to anything (generic models, undeclared
+  // units); two spellings of one unit ("N.m", "N m") connect as they are.
+  if (!from_unit.empty() && !to_unit.empty() && from_unit != to_unit &&
+      !(!from.discrete &&
+        same_unit(from_desc.outputs[from.reference.port], to_desc.inputs[to.reference.port]))) {
+    // Both ends are of one type here: Real, or discrete (never converted).
+    const std::string why =
+        from.discrete
+            ? std::string()
+            : why_not_converted(from_unit, definition_of(from_desc.outputs[from.reference.port]),
+                                to_unit, definition_of(to_desc.inputs[to.reference.port]));
     throw ConfigurationError("'" + std::string(source) + "' [" + from_unit + "] -> '" +
-                             std::string(target) + "' [" + to_unit +
-                             "]: the units differ; declare the conversion on the connection "
-                             "(factor, offset: to = factor * from + offset) or give both ends "
-                             "one unit");
+                             std::string(target) + "' [" + to_unit + "]: the units differ" + why +
+                             "; declare the conversion on the connection (factor, offset: to = "
+                             "factor * from + offset) or give both ends one unit");
   }
   if (from.discrete) {
     discrete_connections_.push_back(Connection{from.reference, to.reference});

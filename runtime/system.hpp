@@ -45,11 +45,15 @@ class System {
 
   /// Adds a slave; names are unique and contain no '.'.
   std::size_t add_slave(std::string name, std::unique_ptr<Slave> slave);
+  /// Adds a slave before slave `position` (those from there on move up by
+  /// one): only before the first connection, which would hold their indices.
+  std::size_t insert_slave(std::size_t position, std::string name, std::unique_ptr<Slave> slave);
 
   /// Connects "slave.output" to "slave.input"; throws ConfigurationError naming the
   /// unknown slave or variable, the doubly driven input, both ends and their
   /// types (Real, Integer, Boolean) when they differ, or both ends and their
-  /// units when both declare one and they differ. `origin` says where the
+  /// units when both declare one and they differ (with their SI bases where
+  /// known: a conversion is the caller's, docs/units.md). `origin` says where the
   /// connection was declared ("scenario.yaml:14: connections[2]"); validation
   /// errors about it begin with it.
   void connect(std::string_view source, std::string_view target, std::string origin = {});

@@ -94,15 +94,16 @@ TEST(ValidationLocations, AnUnknownPortIsNotCalledAnInput) {
       << message;
 }
 
-// Both ends declare a unit and they differ: refused, naming both ends, both
-// units and what to do.
+// Both ends declare a unit and they differ in their SI base: refused, naming
+// both ends, both units, both bases and what to do.
 TEST(ValidationLocations, AConnectionBetweenDifferentUnitsNamesBothEndsAndUnits) {
   const std::string message =
       refusal({"connections=[{from: left.x, to: right.v}, "
                "{from: left.v, to: right.x}, {from: right.f, to: left.f}]"});
-  EXPECT_NE(message.find(": connections[0]: 'left.x' [m] -> 'right.v' [m/s]: the units differ; "
-                         "declare the conversion on the connection (factor, offset: to = factor "
-                         "* from + offset) or give both ends one unit"),
+  EXPECT_NE(message.find(": connections[0]: 'left.x' [m] -> 'right.v' [m/s]: the units differ, "
+                         "and their SI bases differ (m, m.s-1); declare the conversion on the "
+                         "connection (factor, offset: to = factor * from + offset) or give both "
+                         "ends one unit"),
             std::string::npos)
       << message;
 }

@@ -211,5 +211,50 @@ TEST(System, SlaveNamesAreUniqueAndDotFree) {
   EXPECT_THROW(system.add_slave("a.b", slave({}, {})), ConfigurationError);
 }
 
+/// The message of connecting left.y [from_unit] to right.u [to_unit].
+std::string unit_refusal(const std::string& from_unit, const std::string& to_unit) {
+  System system;
+  system.add_slave("left", slave({}, {{.name = "y", .unit = from_unit}}));
+  SlaveDescription right;
+  right.inputs.push_back({.name = "u", .unit = to_unit});
+  system.add_slave("right", std::make_unique<DescribedSlave>(right));
+  try {
+    system.connect("left.y", "right.u");
+  } catch (const ConfigurationError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// System::connect converts nothing (the scenario's builder inserts the
+// converters): two units are one when their definitions are, and a refusal
+// says why the units would not convert.
+TEST(System, UnitsConnectWhenTheyAreOneUnitAndARefusalSaysWhyNot) {
+  EXPECT_EQ(unit_refusal("N m", "N.m"), "");
+  EXPECT_EQ(unit_refusal("m/s2", "m.s-2"), "");
+  EXPECT_EQ(unit_refusal("", "K"), "");
+  EXPECT_NE(unit_refusal("m", "K").find("'left.y' [m] -> 'right.u' [K]: the units differ, and "
+                                        "their SI bases differ (m, K); declare"),
+            std::string::npos);
+  EXPECT_NE(unit_refusal("furlong", "m")
+                .find("the units differ, and couplet does not know "
+                      "'furlong'"),
+            std::string::npos);
+  // One base, different units: the caller's to convert.
+  EXPECT_NE(unit_refusal("km/h", "m/s").find("[m/s]: the units differ; declare"),
+            std::string::npos);
+}
+
+TEST(System, SlavesAreInsertedOnlyBeforeTheFirstConnection) {
+  System system;
+  system.add_slave("a", slave({}, {{"y", false}}));
+  system.add_slave("b", slave({"u"}, {}));
+  EXPECT_EQ(system.insert_slave(1, "between", slave({}, {})), 1u);
+  EXPECT_EQ(system.slave_name(2), "b");
+  system.connect("a.y", "b.u");
+  EXPECT_THROW(system.insert_slave(0, "first", slave({}, {})), std::logic_error);
+  EXPECT_EQ(system.add_slave("last", slave({}, {})), 3u);  // appending moves no index
+}
+
 }  // namespace
 }  // namespace couplet

@@ -1,0 +1,142 @@
+// Units checked and converted at connections (docs/units.md): a connection
+// between two units of one SI base (m/s and km/h, degC and K) gets a
+// coupling.linear converter, said by `couplet validate`; units of different
+// bases are refused naming both ends, both units and both bases. The fixture
+// is tests/fmus/units.c, whose ports declare km/h, degC and K in its
+// UnitDefinitions.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "host_tools/test_support.hpp"
+#include "test_fmus.hpp"
+
+namespace couplet::testing {
+namespace {
+
+/// push → left (a mass, v in m/s) → a.v [km/h]; a.temperature [degC] →
+/// b.temperature_in [K]; a.v_shown [km/h] → b.v [km/h].
+std::string speedometers() {
+  const std::string units = std::string(COUPLET_TEST_FMU("units"));
+  return "name: speedometers\ntime: {start: 0, end: 1}\nslaves:\n"
+         "  push: {model: stimulus.constant, parameters: {value: 2}}\n"
+         "  left: {model: translational.mass}\n"
+         "  a:\n    fmu: " +
+         units + "\n    parameters: {ambient: 25}\n  b:\n    fmu: " + units +
+         "\nconnections:\n"
+         "  - {from: push.y, to: left.f}\n"
+         "  - {from: left.v, to: a.v}\n"
+         "  - {from: a.temperature, to: b.temperature_in}\n"
+         "  - {from: a.v_shown, to: b.v}\n"
+         "algorithm: {type: gauss_seidel, step: 0.1}\nevaluation: {grid: 0.1}\nreference: none\n";
+}
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;
+  std::filesystem::path out;
+};
+
+Outcome couplet(const std::string& subcommand, const std::string& text, const std::string& name) {
+  const auto directory = fresh_directory(name);
+  std::filesystem::create_directories(directory);
+  std::ofstream(directory / "scenario.yaml") << text;
+  Outcome result;
+  result.out = directory / "out";
+  const std::string target = subcommand == "run" ? " -o " + result.out.string() : "";
+  result.output = command_output(std::string(COUPLET_BINARY) + " " + subcommand + " " +
+                                     (directory / "scenario.yaml").string() + target,
+                                 result.exit_code);
+  return result;
+}
+
+/// signals.csv as columns by name.
+std::map<std::string, std::vector<double>> columns_of(const std::filesystem::path& csv) {
+  std::ifstream file(csv);
+  std::string line;
+  std::getline(file, line);
+  std::vector<std::string> names;
+  std::stringstream header(line);
+  for (std::string name; std::getline(header, name, ',');) names.push_back(name);
+  std::map<std::string, std::vector<double>> columns;
+  while (std::getline(file, line)) {
+    std::stringstream row(line);
+    std::string cell;
+    for (std::size_t k = 0; k < names.size() && std::getline(row, cell, ','); ++k)
+      columns[names[k]].push_back(std::stod(cell));
+  }
+  return columns;
+}
+
+TEST(UnitConversion, ValidateSaysWhichConnectionsItConvertsAndHow) {
+  const Outcome outcome = couplet("validate", speedometers(), "units_validate");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_NE(outcome.output.find(": connections[1]: 'left.v' [m/s] -> 'a.v' [km/h]: converted, "
+                                "to = 3.6 * from (both m.s-1)\n"),
+            std::string::npos)
+      << outcome.output;
+  EXPECT_NE(outcome.output.find(": connections[2]: 'a.temperature' [degC] -> "
+                                "'b.temperature_in' [K]: converted, to = 1 * from + 273.15 "
+                                "(both K)\n"),
+            std::string::npos)
+      << outcome.output;
+  // One unit on both ends: nothing to say.
+  EXPECT_EQ(outcome.output.find("connections[3]"), std::string::npos) << outcome.output;
+  EXPECT_NE(outcome.output.find(": valid\n"), std::string::npos) << outcome.output;
+}
+
+// b = f₁ x + o₁ = f₂ y + o₂ (FMI 2.0 §2.2.2): 25 degC reach b as 298.15 K, and
+// the converter before a carries 1/(1000/3600) × left.v.
+TEST(UnitConversion, TheConvertedValuesFollowTheBaseUnitRule) {
+  const Outcome outcome = couplet("run", speedometers(), "units_run");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  const auto columns = columns_of(outcome.out / "signals.csv");
+  for (const char* column : {"transform_a_v.y", "transform_b_temperature_in.y", "left.v",
+                             "a.v_shown", "b.temperature_seen", "b.v_shown"})
+    ASSERT_TRUE(columns.contains(column)) << column;
+  const std::vector<double>& seen = columns.at("b.temperature_seen");
+  ASSERT_EQ(seen.size(), 11u);
+  for (const double kelvin : seen) EXPECT_EQ(kelvin, 25.0 + 273.15);
+  const std::vector<double>& speed = columns.at("left.v");
+  const std::vector<double>& converted = columns.at("transform_a_v.y");
+  EXPECT_GT(speed.back(), 0.05);  // the mass moves: the test compares something
+  for (std::size_t k = 0; k < speed.size(); ++k)
+    EXPECT_EQ(converted[k], 1.0 / (1000.0 / 3600.0) * speed[k]) << "row " << k;
+  // The FMU shows, in km/h, what it was given.
+  EXPECT_EQ(columns.at("a.v_shown").back(), converted.back());
+}
+
+TEST(UnitConversion, UnitsOfDifferentBasesAreRefusedNamingBothEndsUnitsAndBases) {
+  std::string text = speedometers();
+  const std::string written = "  - {from: a.temperature, to: b.temperature_in}\n";
+  text.replace(text.find(written), written.size(), "  - {from: left.x, to: b.temperature_in}\n");
+  const Outcome outcome = couplet("validate", text, "units_refused");
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.output;  // a configuration error
+  EXPECT_NE(outcome.output.find(": connections[2]: 'left.x' [m] -> 'b.temperature_in' [K]: the "
+                                "units differ, and their SI bases differ (m, K); declare the "
+                                "conversion on the connection"),
+            std::string::npos)
+      << outcome.output;
+}
+
+// A conversion the scenario declares (factor/offset) is the connection's:
+// no second one is added.
+TEST(UnitConversion, ADeclaredConversionTakesThePlaceOfTheUnitsOne) {
+  std::string text = speedometers();
+  const std::string written = "  - {from: left.v, to: a.v}\n";
+  text.replace(text.find(written), written.size(), "  - {from: left.v, to: a.v, factor: 2}\n");
+  const Outcome outcome = couplet("run", text, "units_declared");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  const auto columns = columns_of(outcome.out / "signals.csv");
+  EXPECT_FALSE(columns.contains("transform_a_v_2.y"));
+  const std::vector<double>& speed = columns.at("left.v");
+  EXPECT_EQ(columns.at("transform_a_v.y").back(), 2.0 * speed.back());
+}
+
+}  // namespace
+}  // namespace couplet::testing
