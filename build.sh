@@ -156,7 +156,7 @@ sanitize_thread() {
           -E '^(Install|Embedded|PythonExample|PythonModule|Fuzz)\.|_NOT_BUILT$'
 }
 
-fuzz_targets=(codec framing run_log scenario ssp target_server link_answers)
+fuzz_targets=(codec framing run_log scenario ssp model_description target_server link_answers)
 
 # libFuzzer (clang): each target for SECONDS over a scratch copy of its
 # committed corpus (new inputs stay in build-fuzz/corpus/, the repository's
