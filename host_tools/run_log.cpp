@@ -20,9 +20,17 @@ namespace {
 /// What the records read so far allow next.
 struct ReadingState {
   bool have_header = false;
-  bool have_connections = false;
+  std::size_t scenario_parts_due = 0;  ///< LogScenarioText records the header announced
+  bool connections_begun = false;      ///< a connections record with `continued` came
+  bool have_connections = false;       ///< the last connections record came
   bool have_quantities = false;
+  /// Which inputs the connections so far drive, per slave (Real, discrete).
+  std::vector<std::vector<bool>> driven, discrete_driven;
 };
+
+/// The most LogScenarioText records a reader takes: the scenario file cap
+/// (host_tools/scenario_limits.hpp) twice over, in parts of 32 KiB.
+constexpr std::size_t kMaxScenarioTextParts = 256;
 
 /// An enum field within its proto enum (nanopb's _MIN.._MAX: the enums are
 /// contiguous). Read as an integer: proto3 enums are open, any int32 arrives.
@@ -66,13 +74,26 @@ std::string header_problem(const couplet_wire_LogHeader& header) {
 std::string take_header(const couplet_wire_LogHeader& header, RunLog& log, ReadingState& state) {
   if (state.have_header) return "a second header record: a run log has one, at its start";
   if (std::string problem = header_problem(header); !problem.empty()) return problem;
+  if (header.scenario_text_parts > kMaxScenarioTextParts) {
+    return "the header announces " + std::to_string(header.scenario_text_parts) +
+           " scenario text parts; a run log has at most " + std::to_string(kMaxScenarioTextParts);
+  }
   log.scenario_source = header.scenario_source;
   log.scenario_text = header.scenario_text;
+  state.scenario_parts_due = header.scenario_text_parts;
   log.start = header.start_ns;
   log.end = header.end_ns;
   log.algorithm = header.algorithm;
   log.wall_clock_start_ns = header.wall_clock_start_ns;
   state.have_header = true;
+  return {};
+}
+
+std::string take_scenario_text(const couplet_wire_LogScenarioText& part, RunLog& log,
+                               ReadingState& state) {
+  if (state.scenario_parts_due == 0) return "a scenario text record the header does not announce";
+  log.scenario_text += part.text;
+  --state.scenario_parts_due;
   return {};
 }
 
@@ -89,7 +110,12 @@ std::string slave_name_problem(const couplet_wire_LogSlave& slave, const RunLog&
 }
 
 std::string take_slave(const couplet_wire_LogSlave& slave, RunLog& log, const ReadingState& state) {
-  if (state.have_connections) return "a slave record after the connections";
+  if (state.connections_begun || state.have_connections)
+    return "a slave record after the connections";
+  if (state.scenario_parts_due > 0) {
+    return "a slave record where " + std::to_string(state.scenario_parts_due) +
+           " more scenario text record(s) come next";
+  }
   if (slave.index != log.slaves.size()) {
     return "a slave record with index " + std::to_string(slave.index) + " where index " +
            std::to_string(log.slaves.size()) + " comes next (slave records out of order)";
@@ -157,38 +183,46 @@ std::string discrete_connection_problem(const couplet_wire_LogConnection& connec
   return {};
 }
 
+/// One connections record; the structure is complete after the last one
+/// (not `continued`), when every Real input must be driven.
 std::string take_connections(const couplet_wire_LogConnections& connections, RunLog& log,
                              ReadingState& state) {
   if (state.have_connections) return "a second connections record";
   if (log.slaves.empty()) return "a connections record before any slave record";
-  std::vector<std::vector<bool>> driven;
-  for (const LoggedSlave& slave : log.slaves) driven.emplace_back(slave.description.inputs.size());
+  if (!state.connections_begun) {
+    for (const LoggedSlave& slave : log.slaves) {
+      state.driven.emplace_back(slave.description.inputs.size());
+      state.discrete_driven.emplace_back(slave.description.discrete_inputs.size());
+    }
+    state.connections_begun = true;
+  }
   for (pb_size_t c = 0; c < connections.connections_count; ++c) {
     const couplet_wire_LogConnection& connection = connections.connections[c];
-    if (std::string problem = connection_problem(connection, log, driven); !problem.empty())
-      return "connection " + std::to_string(c) + " names " + problem;
-    driven[connection.target_slave][connection.target_port] = true;
+    if (std::string problem = connection_problem(connection, log, state.driven); !problem.empty())
+      return "connection " + std::to_string(log.connections.size()) + " names " + problem;
+    state.driven[connection.target_slave][connection.target_port] = true;
     log.connections.push_back({{connection.source_slave, connection.source_port},
                                {connection.target_slave, connection.target_port}});
   }
-  for (std::size_t s = 0; s < log.slaves.size(); ++s) {
-    for (std::size_t i = 0; i < driven[s].size(); ++i) {
-      if (!driven[s][i]) return "input '" + log.input_name(s, i) + "' is not connected";
-    }
-  }
-  std::vector<std::vector<bool>> discrete_driven;
-  for (const LoggedSlave& slave : log.slaves)
-    discrete_driven.emplace_back(slave.description.discrete_inputs.size());
   for (pb_size_t c = 0; c < connections.discrete_connections_count; ++c) {
     const couplet_wire_LogConnection& connection = connections.discrete_connections[c];
-    if (std::string problem = discrete_connection_problem(connection, log, discrete_driven);
+    if (std::string problem = discrete_connection_problem(connection, log, state.discrete_driven);
         !problem.empty())
-      return "discrete connection " + std::to_string(c) + " names " + problem;
-    discrete_driven[connection.target_slave][connection.target_port] = true;
+      return "discrete connection " + std::to_string(log.discrete_connections.size()) + " names " +
+             problem;
+    state.discrete_driven[connection.target_slave][connection.target_port] = true;
     log.discrete_connections.push_back({{connection.source_slave, connection.source_port},
                                         {connection.target_slave, connection.target_port}});
   }
+  if (connections.continued) return {};
+  for (std::size_t s = 0; s < log.slaves.size(); ++s) {
+    for (std::size_t i = 0; i < state.driven[s].size(); ++i) {
+      if (!state.driven[s][i]) return "input '" + log.input_name(s, i) + "' is not connected";
+    }
+  }
   state.have_connections = true;
+  state.driven.clear();
+  state.discrete_driven.clear();
   return {};
 }
 
@@ -577,6 +611,8 @@ const char* record_name(pb_size_t which_body) {
       return "internal quantities";
     case couplet_wire_LogRecord_link_totals_tag:
       return "link totals";
+    case couplet_wire_LogRecord_scenario_text_tag:
+      return "scenario text";
     default:
       return "header";
   }
@@ -590,6 +626,8 @@ std::string take_record(const protocol::LogRecord& record, RunLog& log, ReadingS
     return take_header(record.body.header, log, state);
   if (!state.have_header)
     return std::string("a ") + record_name(which) + " record before the header";
+  if (which == couplet_wire_LogRecord_scenario_text_tag)
+    return take_scenario_text(record.body.scenario_text, log, state);
   if (which == couplet_wire_LogRecord_slave_tag) return take_slave(record.body.slave, log, state);
   if (which == couplet_wire_LogRecord_connections_tag)
     return take_connections(record.body.connections, log, state);

@@ -39,22 +39,30 @@ bool copy_values(double (&field)[Size], Count& count, std::span<const double> va
   return true;
 }
 
-/// Copies connections into a fixed log array; throws ConfigurationError naming
-/// `what` when they do not fit.
+/// Copies up to one record's worth of `from` into a fixed log array; returns
+/// what is left for the next record.
 template <typename Count, std::size_t Size>
-void copy_connections(std::span<const Connection> from, couplet_wire_LogConnection (&field)[Size],
-                      Count& count, const char* what) {
-  if (from.size() > Size) {
-    throw ConfigurationError("run log: " + std::to_string(from.size()) + " " + what +
-                             ", a log record holds " + std::to_string(Size));
-  }
-  for (std::size_t c = 0; c < from.size(); ++c) {
+std::span<const Connection> copy_connections(std::span<const Connection> from,
+                                             couplet_wire_LogConnection (&field)[Size],
+                                             Count& count) {
+  const std::size_t copied = std::min(from.size(), Size);
+  for (std::size_t c = 0; c < copied; ++c) {
     field[c] = {static_cast<std::uint32_t>(from[c].source.slave),
                 static_cast<std::uint32_t>(from[c].source.port),
                 static_cast<std::uint32_t>(from[c].target.slave),
                 static_cast<std::uint32_t>(from[c].target.port)};
   }
-  count = static_cast<Count>(from.size());
+  count = static_cast<Count>(copied);
+  return from.subspan(copied);
+}
+
+/// The length of the first part of `text` that fits `capacity` bytes and ends
+/// at a UTF-8 character boundary (a string field must hold whole characters).
+std::size_t utf8_prefix(std::string_view text, std::size_t capacity) {
+  if (text.size() <= capacity) return text.size();
+  std::size_t length = capacity;
+  while (length > 0 && (static_cast<unsigned char>(text[length]) & 0xC0) == 0x80) --length;
+  return length > 0 ? length : capacity;  // not UTF-8 at all: cut where it fits
 }
 
 /// Copies discrete values into a fixed wire array (at most kMaxPorts: the
@@ -150,18 +158,27 @@ void Recorder::begin(const RunLogHeader& header, const System& system) {
   couplet_wire_LogHeader& head = header_record.body.header;
   head.version = couplet_wire_Version_VERSION_CURRENT;
   wire::copy_name(head.scenario_source, header.scenario_source, "run log: scenario file name");
-  if (header.scenario_text.size() >= sizeof head.scenario_text) {
-    throw ConfigurationError(
-        "run log: scenario '" + header.scenario_source + "' is " +
-        std::to_string(header.scenario_text.size()) + " bytes as run; a run log holds " +
-        std::to_string(sizeof head.scenario_text - 1) + " (run with --no-log)");
+  // The scenario text: what the header holds, the rest in parts after it.
+  std::vector<std::string_view> parts;
+  for (std::string_view rest = header.scenario_text; !rest.empty() || parts.empty();) {
+    const std::size_t length = utf8_prefix(rest, sizeof head.scenario_text - 1);
+    parts.push_back(rest.substr(0, length));
+    rest.remove_prefix(length);
   }
-  wire::copy_name(head.scenario_text, header.scenario_text, "run log: scenario text");
+  wire::copy_name(head.scenario_text, std::string(parts.front()), "run log: scenario text");
+  head.scenario_text_parts = static_cast<std::uint32_t>(parts.size() - 1);
   head.start_ns = header.start;
   head.end_ns = header.end;
   wire::copy_name(head.algorithm, header.algorithm, "run log: algorithm name");
   head.wall_clock_start_ns = realtime_ns();
   publish();
+  for (std::size_t p = 1; p < parts.size(); ++p) {
+    protocol::LogRecord& part = next_record();
+    part = protocol::LogRecord{};
+    part.which_body = couplet_wire_LogRecord_scenario_text_tag;
+    wire::copy_name(part.body.scenario_text.text, std::string(parts[p]), "run log: scenario text");
+    publish();
+  }
   max_bytes_ = header.max_bytes;
 
   output_counts_.clear();
@@ -180,15 +197,21 @@ void Recorder::begin(const RunLogHeader& header, const System& system) {
     output_counts_.push_back(system.description(s).outputs.size());
   }
 
-  protocol::LogRecord& record = next_record();
-  record = protocol::LogRecord{};
-  record.which_body = couplet_wire_LogRecord_connections_tag;
-  couplet_wire_LogConnections& connections = record.body.connections;
-  copy_connections(system.connections(), connections.connections, connections.connections_count,
-                   "connections");
-  copy_connections(system.discrete_connections(), connections.discrete_connections,
-                   connections.discrete_connections_count, "connections of Integer/Boolean ports");
-  publish();
+  // As many connections records as the connections need, the last one not
+  // `continued`.
+  std::span<const Connection> real = system.connections();
+  std::span<const Connection> discrete = system.discrete_connections();
+  do {
+    protocol::LogRecord& record = next_record();
+    record = protocol::LogRecord{};
+    record.which_body = couplet_wire_LogRecord_connections_tag;
+    couplet_wire_LogConnections& connections = record.body.connections;
+    real = copy_connections(real, connections.connections, connections.connections_count);
+    discrete = copy_connections(discrete, connections.discrete_connections,
+                                connections.discrete_connections_count);
+    connections.continued = !real.empty() || !discrete.empty();
+    publish();
+  } while (!real.empty() || !discrete.empty());
 
   step_began_ns_.assign(system.slave_count(), 0);
   plan_ = 0;

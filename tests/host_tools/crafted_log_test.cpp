@@ -190,6 +190,33 @@ std::vector<Crafted> crafted_cases() {
          return edit(f, 3, [](Record& r) { --r.body.connections.connections_count; });
        },
        "is not connected"},
+      {"unannounced_scenario_text",
+       [](Frames& f) {
+         const auto slave = f[1];
+         f.insert(f.begin() + 1, slave);
+         return edit(f, 1, [](Record& r) {
+           r.which_body = couplet_wire_LogRecord_scenario_text_tag;
+           r.body.scenario_text = couplet_wire_LogScenarioText_init_zero;
+         });
+       },
+       "a scenario text record the header does not announce"},
+      {"announced_scenario_text_missing",
+       [](Frames& f) {
+         edit(f, 0, [](Record& r) { r.body.header.scenario_text_parts = 1; });
+         return std::size_t{1};
+       },
+       "a slave record where 1 more scenario text record(s) come next"},
+      {"too_many_scenario_text_parts",
+       [](Frames& f) {
+         return edit(f, 0, [](Record& r) { r.body.header.scenario_text_parts = 257; });
+       },
+       "the header announces 257 scenario text parts; a run log has at most 256"},
+      {"connections_continued_without_the_rest",
+       [](Frames& f) {
+         edit(f, 3, [](Record& r) { r.body.connections.continued = true; });
+         return std::size_t{4};
+       },
+       "record before the slaves and connections are complete"},
       {"slave_index_out_of_order",
        [](Frames& f) { return edit(f, 2, [](Record& r) { r.body.slave.index = 4; }); },
        "a slave record with index 4 where index 1 comes next"},
