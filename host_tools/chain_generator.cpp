@@ -1,5 +1,6 @@
 #include "host_tools/chain_generator.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -130,7 +131,8 @@ std::string chain_scenario_yaml(const ChainScenarioOptions& options) {
     yaml << "executor: {type: threads, threads: " << options.threads << "}\n";
   yaml << "reference: " << (options.reference ? "monolithic" : "none") << "\n"
        << "evaluation:\n"
-       << "  grid: " << number(options.grid.value_or(options.end / 100.0)) << "\n";
+       << "  grid: " << number(options.grid.value_or(std::max(options.end / 100.0, options.step)))
+       << "\n";
   // The coupling bodies' states (the paper's error measure); a single segment has
   // none, and then every output (there are none either) is the default.
   if (n > 1) {

@@ -22,11 +22,12 @@ struct NumberRange {
   bool whole = false;          ///< a whole number
 };
 
-/// A scenario file larger than this is refused before it is read. A run log keeps
-/// at most 32 KiB of scenario text, so this leaves room for comments, while
-/// bounding what yaml-cpp builds from the text: 256 KiB of the smallest values
-/// parse in about 0.3 s and 60 MB.
-inline constexpr std::uintmax_t kMaxScenarioFileBytes = 256 * 1024;
+/// A scenario file larger than this is refused before it is read: room for a
+/// generated system of 10 000 slaves (a 5000-segment chain is 2.9 MB; the run
+/// log keeps the text in 32 KiB parts), while bounding what yaml-cpp builds
+/// from the text: 4 MiB of one-character values parse in 3 s and 1 GB before
+/// kMaxYamlNodes refuses them (docs/scenarios.md).
+inline constexpr std::uintmax_t kMaxScenarioFileBytes = 4 * 1024 * 1024;
 /// Nested maps and lists deeper than this are refused (a scenario needs 5).
 inline constexpr int kMaxYamlDepth = 32;
 /// Nodes visited when checking the keys, aliases counted each time they are used.

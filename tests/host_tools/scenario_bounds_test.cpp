@@ -351,8 +351,10 @@ TEST(ScenarioBounds, LargeFilesAndDevicesAreRefusedBeforeReading) {
     std::ofstream file(path);
   }
   std::filesystem::resize_file(path, 50'000'000);  // sparse: no 50 MB written
-  expect_refused({path}, "scenario file '" + path + "' is 50000000 bytes, more than a scenario may hold (256 KiB)");
-  expect_refused({"/dev/zero"}, "scenario file '/dev/zero' holds more than a scenario may (256 KiB)");
+  expect_refused({path}, "scenario file '" + path +
+                             "' is 50000000 bytes, more than a scenario may hold (4096 KiB)");
+  expect_refused({"/dev/zero"},
+                 "scenario file '/dev/zero' holds more than a scenario may (4096 KiB)");
   expect_refused({std::filesystem::temp_directory_path().string()}, "is a directory");
   std::filesystem::remove(path);
 }
