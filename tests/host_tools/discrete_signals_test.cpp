@@ -31,25 +31,6 @@ std::string tallies(const std::string& step, const std::string& a_extra = "") {
          step + "}\nreference: none\n";
 }
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;
-  std::filesystem::path out;
-};
-
-Outcome couplet(const std::string& subcommand, const std::string& text, const std::string& name) {
-  const auto directory = fresh_directory(name);
-  std::filesystem::create_directories(directory);
-  std::ofstream(directory / "scenario.yaml") << text;
-  Outcome result;
-  result.out = directory / "out";
-  const std::string target = subcommand == "run" ? " -o " + result.out.string() : "";
-  result.output = command_output(std::string(COUPLET_BINARY) + " " + subcommand + " " +
-                                     (directory / "scenario.yaml").string() + target,
-                                 result.exit_code);
-  return result;
-}
-
 std::string row_at(const std::filesystem::path& out, const std::string& time) {
   std::ifstream file(out / "signals.csv");
   std::string line;
@@ -84,7 +65,8 @@ std::string line_starting(const std::string& text, const std::string& start) {
 // discrete input changes only at communication points.
 TEST(DiscreteSignals, TalliesCoupleIntegerAndBooleanPortsHeldBetweenCommunicationPoints) {
   for (const std::string step : {"0.5", "1"}) {
-    const Outcome outcome = couplet("run", tallies(step), "discrete-tallies-" + step);
+    const CoupletOutcome outcome =
+        couplet_on_text("run", tallies(step), "discrete-tallies-" + step);
     ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
     const std::string header = read_file(outcome.out / "signals.csv").substr(0, 80);
     EXPECT_EQ(header.substr(0, header.find('\n')),
@@ -114,8 +96,9 @@ std::string with_model_exchange(std::string text, int occurrences) {
 TEST(DiscreteSignals, ModelExchangeTalliesCountAsTheCoSimulationOnes) {
   for (const std::string step : {"0.5", "1"}) {
     for (const int exchanged : {1, 2}) {
-      const Outcome outcome = couplet("run", with_model_exchange(tallies(step), exchanged),
-                                      "discrete-me-" + step + "-" + std::to_string(exchanged));
+      const CoupletOutcome outcome =
+          couplet_on_text("run", with_model_exchange(tallies(step), exchanged),
+                          "discrete-me-" + step + "-" + std::to_string(exchanged));
       ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
       EXPECT_EQ(row_at(outcome.out, "0"), "0,0,0,0,1,0,0,1,0") << step;
       EXPECT_EQ(row_at(outcome.out, "3"), "3,1.5,0.5,3,1,1,1,1,1") << step;
@@ -129,7 +112,7 @@ TEST(DiscreteSignals, ModelExchangeTalliesCountAsTheCoSimulationOnes) {
 TEST(DiscreteSignals, TheMonolithicReferenceRefusesDiscreteConnections) {
   std::string text = with_model_exchange(tallies("1"), 2);
   text.replace(text.find("reference: none"), 15, "reference: monolithic");
-  const Outcome outcome = couplet("run", text, "discrete-me-reference");
+  const CoupletOutcome outcome = couplet_on_text("run", text, "discrete-me-reference");
   EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
   EXPECT_NE(outcome.output.find("the monolithic reference couples Real ports only, and this "
                                 "system connects Integer or Boolean ones ('a.count' -> slave 'b'"
@@ -149,7 +132,7 @@ TEST(DiscreteSignals, ChecksJudgeDiscreteSignals) {
       "  - {name: held, signal: b.count, at: {time: 7.995, value: 9, tolerance: 0}}\n"
       "  - {name: high, signal: a.phase, reaches: {above: 1.5, before: 10}}\n"
       "  - {name: never_odd, signal: a.odd, max: 0}\n";
-  const Outcome outcome = couplet("run", text, "discrete-checks");
+  const CoupletOutcome outcome = couplet_on_text("run", text, "discrete-checks");
   EXPECT_EQ(outcome.exit_code, 3) << outcome.output;  // never_odd fails
   const auto checks = nlohmann::json::parse(read_file(outcome.out / "summary.json")).at("checks");
   ASSERT_EQ(checks.size(), 4U);
@@ -169,7 +152,7 @@ TEST(DiscreteSignals, ModelsListsTheItemsOfAnEnumeration) {
 }
 
 TEST(DiscreteSignals, RunLogReplaysEveryDiscreteValueBitForBit) {
-  const Outcome outcome = couplet("run", tallies("0.5"), "discrete-replay");
+  const CoupletOutcome outcome = couplet_on_text("run", tallies("0.5"), "discrete-replay");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
   int exit_code = -1;
   const std::string replay = command_output(
@@ -188,7 +171,7 @@ TEST(DiscreteSignals, RunLogReplaysEveryDiscreteValueBitForBit) {
 
 // The report reads the discrete columns of signals.csv and draws them as steps.
 TEST(DiscreteSignals, ReportDrawsDiscreteSignalsAsSteps) {
-  const Outcome outcome = couplet("run", tallies("0.5"), "discrete-report");
+  const CoupletOutcome outcome = couplet_on_text("run", tallies("0.5"), "discrete-report");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
   int exit_code = -1;
   const std::string report_path = (outcome.out / "report.html").string();
@@ -205,10 +188,10 @@ TEST(DiscreteSignals, ReportDrawsDiscreteSignalsAsSteps) {
 // The tallies have no Real inputs: only the discrete inputs tell the two runs
 // apart, and the hash sees them.
 TEST(DiscreteSignals, DecisionHashCoversDiscreteInputs) {
-  const Outcome plain = couplet("run", tallies("1"), "discrete-hash-plain");
-  const Outcome again = couplet("run", tallies("1"), "discrete-hash-again");
-  const Outcome doubled =
-      couplet("run", tallies("1", "    parameters: {increment: 2}\n"), "discrete-hash-doubled");
+  const CoupletOutcome plain = couplet_on_text("run", tallies("1"), "discrete-hash-plain");
+  const CoupletOutcome again = couplet_on_text("run", tallies("1"), "discrete-hash-again");
+  const CoupletOutcome doubled = couplet_on_text(
+      "run", tallies("1", "    parameters: {increment: 2}\n"), "discrete-hash-doubled");
   ASSERT_EQ(plain.exit_code + again.exit_code + doubled.exit_code, 0) << doubled.output;
   EXPECT_EQ(hash_of(plain.out), hash_of(again.out));
   EXPECT_NE(hash_of(plain.out), hash_of(doubled.out));
@@ -223,13 +206,13 @@ TEST(DiscreteSignals, UnconnectedInputsHoldTheirStartValues) {
                            std::string(COUPLET_TEST_FMU("tally")) +
                            "\n    parameters: {increment: 3}\n"
                            "algorithm: {type: jacobi, step: 0.5}\nreference: none\n";
-  const Outcome outcome = couplet("run", text, "discrete-start");
+  const CoupletOutcome outcome = couplet_on_text("run", text, "discrete-start");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
   EXPECT_EQ(row_at(outcome.out, "4"), "4,6,12,2,0");
   // A Boolean parameter written as YAML's false.
   std::string disabled = text;
   disabled.replace(disabled.find("{increment: 3}"), 14, "{increment: 3, enable: false}");
-  const Outcome off = couplet("run", disabled, "discrete-start-disabled");
+  const CoupletOutcome off = couplet_on_text("run", disabled, "discrete-start-disabled");
   ASSERT_EQ(off.exit_code, 0) << off.output;
   EXPECT_EQ(row_at(off.out, "4"), "4,0,0,1,0");
 }
@@ -238,7 +221,7 @@ TEST(DiscreteSignals, UnconnectedInputsHoldTheirStartValues) {
 // signals.csv byte for byte; the communication rows hold at each time what
 // the slaves returned there (b.count 25 at t = 10, as in signals.csv).
 TEST(DiscreteSignals, ExportHoldsTheDiscreteColumnsAsSignalsCsvDoes) {
-  const Outcome outcome = couplet("run", tallies("0.5"), "discrete-export");
+  const CoupletOutcome outcome = couplet_on_text("run", tallies("0.5"), "discrete-export");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
   const std::string log = (outcome.out / "run.log").string();
   EXPECT_EQ(couplet_output("export --grid " + log), read_file(outcome.out / "signals.csv"));
@@ -260,7 +243,7 @@ struct MatFreer {
 // In the MAT-file an Integer column is int64 and a Boolean one logical, with
 // the values of the CSV.
 TEST(DiscreteSignals, MatExportTypesIntegerAndBooleanColumns) {
-  const Outcome outcome = couplet("run", tallies("1"), "discrete-mat");
+  const CoupletOutcome outcome = couplet_on_text("run", tallies("1"), "discrete-mat");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
   const std::string mat_path = (outcome.out / "export.mat").string();
   couplet_output("export --grid " + (outcome.out / "run.log").string() + " --mat " + mat_path);
@@ -323,10 +306,10 @@ TEST(DiscreteSignals, TheLibraryReadsDiscreteOutputsBetweenSteps) {
 // Under the thread pool the discrete inputs are gathered and the outputs
 // returned as in the sequential run: the same hash and signals.csv.
 TEST(DiscreteSignals, TheThreadPoolDecidesAsTheSequentialRun) {
-  const Outcome sequential = couplet("run", tallies("0.5"), "discrete-sequential");
+  const CoupletOutcome sequential = couplet_on_text("run", tallies("0.5"), "discrete-sequential");
   std::string text = tallies("0.5");
   text += "executor: {type: threads, threads: 2}\n";
-  const Outcome pooled = couplet("run", text, "discrete-threads");
+  const CoupletOutcome pooled = couplet_on_text("run", text, "discrete-threads");
   ASSERT_EQ(sequential.exit_code + pooled.exit_code, 0) << pooled.output;
   EXPECT_EQ(hash_of(pooled.out), hash_of(sequential.out));
   EXPECT_EQ(read_file(pooled.out / "signals.csv"), read_file(sequential.out / "signals.csv"));
@@ -345,12 +328,12 @@ std::string with_b_behind_a_link(std::string text) {
 // same hash and signals.csv as the local run, with b's interface CS or ME,
 // and a replay of the remote run's log reproduces it.
 TEST(DiscreteSignals, AcrossAUdpLinkTheRunDecidesAsTheLocalOne) {
-  const Outcome local = couplet("run", tallies("0.5"), "discrete-local");
+  const CoupletOutcome local = couplet_on_text("run", tallies("0.5"), "discrete-local");
   ASSERT_EQ(local.exit_code, 0) << local.output;
   for (const std::string kind : {"cs", "me"}) {
     std::string text = with_b_behind_a_link(tallies("0.5"));
     if (kind == "me") text = with_model_exchange(text, 2);
-    const Outcome remote = couplet("run", text, "discrete-udp-" + kind);
+    const CoupletOutcome remote = couplet_on_text("run", text, "discrete-udp-" + kind);
     ASSERT_EQ(remote.exit_code, 0) << remote.output;
     const auto summary = nlohmann::json::parse(read_file(remote.out / "summary.json"));
     EXPECT_TRUE(summary.at("links").contains("b")) << summary.dump();
@@ -376,7 +359,7 @@ TEST(DiscreteSignals, ConnectionsBetweenTypesAreRefusedNamingBothEnds) {
     std::string text = tallies("1");
     text.replace(text.find("a.count, to: b.increment"), 24, c.from + ", to: " + c.to);
     text.replace(text.find("  - {from: a.odd, to: b.enable}\n"), 32, "");
-    const Outcome outcome = couplet("validate", text, "discrete-types");
+    const CoupletOutcome outcome = couplet_on_text("validate", text, "discrete-types");
     EXPECT_EQ(outcome.exit_code, 2) << outcome.output;  // a configuration error
     EXPECT_NE(outcome.output.find(c.words + ": the types differ"), std::string::npos)
         << outcome.output;
@@ -404,14 +387,14 @@ TEST(DiscreteSignals, AStimulusTablePlaysIntegerAndBooleanColumns) {
            "  - {from: modes.enable, to: b.enable}\nalgorithm: {type: jacobi, step: 1}\nreference: "
            "none\n";
   };
-  const Outcome outcome = couplet("run", scenario("modes.csv"), "discrete-table");
+  const CoupletOutcome outcome = couplet_on_text("run", scenario("modes.csv"), "discrete-table");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
   const std::string header = read_file(outcome.out / "signals.csv").substr(0, 80);
   EXPECT_EQ(header.substr(0, header.find('\n')),
             "time,b.level,modes.increment,modes.enable,b.count,b.phase,b.odd");
   EXPECT_EQ(row_at(outcome.out, "3"), "3,1.5,5,0,3,1,1");
   EXPECT_EQ(row_at(outcome.out, "10"), "10,5.5,2,1,11,2,1");
-  const Outcome bad = couplet("validate", scenario("bad.csv"), "discrete-table-bad");
+  const CoupletOutcome bad = couplet_on_text("validate", scenario("bad.csv"), "discrete-table-bad");
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_NE(bad.output.find((tables / "bad.csv").string() +
                             ":3: column 'increment': '2.5' is not a whole number"),
@@ -424,7 +407,7 @@ TEST(DiscreteSignals, AStimulusTablePlaysIntegerAndBooleanColumns) {
 TEST(DiscreteSignals, FactorAndOffsetOnADiscreteConnectionAreRefusedSayingWhy) {
   std::string text = tallies("1");
   text.replace(text.find("a.count, to: b.increment}"), 25, "a.count, to: b.increment, factor: 2}");
-  const Outcome outcome = couplet("validate", text, "discrete-factor");
+  const CoupletOutcome outcome = couplet_on_text("validate", text, "discrete-factor");
   EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
   EXPECT_NE(outcome.output.find(
                 "connections[0]: factor/offset convert Real signals only, and 'a.count' is an "

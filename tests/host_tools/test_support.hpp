@@ -53,6 +53,28 @@ inline std::filesystem::path fresh_directory(const std::string& name) {
   return directory;
 }
 
+/// What `couplet SUBCOMMAND FILE` did, FILE being `text` written to a fresh
+/// scenario.yaml of the test directory `name` (`run` writes into its out/).
+struct CoupletOutcome {
+  int exit_code = -1;
+  std::string output;
+  std::filesystem::path out;
+};
+
+inline CoupletOutcome couplet_on_text(const std::string& subcommand, const std::string& text,
+                                      const std::string& name) {
+  const auto directory = fresh_directory(name);
+  std::filesystem::create_directories(directory);
+  std::ofstream(directory / "scenario.yaml") << text;
+  CoupletOutcome result;
+  result.out = directory / "out";
+  const std::string target = subcommand == "run" ? " -o " + result.out.string() : "";
+  result.output = command_output(std::string(COUPLET_BINARY) + " " + subcommand + " " +
+                                     (directory / "scenario.yaml").string() + target,
+                                 result.exit_code);
+  return result;
+}
+
 /// A scenario of scenarios/ with `key.path=value` overrides.
 inline tools::Scenario load(const std::string& scenario, const std::vector<std::string>& assignments) {
   std::vector<std::pair<std::string, std::string>> overrides;

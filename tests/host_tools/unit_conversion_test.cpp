@@ -36,25 +36,6 @@ std::string speedometers() {
          "algorithm: {type: gauss_seidel, step: 0.1}\nevaluation: {grid: 0.1}\nreference: none\n";
 }
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;
-  std::filesystem::path out;
-};
-
-Outcome couplet(const std::string& subcommand, const std::string& text, const std::string& name) {
-  const auto directory = fresh_directory(name);
-  std::filesystem::create_directories(directory);
-  std::ofstream(directory / "scenario.yaml") << text;
-  Outcome result;
-  result.out = directory / "out";
-  const std::string target = subcommand == "run" ? " -o " + result.out.string() : "";
-  result.output = command_output(std::string(COUPLET_BINARY) + " " + subcommand + " " +
-                                     (directory / "scenario.yaml").string() + target,
-                                 result.exit_code);
-  return result;
-}
-
 /// signals.csv as columns by name.
 std::map<std::string, std::vector<double>> columns_of(const std::filesystem::path& csv) {
   std::ifstream file(csv);
@@ -74,7 +55,7 @@ std::map<std::string, std::vector<double>> columns_of(const std::filesystem::pat
 }
 
 TEST(UnitConversion, ValidateSaysWhichConnectionsItConvertsAndHow) {
-  const Outcome outcome = couplet("validate", speedometers(), "units_validate");
+  const CoupletOutcome outcome = couplet_on_text("validate", speedometers(), "units_validate");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
   EXPECT_NE(outcome.output.find(": connections[1]: 'left.v' [m/s] -> 'a.v' [km/h]: converted, "
                                 "to = 3.6 * from (both m.s-1)\n"),
@@ -93,7 +74,7 @@ TEST(UnitConversion, ValidateSaysWhichConnectionsItConvertsAndHow) {
 // b = f₁ x + o₁ = f₂ y + o₂ (FMI 2.0 §2.2.2): 25 degC reach b as 298.15 K, and
 // the converter before a carries 1/(1000/3600) × left.v.
 TEST(UnitConversion, TheConvertedValuesFollowTheBaseUnitRule) {
-  const Outcome outcome = couplet("run", speedometers(), "units_run");
+  const CoupletOutcome outcome = couplet_on_text("run", speedometers(), "units_run");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
   const auto columns = columns_of(outcome.out / "signals.csv");
   for (const char* column : {"transform_a_v.y", "transform_b_temperature_in.y", "left.v",
@@ -115,7 +96,7 @@ TEST(UnitConversion, UnitsOfDifferentBasesAreRefusedNamingBothEndsUnitsAndBases)
   std::string text = speedometers();
   const std::string written = "  - {from: a.temperature, to: b.temperature_in}\n";
   text.replace(text.find(written), written.size(), "  - {from: left.x, to: b.temperature_in}\n");
-  const Outcome outcome = couplet("validate", text, "units_refused");
+  const CoupletOutcome outcome = couplet_on_text("validate", text, "units_refused");
   EXPECT_EQ(outcome.exit_code, 2) << outcome.output;  // a configuration error
   EXPECT_NE(outcome.output.find(": connections[2]: 'left.x' [m] -> 'b.temperature_in' [K]: the "
                                 "units differ, and their SI bases differ (m, K); declare the "
@@ -130,7 +111,7 @@ TEST(UnitConversion, ADeclaredConversionTakesThePlaceOfTheUnitsOne) {
   std::string text = speedometers();
   const std::string written = "  - {from: left.v, to: a.v}\n";
   text.replace(text.find(written), written.size(), "  - {from: left.v, to: a.v, factor: 2}\n");
-  const Outcome outcome = couplet("run", text, "units_declared");
+  const CoupletOutcome outcome = couplet_on_text("run", text, "units_declared");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
   const auto columns = columns_of(outcome.out / "signals.csv");
   EXPECT_FALSE(columns.contains("transform_a_v_2.y"));
