@@ -35,8 +35,7 @@ std::optional<DeclaredUnit> declared_unit(const System& system, const std::strin
   const auto read = [&](const auto& ports) -> std::optional<DeclaredUnit> {
     for (const auto& candidate : ports) {
       if (candidate.name != port || candidate.unit.empty()) continue;
-      return DeclaredUnit{candidate.unit, candidate.unit_definition ? candidate.unit_definition
-                                                                    : parse_unit(candidate.unit)};
+      return DeclaredUnit{candidate.unit, unit_definition_of(candidate)};
     }
     return std::nullopt;
   };

@@ -30,15 +30,9 @@ std::string type_name(const SlaveDescription& desc, const System::Port& port, bo
   return to_string(ports[port.reference.port].type);
 }
 
-/// What a port's unit means: the slave's definition, else the unit read by name.
-template <typename PortDescription>
-std::optional<UnitDefinition> definition_of(const PortDescription& port) {
-  return port.unit_definition ? port.unit_definition : parse_unit(port.unit);
-}
-
 bool same_unit(const OutputDescription& from, const InputDescription& to) {
-  const std::optional<UnitDefinition> from_definition = definition_of(from);
-  return from_definition && from_definition == definition_of(to);
+  const std::optional<UnitDefinition> from_definition = unit_definition_of(from);
+  return from_definition && from_definition == unit_definition_of(to);
 }
 
 /// Why two different units were not converted: ", and their SI bases differ
@@ -175,15 +169,16 @@ void System::connect(std::string_view source, std::string_view target, std::stri
                                            : to_desc.inputs[to.reference.port].unit;
   // A port without a unit connects to anything (generic models, undeclared
   // units); two spellings of one unit ("N.m", "N m") connect as they are.
-  if (!from_unit.empty() && !to_unit.empty() && from_unit != to_unit &&
-      !(!from.discrete &&
-        same_unit(from_desc.outputs[from.reference.port], to_desc.inputs[to.reference.port]))) {
-    // Both ends are of one type here: Real, or discrete (never converted).
+  // Both ends are of one type here: Real, or discrete (never converted).
+  const bool one_unit = from_unit.empty() || to_unit.empty() || from_unit == to_unit ||
+                        (!from.discrete && same_unit(from_desc.outputs[from.reference.port],
+                                                     to_desc.inputs[to.reference.port]));
+  if (!one_unit) {
     const std::string why =
-        from.discrete
-            ? std::string()
-            : why_not_converted(from_unit, definition_of(from_desc.outputs[from.reference.port]),
-                                to_unit, definition_of(to_desc.inputs[to.reference.port]));
+        from.discrete ? std::string()
+                      : why_not_converted(
+                            from_unit, unit_definition_of(from_desc.outputs[from.reference.port]),
+                            to_unit, unit_definition_of(to_desc.inputs[to.reference.port]));
     throw ConfigurationError("'" + std::string(source) + "' [" + from_unit + "] -> '" +
                              std::string(target) + "' [" + to_unit + "]: the units differ" + why +
                              "; declare the conversion on the connection (factor, offset: to = "

@@ -28,12 +28,20 @@ struct Connection {
 /// What an algorithm needs from the system; validation checks it.
 struct AlgorithmRequirements {
   std::string algorithm_name;
-  int required_input_degree = 0;    ///< every slave must accept at least this degree
-  int required_output_derivatives = 0;  ///< every source must report this many derivatives
-  bool needs_rollback = false;      ///< every slave must save and restore its state
+  int required_input_degree = 0;          ///< every slave must accept at least this degree
+  int required_output_derivatives = 0;    ///< every source must report this many derivatives
+  bool needs_rollback = false;            ///< every slave must save and restore its state
   bool resolves_algebraic_loops = false;  ///< feedthrough loops allowed (iterated or solved)
-  bool needs_linearization = false;  ///< every slave must linearize (Slave::linearize)
+  bool needs_linearization = false;       ///< every slave must linearize (Slave::linearize)
 };
+
+/// What a Real port's unit means: the slave's own definition (an FMU's
+/// UnitDefinitions), else the unit read by name (parse_unit); nullopt when
+/// neither says.
+template <typename PortDescription>
+std::optional<UnitDefinition> unit_definition_of(const PortDescription& port) {
+  return port.unit_definition ? port.unit_definition : parse_unit(port.unit);
+}
 
 class System {
  public:
