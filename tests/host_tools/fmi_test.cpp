@@ -66,24 +66,6 @@ nlohmann::json run_text(const std::string& text, const std::string& directory) {
   return tools::run_scenario(scenario, {fresh_directory(directory).string(), false, true});
 }
 
-/// Columns of signals.csv by header name.
-std::map<std::string, std::vector<double>> read_columns(const std::filesystem::path& file) {
-  std::ifstream stream(file);
-  std::string line;
-  std::getline(stream, line);
-  std::vector<std::string> names;
-  std::stringstream header(line);
-  for (std::string name; std::getline(header, name, ',');) names.push_back(name);
-  std::map<std::string, std::vector<double>> columns;
-  while (std::getline(stream, line)) {
-    std::stringstream row(line);
-    std::string cell;
-    for (std::size_t k = 0; std::getline(row, cell, ','); ++k)
-      columns[names[k]].push_back(std::stod(cell));
-  }
-  return columns;
-}
-
 double nrmse_pct(const std::vector<double>& cosimulation, const std::vector<double>& reference) {
   double sum = 0.0, low = reference[0], high = reference[0];
   for (std::size_t k = 0; k < reference.size(); ++k) {

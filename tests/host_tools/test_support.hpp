@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -73,6 +74,24 @@ inline CoupletOutcome couplet_on_text(const std::string& subcommand, const std::
                                      (directory / "scenario.yaml").string() + target,
                                  result.exit_code);
   return result;
+}
+
+/// Columns of signals.csv by header name.
+inline std::map<std::string, std::vector<double>> read_columns(const std::filesystem::path& file) {
+  std::ifstream stream(file);
+  std::string line;
+  std::getline(stream, line);
+  std::vector<std::string> names;
+  std::stringstream header(line);
+  for (std::string name; std::getline(header, name, ',');) names.push_back(name);
+  std::map<std::string, std::vector<double>> columns;
+  while (std::getline(stream, line)) {
+    std::stringstream row(line);
+    std::string cell;
+    for (std::size_t k = 0; std::getline(row, cell, ','); ++k)
+      columns[names[k]].push_back(std::stod(cell));
+  }
+  return columns;
 }
 
 /// A scenario of scenarios/ with `key.path=value` overrides.

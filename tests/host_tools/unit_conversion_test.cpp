@@ -36,24 +36,6 @@ std::string speedometers() {
          "algorithm: {type: gauss_seidel, step: 0.1}\nevaluation: {grid: 0.1}\nreference: none\n";
 }
 
-/// signals.csv as columns by name.
-std::map<std::string, std::vector<double>> columns_of(const std::filesystem::path& csv) {
-  std::ifstream file(csv);
-  std::string line;
-  std::getline(file, line);
-  std::vector<std::string> names;
-  std::stringstream header(line);
-  for (std::string name; std::getline(header, name, ',');) names.push_back(name);
-  std::map<std::string, std::vector<double>> columns;
-  while (std::getline(file, line)) {
-    std::stringstream row(line);
-    std::string cell;
-    for (std::size_t k = 0; k < names.size() && std::getline(row, cell, ','); ++k)
-      columns[names[k]].push_back(std::stod(cell));
-  }
-  return columns;
-}
-
 TEST(UnitConversion, ValidateSaysWhichConnectionsItConvertsAndHow) {
   const CoupletOutcome outcome = couplet_on_text("validate", speedometers(), "units_validate");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
@@ -76,7 +58,7 @@ TEST(UnitConversion, ValidateSaysWhichConnectionsItConvertsAndHow) {
 TEST(UnitConversion, TheConvertedValuesFollowTheBaseUnitRule) {
   const CoupletOutcome outcome = couplet_on_text("run", speedometers(), "units_run");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
-  const auto columns = columns_of(outcome.out / "signals.csv");
+  const auto columns = read_columns(outcome.out / "signals.csv");
   for (const char* column : {"transform_a_v.y", "transform_b_temperature_in.y", "left.v",
                              "a.v_shown", "b.temperature_seen", "b.v_shown"})
     ASSERT_TRUE(columns.contains(column)) << column;
@@ -113,7 +95,7 @@ TEST(UnitConversion, ADeclaredConversionTakesThePlaceOfTheUnitsOne) {
   text.replace(text.find(written), written.size(), "  - {from: left.v, to: a.v, factor: 2}\n");
   const CoupletOutcome outcome = couplet_on_text("run", text, "units_declared");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
-  const auto columns = columns_of(outcome.out / "signals.csv");
+  const auto columns = read_columns(outcome.out / "signals.csv");
   EXPECT_FALSE(columns.contains("transform_a_v_2.y"));
   const std::vector<double>& speed = columns.at("left.v");
   EXPECT_EQ(columns.at("transform_a_v.y").back(), 2.0 * speed.back());
