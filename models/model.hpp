@@ -27,8 +27,8 @@ struct ModelDescription {
   std::string summary;  ///< one line
   std::vector<std::string> inputs;
   /// The inputs' units, index for index with `inputs`: SI, spelled as in
-  /// docs/models.md ("m", "m/s", "N", "rad/s", "N m"), since connections compare
-  /// them as written. Empty, or an empty entry, where a port has no unit: the
+  /// docs/models.md ("m", "m/s", "N", "rad/s", "N m"), names parse_unit reads
+  /// (docs/units.md). Empty, or an empty entry, where a port has no unit: the
   /// generic models (stimuli, coupling.linear, Lotka–Volterra populations), whose
   /// ports connect to anything.
   std::vector<std::string> input_units;
