@@ -342,10 +342,15 @@ class SystemStructureReader {
         if (find(component) == nullptr)
           fail_connection(connection, label, "no component " + in_quotes(component));
       }
-      const std::optional<LinearMap> map = linear_transformation(connection, label);
+      std::optional<LinearMap> map = linear_transformation(connection, label);
       const std::string from = qualified(start_element, start);
       const std::string to = qualified(end_element, end);
       check_types(connection, label, from, to);
+      // suppressUnitConversion: the value passes as it is between different
+      // units; an identity converter keeps couplet from converting it by the
+      // FMUs' units (docs/units.md).
+      if (!map && suppresses_unit_conversion(connection) && units_differ(from, to))
+        map = LinearMap{exact_text(1.0), exact_text(0.0)};
       if (!map) {
         connections_.push_back({from, to});
         continue;
@@ -402,17 +407,27 @@ class SystemStructureReader {
                             ": couplet couples Real connectors");
       }
     }
-    if (source == connectors_.end() || target == connectors_.end()) return;
-    const std::string& from_unit = source->second.unit;
-    const std::string& to_unit = target->second.unit;
-    const bool suppressed =
-        parse_boolean(connection.attribute("suppressUnitConversion").value()).value_or(false);
-    if (!suppressed && !from_unit.empty() && !to_unit.empty() && from_unit != to_unit) {
+    if (!suppresses_unit_conversion(connection) && units_differ(from, to)) {
       fail_connection(connection, label,
-                      "units " + in_quotes(from_unit) + " and " + in_quotes(to_unit) +
+                      "units " + in_quotes(connectors_.at(from).unit) + " and " +
+                          in_quotes(connectors_.at(to).unit) +
                           " differ: unit conversion is not supported (give both ends one unit, or "
                           "suppressUnitConversion=\"true\")");
     }
+  }
+
+  static bool suppresses_unit_conversion(const pugi::xml_node& connection) {
+    return parse_boolean(connection.attribute("suppressUnitConversion").value()).value_or(false);
+  }
+
+  /// Both connectors declare a unit, and not the same.
+  bool units_differ(const std::string& from, const std::string& to) const {
+    const auto source = connectors_.find(from);
+    const auto target = connectors_.find(to);
+    if (source == connectors_.end() || target == connectors_.end()) return false;
+    const std::string& from_unit = source->second.unit;
+    const std::string& to_unit = target->second.unit;
+    return !from_unit.empty() && !to_unit.empty() && from_unit != to_unit;
   }
 
   [[noreturn]] void fail_connection(const pugi::xml_node& connection, const std::string& label,

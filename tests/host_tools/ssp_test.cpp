@@ -205,6 +205,30 @@ TEST(SspPackage, TheShippedExampleRunsAsItsYamlTwin) {
             read_file(run_directory("ssp-example-yaml") / "signals.csv"));
 }
 
+// suppressUnitConversion="true" between connectors of different units: the
+// value passes unchanged, through an identity converter, so that couplet does
+// not convert it by the units either.
+TEST(SspPackage, SuppressedUnitConversionPassesTheValueUnchanged) {
+  Structure structure;
+  structure.right_component =
+      "<ssd:Component name=\"right\" source=\"resources/switch_right.fmu\" "
+      "implementation=\"ModelExchange\"><ssd:Connectors>"
+      "<ssd:Connector name=\"x\" kind=\"input\"><ssc:Real unit=\"mm\"/></ssd:Connector>"
+      "</ssd:Connectors></ssd:Component>";
+  structure.x_connection =
+      "<ssd:Connection startElement=\"left\" startConnector=\"x\" endElement=\"right\" "
+      "endConnector=\"x\" suppressUnitConversion=\"true\"/>";
+  const fs::path package = make_package("suppressed", structure);
+  const tools::Scenario scenario = tools::load_scenario(package.string());
+  const auto transform =
+      std::find_if(scenario.slaves.begin(), scenario.slaves.end(),
+                   [](const tools::SlaveSpec& slave) { return slave.name == "transform_right_x"; });
+  ASSERT_NE(transform, scenario.slaves.end());
+  EXPECT_EQ(transform->model, "coupling.linear");
+  const std::map<std::string, double, std::less<>> identity = {{"factor", 1.0}, {"offset", 0.0}};
+  EXPECT_EQ(transform->parameters, identity);
+}
+
 // A LinearTransformation becomes a coupling.linear slave between the ends: at
 // every communication time its output is factor * the source's + offset, the
 // value the target's input was refreshed with.
