@@ -12,10 +12,6 @@ namespace couplet::tools {
 
 namespace {
 
-std::string slave_of(const std::string& endpoint) {
-  return endpoint.substr(0, endpoint.find('.'));
-}
-
 /// A Real port's unit and what it means: the slave's own definition, else
 /// the unit read by name; nullopt for a discrete port, a port without a unit
 /// or an end not in `system`.

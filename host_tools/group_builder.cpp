@@ -10,9 +10,9 @@
 
 namespace couplet::tools {
 
-namespace {
-
 std::string slave_of(const std::string& endpoint) { return endpoint.substr(0, endpoint.find('.')); }
+
+namespace {
 
 const SlaveSpec& spec_of(const Scenario& scenario, const std::string& name) {
   const auto spec = std::find_if(scenario.slaves.begin(), scenario.slaves.end(),

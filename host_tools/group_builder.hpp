@@ -17,6 +17,9 @@
 
 namespace couplet::tools {
 
+/// The slave of a connection endpoint: "left" of "left.x".
+std::string slave_of(const std::string& endpoint);
+
 /// The group `slave` belongs to, or null.
 const GroupSpec* group_of(const Scenario& scenario, const std::string& slave);
 

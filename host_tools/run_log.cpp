@@ -110,8 +110,7 @@ std::string slave_name_problem(const couplet_wire_LogSlave& slave, const RunLog&
 }
 
 std::string take_slave(const couplet_wire_LogSlave& slave, RunLog& log, const ReadingState& state) {
-  if (state.connections_begun || state.have_connections)
-    return "a slave record after the connections";
+  if (state.connections_begun) return "a slave record after the connections";
   if (state.scenario_parts_due > 0) {
     return "a slave record where " + std::to_string(state.scenario_parts_due) +
            " more scenario text record(s) come next";

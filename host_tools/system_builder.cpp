@@ -97,10 +97,6 @@ const ConnectionSpec& converted_output(const Scenario& scenario, const std::stri
   return *output;
 }
 
-std::string slave_of(const std::string& endpoint) {
-  return endpoint.substr(0, endpoint.find('.'));
-}
-
 }  // namespace
 
 System build_system(const Scenario& scenario, const models::ModelCatalog& catalog) {
