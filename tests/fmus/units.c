@@ -1,12 +1,9 @@
-/* A fixture for unit conversion at connections (co-simulation only, no
- * states): every port carries a unit, declared in units.xml.in's
- * UnitDefinitions, and each output passes a value through unchanged, so an
- * importer that converts between units at a connection shows it in what it
- * reads back.
- *   v                 input, km/h (factor 1/3.6 to m/s)
- *   v_shown           output, km/h, = v (direct feedthrough)
- *   ambient           parameter, degC (offset 273.15 to K), default 20
- *   temperature       output, degC, = ambient
+/* A fixture for unit conversion at connections (co-simulation: units; model
+ * exchange when built with UNITS_MODEL_EXCHANGE: units_me; no states): every port carries a unit,
+ * declared in units.xml.in's UnitDefinitions, and each output passes a value through unchanged, so
+ * an importer that converts between units at a connection shows it in what it reads back. v input,
+ * km/h (factor 1/3.6 to m/s) v_shown           output, km/h, = v (direct feedthrough) ambient
+ * parameter, degC (offset 273.15 to K), default 20 temperature       output, degC, = ambient
  *   temperature_in    input, K
  *   temperature_seen  output, K, = temperature_in (direct feedthrough) */
 #include "fmu_common.h"
@@ -52,8 +49,13 @@ static double computed(const FmuData* data, fmi2ValueReference vr) {
 
 const FmuModel fmu_model = {
     .name = FMU_MODEL_NAME,
+#ifdef UNITS_MODEL_EXCHANGE
+    .offers_co_simulation = 0,
+    .offers_model_exchange = 1,
+#else
     .offers_co_simulation = 1,
     .offers_model_exchange = 0,
+#endif
     .n_reals = N_REALS,
     .variables = variables,
     .n_states = 0,

@@ -2,8 +2,8 @@
 // between two units of one SI base (m/s and km/h, degC and K) gets a
 // coupling.linear converter, said by `couplet validate`; units of different
 // bases are refused naming both ends, both units and both bases. The fixture
-// is tests/fmus/units.c, whose ports declare km/h, degC and K in its
-// UnitDefinitions.
+// is tests/fmus/units.c (units: co-simulation; units_me: model exchange),
+// whose ports declare km/h, degC and K in its UnitDefinitions.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -21,8 +21,8 @@ namespace {
 
 /// push → left (a mass, v in m/s) → a.v [km/h]; a.temperature [degC] →
 /// b.temperature_in [K]; a.v_shown [km/h] → b.v [km/h].
-std::string speedometers() {
-  const std::string units = std::string(COUPLET_TEST_FMU("units"));
+std::string speedometers(const char* fmu = "units") {
+  const std::string units = std::string(COUPLET_TEST_FMU_DIR) + "/" + fmu + ".fmu";
   return "name: speedometers\ntime: {start: 0, end: 1}\nslaves:\n"
          "  push: {model: stimulus.constant, parameters: {value: 2}}\n"
          "  left: {model: translational.mass}\n"
@@ -72,6 +72,29 @@ TEST(UnitConversion, TheConvertedValuesFollowTheBaseUnitRule) {
     EXPECT_EQ(converted[k], 1.0 / (1000.0 / 3600.0) * speed[k]) << "row " << k;
   // The FMU shows, in km/h, what it was given.
   EXPECT_EQ(columns.at("a.v_shown").back(), converted.back());
+}
+
+// The monolithic reference (model exchange FMUs, units_me) puts the same
+// converters between its subsystems: 25 degC reach b as 298.15 K there too,
+// and a shows 3.6 x the reference's speed.
+TEST(UnitConversion, TheMonolithicReferenceConvertsAsTheCoSimulationDoes) {
+  std::string text = speedometers("units_me");
+  text.replace(text.find("reference: none"), 15, "reference: monolithic");
+  const CoupletOutcome outcome = couplet_on_text("run", text, "units_reference");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  const auto columns = read_columns(outcome.out / "signals.csv");
+  for (const char* column :
+       {"left.v:reference", "a.v_shown:reference", "b.temperature_seen:reference"})
+    ASSERT_TRUE(columns.contains(column)) << column;
+  for (const double kelvin : columns.at("b.temperature_seen:reference"))
+    EXPECT_EQ(kelvin, 25.0 + 273.15);
+  const std::vector<double>& speed = columns.at("left.v:reference");
+  const std::vector<double>& shown = columns.at("a.v_shown:reference");
+  EXPECT_GT(speed.back(), 0.05);
+  for (std::size_t k = 0; k < speed.size(); ++k)
+    EXPECT_NEAR(shown[k], 3.6 * speed[k], 1e-12 * (1.0 + shown[k])) << "row " << k;
+  // And the co-simulation follows it.
+  EXPECT_NEAR(columns.at("a.v_shown").back(), shown.back(), 1e-6);
 }
 
 TEST(UnitConversion, UnitsOfDifferentBasesAreRefusedNamingBothEndsUnitsAndBases) {
