@@ -24,7 +24,7 @@ GetRealOutputDerivatives DoStep CancelStep GetStatus GetRealStatus GetIntegerSta
 GetStringStatus"
 
 for name in switch_left switch_right switch_left_basic switch_right_basic bouncing_ball faulty null_instance \
-            missing_symbol exiting stopping tally units; do
+            missing_symbol exiting stopping tally tally_me units units_me; do
   fmu=$dir/$name.fmu
   [ -f "$fmu" ] || { fail "$fmu: missing"; continue; }
   out=$tmp/$name
