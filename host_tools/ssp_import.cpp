@@ -1,6 +1,7 @@
 #include "host_tools/ssp_import.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "couplet/errors.hpp"
+#include "couplet/unit.hpp"
 #include "host_tools/scenario.hpp"
 #include "host_tools/scenario_limits.hpp"
 #include "models/fmi/fmu_description.hpp"
@@ -167,6 +169,7 @@ class SystemStructureReader {
                 "SSP version " + in_quotes(version) + " is not supported (couplet reads SSP 1.0)");
     }
     name_ = ssd_.required(description, "name");
+    read_units(child_named(description, "Units"));
     const pugi::xml_node system = child_named(description, "System");
     if (!system) ssd_.fail(description, "no System element");
     read_elements(system);
@@ -345,12 +348,23 @@ class SystemStructureReader {
       std::optional<LinearMap> map = linear_transformation(connection, label);
       const std::string from = qualified(start_element, start);
       const std::string to = qualified(end_element, end);
-      check_types(connection, label, from, to);
-      // suppressUnitConversion: the value passes as it is between different
-      // units; an identity converter keeps couplet from converting it by the
-      // FMUs' units (docs/units.md).
-      if (!map && suppresses_unit_conversion(connection) && units_differ(from, to))
-        map = LinearMap{exact_text(1.0), exact_text(0.0)};
+      check_types(connection, label, from, to, map.has_value());
+      if (units_differ(from, to)) {
+        if (map && !suppresses_unit_conversion(connection)) {
+          fail_connection(connection, label,
+                          "a LinearTransformation between connectors of different units (" +
+                              unit_pair(from, to) +
+                              "): give both ends one unit, or suppressUnitConversion=\"true\" to "
+                              "apply it to the value as it is");
+        }
+        // suppressUnitConversion: the value passes as it is between different
+        // units; an identity converter keeps couplet from converting it by the
+        // FMUs' units (docs/units.md).
+        if (!map)
+          map = suppresses_unit_conversion(connection)
+                    ? LinearMap{exact_text(1.0), exact_text(0.0)}
+                    : unit_conversion(connection, label, from, to);
+      }
       if (!map) {
         connections_.push_back({from, to});
         continue;
@@ -389,31 +403,107 @@ class SystemStructureReader {
         if (factor != 1.0 || offset != 0.0) map = LinearMap{exact_text(factor), exact_text(offset)};
       } else if (kind.size() > 14 && kind.substr(kind.size() - 14) == "Transformation") {
         fail_connection(connection, label,
-                        std::string(kind) + " is not supported (couplet couples Real values)");
+                        std::string(kind) +
+                            " is not supported (couplet transforms Real values only, by a "
+                            "LinearTransformation)");
       }
     }
     return map;
   }
 
+  /// Real, Integer (an Enumeration too) and Boolean connectors connect to
+  /// their own type; a transformation is Real only.
   void check_types(const pugi::xml_node& connection, const std::string& label,
-                   const std::string& from, const std::string& to) const {
-    const auto source = connectors_.find(from);
-    const auto target = connectors_.find(to);
-    for (const auto& found : {source, target}) {
-      if (found != connectors_.end() && !found->second.kind.empty() &&
-          found->second.kind != "Real") {
+                   const std::string& from, const std::string& to, bool transformed) const {
+    std::string kinds[2];
+    const std::string* ends[2] = {&from, &to};
+    for (int k = 0; k < 2; ++k) {
+      const auto found = connectors_.find(*ends[k]);
+      if (found == connectors_.end() || found->second.kind.empty()) continue;
+      const std::string& kind = found->second.kind;
+      if (kind != "Real" && kind != "Integer" && kind != "Enumeration" && kind != "Boolean") {
         fail_connection(connection, label,
-                        in_quotes(found->first) + " is " + found->second.kind +
-                            ": couplet couples Real connectors");
+                        in_quotes(found->first) + " is " + kind +
+                            ": couplet couples Real, Integer and Boolean connectors (an "
+                            "Enumeration as Integer)");
+      }
+      kinds[k] = kind == "Enumeration" ? "Integer" : kind;
+    }
+    if (!kinds[0].empty() && !kinds[1].empty() && kinds[0] != kinds[1]) {
+      fail_connection(connection, label,
+                      in_quotes(from) + " is " + kinds[0] + " and " + in_quotes(to) + " is " +
+                          kinds[1] + ": a connection joins connectors of one type");
+    }
+    for (const std::string& kind : kinds) {
+      if (transformed && !kind.empty() && kind != "Real") {
+        fail_connection(connection, label,
+                        "a LinearTransformation on " + kind +
+                            " connectors (couplet transforms Real values only)");
       }
     }
-    if (!suppresses_unit_conversion(connection) && units_differ(from, to)) {
-      fail_connection(connection, label,
-                      "units " + in_quotes(connectors_.at(from).unit) + " and " +
-                          in_quotes(connectors_.at(to).unit) +
-                          " differ: unit conversion is not supported (give both ends one unit, or "
-                          "suppressUnitConversion=\"true\")");
+  }
+
+  /// The SSD's <Units> (SSP 1.0, as FMI 2.0 §2.2.2): each unit's SI base
+  /// exponents, factor and offset, by name.
+  void read_units(const pugi::xml_node& units) {
+    static constexpr std::array<const char*, 8> kExponents{"kg", "m",   "s",  "A",
+                                                           "K",  "mol", "cd", "rad"};
+    for (const pugi::xml_node unit : children_named(units, "Unit")) {
+      const std::string name = ssd_.required(unit, "name");
+      const pugi::xml_node base = child_named(unit, "BaseUnit");
+      if (!base) continue;  // a name only: read as couplet reads unit names
+      UnitDefinition definition;
+      for (std::size_t k = 0; k < kExponents.size(); ++k) {
+        const double exponent = ssd_.optional_number(base, kExponents[k]).value_or(0.0);
+        if (exponent != std::trunc(exponent) || std::abs(exponent) > 1000)
+          ssd_.fail(base, std::string(kExponents[k]) + ": not an integer exponent");
+        definition.exponents[k] = static_cast<int>(exponent);
+      }
+      definition.factor = ssd_.optional_number(base, "factor").value_or(1.0);
+      definition.offset = ssd_.optional_number(base, "offset").value_or(0.0);
+      if (definition.factor == 0.0) ssd_.fail(base, "factor: 0 (a unit's factor is never 0)");
+      if (!units_.emplace(name, definition).second) ssd_.fail(unit, "a second Unit of that name");
     }
+  }
+
+  /// A unit's meaning: the SSD's definition, else the name as couplet reads it.
+  std::optional<UnitDefinition> definition_of(const std::string& unit) const {
+    const auto found = units_.find(unit);
+    return found != units_.end() ? std::optional(found->second) : parse_unit(unit);
+  }
+
+  /// The converter between connectors of different units of one SI base
+  /// (y = (f₁/f₂)·x + (o₁ − o₂)/f₂), none for two spellings of one unit
+  /// ("N.m", "N m"); other pairs are refused.
+  std::optional<LinearMap> unit_conversion(const pugi::xml_node& connection,
+                                           const std::string& label, const std::string& from,
+                                           const std::string& to) const {
+    const std::string& from_unit = connectors_.at(from).unit;
+    const std::string& to_unit = connectors_.at(to).unit;
+    const std::optional<UnitDefinition> source = definition_of(from_unit);
+    const std::optional<UnitDefinition> target = definition_of(to_unit);
+    for (const auto& [unit, definition] : {std::pair{from_unit, source}, {to_unit, target}}) {
+      if (!definition) {
+        fail_connection(connection, label,
+                        "units differ (" + unit_pair(from, to) + "), and couplet does not know " +
+                            in_quotes(unit) +
+                            ": define it in the SSD's Units (ssc:Unit with ssc:BaseUnit), or "
+                            "suppressUnitConversion=\"true\"");
+      }
+    }
+    if (*source == *target) return std::nullopt;
+    const std::optional<UnitConversion> conversion = conversion_between(*source, *target);
+    if (!conversion) {
+      fail_connection(connection, label,
+                      "units differ (" + unit_pair(from, to) + "), and their SI bases differ (" +
+                          base_text(*source) + ", " + base_text(*target) +
+                          "): give both ends one unit, or suppressUnitConversion=\"true\"");
+    }
+    return LinearMap{exact_text(conversion->factor), exact_text(conversion->offset)};
+  }
+
+  std::string unit_pair(const std::string& from, const std::string& to) const {
+    return in_quotes(connectors_.at(from).unit) + ", " + in_quotes(connectors_.at(to).unit);
   }
 
   static bool suppresses_unit_conversion(const pugi::xml_node& connection) {
@@ -547,6 +637,7 @@ class SystemStructureReader {
   std::vector<Component> components_;
   std::vector<Connection> connections_;
   std::map<std::string, ConnectorType, std::less<>> connectors_;
+  std::map<std::string, UnitDefinition, std::less<>> units_;
 };
 
 bool is_component(const YAML::Node& slaves, const std::string& name) {

@@ -61,6 +61,7 @@ struct Structure {
       "<ssc:LinearTransformation factor=\"1\" offset=\"0\"/></ssd:Connection>";
   std::string extra_elements;
   std::string extra_connections;
+  std::string units;  ///< an <ssd:Units> element, after the system
   std::string system_bindings =
       "<ssd:ParameterBindings><ssd:ParameterBinding prefix=\"left.\"><ssd:ParameterValues>"
       "<ssv:ParameterSet version=\"1.0\" name=\"start\"><ssv:Parameters>" +
@@ -80,8 +81,9 @@ struct Structure {
            "endConnector=\"v\"/>\n"
            "<ssd:Connection startElement=\"right\" startConnector=\"f\" endElement=\"left\" "
            "endConnector=\"f\"/>\n" +
-           extra_connections + "</ssd:Connections>\n" + system_bindings +
-           "\n</ssd:System>\n<ssd:DefaultExperiment startTime=\"0\" stopTime=\"200\"/>\n"
+           extra_connections + "</ssd:Connections>\n" + system_bindings + "\n</ssd:System>\n" +
+           units +
+           "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"200\"/>\n"
            "</ssd:SystemStructureDescription>\n";
   }
 };
@@ -229,6 +231,128 @@ TEST(SspPackage, SuppressedUnitConversionPassesTheValueUnchanged) {
   EXPECT_EQ(transform->parameters, identity);
 }
 
+/// The transform slave's parameters in `scenario`, or nothing.
+std::optional<std::map<std::string, double, std::less<>>> transform_parameters(
+    const tools::Scenario& scenario, const std::string& name) {
+  for (const tools::SlaveSpec& slave : scenario.slaves) {
+    if (slave.name == name && slave.model == "coupling.linear") return slave.parameters;
+  }
+  return std::nullopt;
+}
+
+// Connectors of different units of one SI base are converted as FMI's
+// BaseUnit rule says (SSP 1.0 uses FMI 2.0's unit definitions): by the SSD's
+// <Units> where it defines the unit, else by the name as couplet reads it.
+TEST(SspPackage, ConnectorsOfDifferentUnitsAreConvertedByTheirBaseUnits) {
+  Structure by_name;
+  by_name.right_component =
+      "<ssd:Component name=\"right\" source=\"resources/switch_right.fmu\" "
+      "implementation=\"ModelExchange\"><ssd:Connectors>"
+      "<ssd:Connector name=\"x\" kind=\"input\"><ssc:Real unit=\"mm\"/></ssd:Connector>"
+      "</ssd:Connectors></ssd:Component>";
+  by_name.x_connection =
+      "<ssd:Connection startElement=\"left\" startConnector=\"x\" endElement=\"right\" "
+      "endConnector=\"x\"/>";
+  const auto millimetres = transform_parameters(
+      tools::load_scenario(make_package("units_by_name", by_name).string()), "transform_right_x");
+  ASSERT_TRUE(millimetres.has_value());
+  EXPECT_EQ(millimetres->at("factor"), 1000.0);
+  EXPECT_EQ(millimetres->at("offset"), 0.0);
+
+  // A unit only the SSD defines: "inch" = 0.0254 m; m -> inch is 1/0.0254.
+  Structure defined = by_name;
+  const std::string mm = "unit=\"mm\"";
+  defined.right_component.replace(defined.right_component.find(mm), mm.size(), "unit=\"inch\"");
+  defined.units =
+      "<ssd:Units><ssc:Unit name=\"inch\"><ssc:BaseUnit m=\"1\" factor=\"0.0254\"/></ssc:Unit>"
+      "</ssd:Units>\n";
+  const tools::Scenario inches =
+      tools::load_scenario(make_package("units_defined", defined).string());
+  const auto to_inches = transform_parameters(inches, "transform_right_x");
+  ASSERT_TRUE(to_inches.has_value());
+  EXPECT_EQ(to_inches->at("factor"), 1.0 / 0.0254);
+  EXPECT_EQ(to_inches->at("offset"), 0.0);
+  // And it runs: the converter's output is the position in inches.
+  const fs::path output = fresh_directory("ssp-inches-run");
+  tools::Scenario short_run = inches;
+  short_run.end = 1.0;
+  tools::run_scenario(short_run, {output.string(), false});
+  const tools::ExportTable table =
+      tools::communication_table(tools::read_run_log((output / "run.log").string()));
+  const auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(table.columns.begin(), table.columns.end(), name) -
+                                    table.columns.begin());
+  };
+  const std::size_t x = column("left.x");
+  const std::size_t y = column("transform_right_x.y");
+  ASSERT_LT(y, table.columns.size());
+  ASSERT_FALSE(table.rows.empty());
+  for (const auto& row : table.rows) {
+    ASSERT_TRUE(row[x] && row[y]);
+    EXPECT_EQ(*row[y], 1.0 / 0.0254 * *row[x]);
+  }
+
+  // Two spellings of one unit need no converter: right.f [N] -> left.f [kg.m/s2].
+  Structure spelled;
+  spelled.left_connectors.replace(spelled.left_connectors.find("unit=\"N\""), 8,
+                                  "unit=\"kg.m/s2\"");
+  spelled.right_component =
+      "<ssd:Component name=\"right\" source=\"resources/switch_right.fmu\" "
+      "implementation=\"ModelExchange\"><ssd:Connectors>"
+      "<ssd:Connector name=\"f\" kind=\"output\"><ssc:Real unit=\"N\"/></ssd:Connector>"
+      "</ssd:Connectors></ssd:Component>";
+  const tools::Scenario same = tools::load_scenario(make_package("units_same", spelled).string());
+  EXPECT_FALSE(transform_parameters(same, "transform_left_f").has_value());
+  EXPECT_EQ(same.slaves.size(), 2u);
+}
+
+// Integer and Boolean connectors connect like Real ones: a package of two
+// tally counters runs as the same YAML scenario does, bit for bit.
+TEST(SspPackage, IntegerAndBooleanConnectorsRunAsTheYamlScenario) {
+  const fs::path directory = fresh_directory("ssp-tally");
+  fs::create_directories(directory);
+  const auto connector = [](const char* name, const char* kind, const char* type) {
+    return std::string("<ssd:Connector name=\"") + name + "\" kind=\"" + kind + "\"><ssc:" + type +
+           "/></ssd:Connector>";
+  };
+  const std::string ssd =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ssd:SystemStructureDescription " +
+      std::string(kNamespaces) +
+      " version=\"1.0\" name=\"tallies\">\n<ssd:System name=\"root\">\n<ssd:Elements>\n"
+      "<ssd:Component name=\"a\" source=\"resources/tally.fmu\"><ssd:Connectors>" +
+      connector("count", "output", "Integer") + connector("odd", "output", "Boolean") +
+      "</ssd:Connectors></ssd:Component>\n"
+      "<ssd:Component name=\"b\" source=\"resources/tally.fmu\"><ssd:Connectors>" +
+      connector("increment", "input", "Integer") + connector("enable", "input", "Boolean") +
+      "</ssd:Connectors></ssd:Component>\n</ssd:Elements>\n<ssd:Connections>\n"
+      "<ssd:Connection startElement=\"a\" startConnector=\"count\" endElement=\"b\" "
+      "endConnector=\"increment\"/>\n"
+      "<ssd:Connection startElement=\"a\" startConnector=\"odd\" endElement=\"b\" "
+      "endConnector=\"enable\"/>\n</ssd:Connections>\n</ssd:System>\n"
+      "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"6\"/>\n"
+      "</ssd:SystemStructureDescription>\n";
+  const fs::path package = directory / "tallies.ssp";
+  write_zip(package, {{"SystemStructure.ssd", ssd}, {"resources/tally.fmu", "@" + fmu("tally")}});
+  const std::string settings =
+      "algorithm: {type: gauss_seidel, step: 0.5}\nevaluation: {grid: 0.5}\nreference: none\n";
+  std::ofstream(tools::ssp_settings_path(package.string())) << settings;
+  const fs::path yaml = directory / "tallies.yaml";
+  std::ofstream(yaml) << "name: tallies\ntime: {start: 0, end: 6}\nslaves:\n  a: {fmu: " +
+                             fmu("tally") + "}\n  b: {fmu: " + fmu("tally") +
+                             "}\nconnections:\n  - {from: a.count, to: b.increment}\n"
+                             "  - {from: a.odd, to: b.enable}\n" +
+                             settings;
+
+  const nlohmann::json from_package = tools::run_scenario(
+      tools::load_scenario(package.string()), {fresh_directory("ssp-tally-run").string(), false});
+  const nlohmann::json from_yaml = tools::run_scenario(
+      tools::load_scenario(yaml.string()), {fresh_directory("ssp-tally-yaml").string(), false});
+  EXPECT_EQ(from_package.at("decision_hash"), from_yaml.at("decision_hash"));
+  const std::string signals = read_file(run_directory("ssp-tally-run") / "signals.csv");
+  EXPECT_EQ(signals, read_file(run_directory("ssp-tally-yaml") / "signals.csv"));
+  EXPECT_NE(signals.find("b.count"), std::string::npos) << signals;
+}
+
 // A LinearTransformation becomes a coupling.linear slave between the ends: at
 // every communication time its output is factor * the source's + offset, the
 // value the target's input was refreshed with.
@@ -298,6 +422,13 @@ TEST(SspPackage, WithoutSettingsSaysWhereTheyGo) {
   EXPECT_NE(message.find("algorithm"), std::string::npos) << message;
 }
 
+/// The right component with its connector f, an output in `unit`.
+std::string right_f_in(const std::string& unit) {
+  return "<ssd:Component name=\"right\" source=\"resources/switch_right.fmu\"><ssd:Connectors>"
+         "<ssd:Connector name=\"f\" kind=\"output\"><ssc:Real unit=\"" +
+         unit + "\"/></ssd:Connector></ssd:Connectors></ssd:Component>";
+}
+
 struct Unsupported {
   const char* label;
   void (*change)(Structure&);
@@ -330,7 +461,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "<ssd:Connection startElement=\"left\" startConnector=\"x\" endElement=\"right\" "
                   "endConnector=\"x\"><ssc:IntegerMappingTransformation/></ssd:Connection>";
             },
-            "Connection 'left.x' -> 'right.x': IntegerMappingTransformation is not supported"},
+            "Connection 'left.x' -> 'right.x': IntegerMappingTransformation is not supported "
+            "(couplet transforms Real values only"},
         Unsupported{
             "system_input",
             [](Structure& s) {
@@ -339,18 +471,50 @@ INSTANTIATE_TEST_SUITE_P(
             },
             "starts at the system's own connector 'u'"},
         Unsupported{
-            "unit_conversion",
+            "unit_bases",
             [](Structure& s) {
               s.left_connectors =
-                  "<ssd:Connectors><ssd:Connector name=\"f\" kind=\"input\"><ssc:Real unit=\"kN\"/>"
+                  "<ssd:Connectors><ssd:Connector name=\"f\" kind=\"input\"><ssc:Real unit=\"m\"/>"
                   "</ssd:Connector></ssd:Connectors>";
-              s.right_component =
-                  "<ssd:Component name=\"right\" "
-                  "source=\"resources/switch_right.fmu\"><ssd:Connectors>"
-                  "<ssd:Connector name=\"f\" kind=\"output\"><ssc:Real unit=\"N\"/></ssd:Connector>"
-                  "</ssd:Connectors></ssd:Component>";
+              s.right_component = right_f_in("N");
             },
-            "units 'N' and 'kN' differ"},
+            "Connection 'right.f' -> 'left.f': units differ ('N', 'm'), and their SI bases "
+            "differ (kg.m.s-2, m)"},
+        Unsupported{"unknown_unit",
+                    [](Structure& s) { s.right_component = right_f_in("furlong/fortnight"); },
+                    "units differ ('furlong/fortnight', 'N'), and couplet does not know "
+                    "'furlong/fortnight': define it in the SSD's Units"},
+        Unsupported{"transformed_units",
+                    [](Structure& s) {
+                      s.right_component = right_f_in("kN");
+                      s.x_connection =
+                          "<ssd:Connection startElement=\"left\" startConnector=\"x\" "
+                          "endElement=\"right\" endConnector=\"x\"/>"
+                          "<ssd:Connection startElement=\"right\" startConnector=\"f\" "
+                          "endElement=\"left\" endConnector=\"f\"><ssc:LinearTransformation "
+                          "factor=\"2\"/></ssd:Connection>";
+                    },
+                    "a LinearTransformation between connectors of different units ('kN', 'N')"},
+        Unsupported{"mixed_types",
+                    [](Structure& s) {
+                      s.left_connectors =
+                          "<ssd:Connectors><ssd:Connector name=\"x\" kind=\"output\"><ssc:Real/>"
+                          "</ssd:Connector></ssd:Connectors>";
+                      s.right_component =
+                          "<ssd:Component name=\"right\" source=\"resources/switch_right.fmu\">"
+                          "<ssd:Connectors><ssd:Connector name=\"x\" kind=\"input\">"
+                          "<ssc:Enumeration name=\"e\"/></ssd:Connector></ssd:Connectors>"
+                          "</ssd:Component>";
+                    },
+                    "'left.x' is Real and 'right.x' is Integer: a connection joins connectors of "
+                    "one type"},
+        Unsupported{"string_connector",
+                    [](Structure& s) {
+                      s.left_connectors =
+                          "<ssd:Connectors><ssd:Connector name=\"x\" kind=\"output\"><ssc:String/>"
+                          "</ssd:Connector></ssd:Connectors>";
+                    },
+                    "'left.x' is String: couplet couples Real, Integer and Boolean connectors"},
         Unsupported{"string_parameter",
                     [](Structure& s) {
                       s.system_bindings =
