@@ -76,9 +76,12 @@ void insert_converter(Scenario& scenario, std::size_t index, UnitConversion conv
                    [&](const SlaveSpec& slave) { return slave.name == target_slave; });
   scenario.slaves.insert(target, std::move(converter));
 
-  const ConnectionSpec output{name + ".y", connection.to, connection.where, true};
+  // A rounding applies to the converted value: it moves to the converter's output.
+  const ConnectionSpec output{name + ".y", connection.to, connection.where, true,
+                              connection.rounding};
   connection.to = name + ".u";
   connection.converted = true;
+  connection.rounding.reset();
   scenario.connections.push_back(output);
 }
 

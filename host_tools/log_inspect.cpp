@@ -179,6 +179,11 @@ std::string inspect_text(const RunLog& log) {
          << " → " << log.discrete_input_name(connection.target.slave, connection.target.port)
          << "\n";
   }
+  for (const RoundedConnection& connection : log.rounded_connections) {
+    text << "  " << log.output_name(connection.source.slave, connection.source.port) << " → "
+         << log.discrete_input_name(connection.target.slave, connection.target.port)
+         << " (rounding: " << to_string(connection.rounding) << ")\n";
+  }
   const Time reached = log.plans.empty() ? log.start : log.plans.back().frontier;
   const std::uint64_t macro_steps = log.plans.empty() ? 0 : log.plans.back().macro_steps;
   text << "progress     " << log.plans.size() << " plans, " << macro_steps

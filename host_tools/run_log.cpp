@@ -182,6 +182,36 @@ std::string discrete_connection_problem(const couplet_wire_LogConnection& connec
   return {};
 }
 
+/// A Real output to an Integer input, with a rounding rule.
+std::string rounded_connection_problem(const couplet_wire_LogConnection& connection,
+                                       const RunLog& log,
+                                       const std::vector<std::vector<bool>>& driven) {
+  const std::size_t slaves = log.slaves.size();
+  if (connection.source_slave >= slaves || connection.target_slave >= slaves) {
+    return "slave " + std::to_string(std::max(connection.source_slave, connection.target_slave)) +
+           ", but the log has " + std::to_string(slaves) + " slaves";
+  }
+  const SlaveDescription& source = log.slaves[connection.source_slave].description;
+  const SlaveDescription& target = log.slaves[connection.target_slave].description;
+  if (connection.source_port >= source.outputs.size()) {
+    return "output " + std::to_string(connection.source_port) + " of slave '" +
+           log.slaves[connection.source_slave].name + "', which has " +
+           std::to_string(source.outputs.size());
+  }
+  if (connection.target_port >= target.discrete_inputs.size() ||
+      target.discrete_inputs[connection.target_port].type != DiscreteType::integer) {
+    return "input " + std::to_string(connection.target_port) + " of slave '" +
+           log.slaves[connection.target_slave].name + "', which is no Integer input";
+  }
+  if (connection.rounding < couplet_wire_Rounding_ROUNDING_NEAREST ||
+      connection.rounding > couplet_wire_Rounding_ROUNDING_TRUNCATE) {
+    return "rounding " + std::to_string(static_cast<int>(connection.rounding)) +
+           ", which is none of nearest, floor, ceil and truncate";
+  }
+  if (driven[connection.target_slave][connection.target_port]) return "an input driven twice";
+  return {};
+}
+
 /// One connections record; the structure is complete after the last one
 /// (not `continued`), when every Real input must be driven.
 std::string take_connections(const couplet_wire_LogConnections& connections, RunLog& log,
@@ -212,6 +242,17 @@ std::string take_connections(const couplet_wire_LogConnections& connections, Run
     state.discrete_driven[connection.target_slave][connection.target_port] = true;
     log.discrete_connections.push_back({{connection.source_slave, connection.source_port},
                                         {connection.target_slave, connection.target_port}});
+  }
+  for (pb_size_t c = 0; c < connections.rounded_connections_count; ++c) {
+    const couplet_wire_LogConnection& connection = connections.rounded_connections[c];
+    if (std::string problem = rounded_connection_problem(connection, log, state.discrete_driven);
+        !problem.empty())
+      return "rounded connection " + std::to_string(log.rounded_connections.size()) + " names " +
+             problem;
+    state.discrete_driven[connection.target_slave][connection.target_port] = true;
+    log.rounded_connections.push_back({{connection.source_slave, connection.source_port},
+                                       {connection.target_slave, connection.target_port},
+                                       static_cast<Rounding>(connection.rounding)});
   }
   if (connections.continued) return {};
   for (std::size_t s = 0; s < log.slaves.size(); ++s) {

@@ -112,6 +112,8 @@ struct RunLog {
   std::vector<LoggedSlave> slaves;
   std::vector<Connection> connections;
   std::vector<Connection> discrete_connections;  ///< ports index the discrete ones
+  /// Real outputs to Integer inputs (the target indexes the discrete inputs).
+  std::vector<RoundedConnection> rounded_connections;
   std::vector<LoggedCall> calls;                 ///< in the order the executor made them
   std::vector<LoggedPlan> plans;
   std::optional<LoggedEnd> end_record;  ///< absent: the run was cut (crash, kill)

@@ -484,12 +484,19 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
     for (std::size_t k = 0; k < connections.size(); ++k) {
       const std::string path = "connections[" + std::to_string(k) + "]";
       const YAML::Node connection = connections[k];
-      check_keys(connection, source, path, {"from", "to", "factor", "offset"});
+      check_keys(connection, source, path, {"from", "to", "factor", "offset", "rounding"});
       if (!connection["from"] || !connection["to"])
         throw ConfigurationError(locate(source, connection, path) + ": needs 'from' and 'to'");
       scenario.connections.push_back({require_string(connection["from"], source, path + ".from"),
                                       require_string(connection["to"], source, path + ".to"),
                                       locate(source, connection, path)});
+      if (const YAML::Node rounding = connection["rounding"]) {
+        const std::string name = require_string(rounding, source, path + ".rounding");
+        scenario.connections.back().rounding = rounding_named(name);
+        if (!scenario.connections.back().rounding)
+          throw ConfigurationError(locate(source, rounding, path + ".rounding") + ": '" + name +
+                                   "' is no rounding (nearest, floor, ceil or truncate)");
+      }
       if (connection["factor"] || connection["offset"]) {
         transformations.push_back(
             {scenario.connections.size() - 1,

@@ -19,6 +19,7 @@
 #include "host_tools/test_cases.hpp"
 #include "models/ode_slave.hpp"
 #include "models/slave_source.hpp"
+#include "runtime/rounding.hpp"
 
 namespace couplet::tools {
 
@@ -46,6 +47,8 @@ struct ConnectionSpec {
   /// One half of a connection with factor/offset: a coupling.linear slave
   /// converts between its ends, which must therefore be Real.
   bool converted = false;
+  /// A Real output to an Integer input: how the value is rounded (`rounding:`).
+  std::optional<Rounding> rounding;
 };
 
 /// A group of slaves solved by an iterative algorithm inside, seen by the outer

@@ -74,11 +74,13 @@ bool is_discrete_port(const System& system, const std::string& qualified, bool o
   });
 }
 
-/// factor/offset convert through a coupling.linear slave: Real signals only.
+/// factor/offset convert through a coupling.linear slave: Real signals only
+/// (the converted value may then be rounded to an Integer input).
 void check_conversion_is_real(const System& system, const ConnectionSpec& connection) {
   if (!connection.converted) return;
   for (const auto& [end, output] :
        {std::pair{connection.from, true}, std::pair{connection.to, false}}) {
+    if (!output && connection.rounding) continue;
     if (is_discrete_port(system, end, output)) {
       throw ConfigurationError("factor/offset convert Real signals only, and '" + end +
                                "' is an Integer or " + "Boolean " + (output ? "output" : "input") +
@@ -133,11 +135,18 @@ System build_system(const Scenario& scenario, const models::ModelCatalog& catalo
     system.set_slave_origin(index, spec.where);
   }
   for (const ConnectionSpec& connection : converted.connections) {
-    if (is_inside_group(converted, connection)) continue;  // inside its composite slave
+    if (is_inside_group(converted, connection)) {  // inside its composite slave
+      if (connection.rounding) {
+        throw ConfigurationError(connection.where +
+                                 ": rounding on a connection inside a group is not supported "
+                                 "(its iteration couples Real signals): round outside the group");
+      }
+      continue;
+    }
     try {
       check_conversion_is_real(system, connection);
       system.connect(outer_name(converted, connection.from), outer_name(converted, connection.to),
-                     connection.where);
+                     connection.where, connection.rounding);
     } catch (const ConfigurationError& error) {
       throw ConfigurationError(connection.where + ": " + error.what());
     }
@@ -222,13 +231,18 @@ models::MonolithicSolution solve_reference(const Scenario& written,
   // The system's slaves in order: the scenario's, and the unit converters
   // build_system put between them.
   const Scenario scenario = with_unit_conversions(written, unit_conversions(written, system));
-  if (!system.discrete_connections().empty()) {
-    const Connection& first = system.discrete_connections().front();
-    throw ConfigurationError(scenario.source + ": the monolithic reference couples Real ports only, "
-                             "and this system connects Integer or Boolean ones ('" +
-                             system.discrete_output_name(first.source) + "' -> slave '" +
-                             system.slave_name(first.target.slave) +
-                             "'): use reference: none");
+  if (!system.discrete_connections().empty() || !system.rounded_connections().empty()) {
+    const bool discrete = !system.discrete_connections().empty();
+    const PortReference source = discrete ? system.discrete_connections().front().source
+                                          : system.rounded_connections().front().source;
+    const std::size_t target = discrete ? system.discrete_connections().front().target.slave
+                                        : system.rounded_connections().front().target.slave;
+    throw ConfigurationError(
+        scenario.source +
+        ": the monolithic reference couples Real ports only, "
+        "and this system connects Integer or Boolean ones ('" +
+        (discrete ? system.discrete_output_name(source) : system.output_name(source)) +
+        "' -> slave '" + system.slave_name(target) + "'): use reference: none");
   }
   if (!scenario.groups.empty()) return solve_grouped_reference(scenario, catalog, system, grid);
   std::vector<std::unique_ptr<models::Model>> owned;

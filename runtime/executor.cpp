@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "couplet/errors.hpp"
+#include "runtime/exact_text.hpp"
 #include "runtime/initial_evaluation_order.hpp"
 #include "runtime/input_coupling.hpp"
 
@@ -61,7 +62,11 @@ void Executor::initialize() {
     }
     DiscreteSignals& discrete = discrete_[s];
     for (std::size_t i = 0; i < desc.discrete_inputs.size(); ++i) {
-      discrete.sources.push_back(system_.discrete_source_of({s, i}));
+      if (const auto rounded = system_.rounded_source_of({s, i})) {
+        discrete.sources.push_back({rounded->source, rounded->rounding});
+      } else {
+        discrete.sources.push_back({system_.discrete_source_of({s, i}), std::nullopt});
+      }
       discrete.inputs.push_back(desc.discrete_inputs[i].start);
     }
     discrete.outputs.assign(desc.discrete_outputs.size(), 0);
@@ -369,10 +374,27 @@ void Executor::hash_request(std::size_t slave, const StepSlot& slot) {
 void Executor::gather_discrete_inputs(std::size_t slave) {
   DiscreteSignals& discrete = discrete_[slave];
   for (std::size_t i = 0; i < discrete.sources.size(); ++i) {
-    if (const std::optional<PortReference>& source = discrete.sources[i]) {
-      discrete.inputs[i] = discrete_[source->slave].outputs[source->port];
-    }
+    const DiscreteSignals::Source& source = discrete.sources[i];
+    if (!source.output) continue;
+    discrete.inputs[i] = source.rounding
+                             ? rounded_input(slave, i, *source.output, *source.rounding)
+                             : discrete_[source.output->slave].outputs[source.output->port];
   }
+}
+
+// A Real output's value at its slave's current time (the first of the slot's
+// outputs: values, then derivatives), rounded; one that has no 64-bit integer
+// (NaN, ±∞, beyond ±2⁶³) ends the run naming the source.
+std::int64_t Executor::rounded_input(std::size_t slave, std::size_t input, PortReference output,
+                                     Rounding rounding) const {
+  const double value = slots_[output.slave].outputs[output.port];
+  if (const std::optional<std::int64_t> integer = rounded(value, rounding)) return *integer;
+  throw SlaveError("slave '" + system_.slave_name(output.slave) + "': output '" +
+                   system_.description(output.slave).outputs[output.port].name + "' = " +
+                   exact_text(value) + " at t = " + seconds_text(slave_time_[output.slave]) +
+                   " s has no 64-bit Integer value for input '" + system_.slave_name(slave) + "." +
+                   system_.description(slave).discrete_inputs[input].name +
+                   "' (rounding: " + std::string(to_string(rounding)) + ")");
 }
 
 StepRequest Executor::request_of(std::size_t slave) const {

@@ -150,6 +150,8 @@ class Executor {
   void prepare_step(std::size_t slave);
   void hash_request(std::size_t slave, const StepSlot& slot);
   void gather_discrete_inputs(std::size_t slave);
+  std::int64_t rounded_input(std::size_t slave, std::size_t input, PortReference output,
+                             Rounding rounding) const;
   void hold_discrete_grid(std::size_t slave, Time from, Time to);
   StepRequest request_of(std::size_t slave) const;
   OutputBuffers buffers_of(std::size_t slave);
@@ -191,7 +193,13 @@ class Executor {
   // Per-slave discrete signals (docs/algorithms.md, "Discrete signals"): the
   // algorithms never see them; the executor passes them on at each step.
   struct DiscreteSignals {
-    std::vector<std::optional<PortReference>> sources;  ///< per input: its discrete source
+    /// Per input: what drives it. A discrete output, or (with `rounding`) a
+    /// Real output rounded to an Integer; none: the input holds its start value.
+    struct Source {
+      std::optional<PortReference> output;
+      std::optional<Rounding> rounding;
+    };
+    std::vector<Source> sources;
     std::vector<std::int64_t> inputs;            ///< the next step's, gathered at its preparation
     std::vector<std::int64_t> outputs;           ///< at the slave's current time
     std::vector<std::int64_t> previous_outputs;  ///< before the step being carried out

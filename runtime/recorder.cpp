@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstring>
 #include <stdexcept>
+#include <type_traits>
 
 #include "couplet/errors.hpp"
 #include "protocol/limits.hpp"
@@ -41,19 +42,32 @@ bool copy_values(double (&field)[Size], Count& count, std::span<const double> va
 
 /// Copies up to one record's worth of `from` into a fixed log array; returns
 /// what is left for the next record.
-template <typename Count, std::size_t Size>
-std::span<const Connection> copy_connections(std::span<const Connection> from,
-                                             couplet_wire_LogConnection (&field)[Size],
-                                             Count& count) {
+template <typename AnyConnection, std::size_t Size, typename Count>
+std::span<const AnyConnection> copy_connections(std::span<const AnyConnection> from,
+                                                couplet_wire_LogConnection (&field)[Size],
+                                                Count& count) {
   const std::size_t copied = std::min(from.size(), Size);
   for (std::size_t c = 0; c < copied; ++c) {
     field[c] = {static_cast<std::uint32_t>(from[c].source.slave),
                 static_cast<std::uint32_t>(from[c].source.port),
                 static_cast<std::uint32_t>(from[c].target.slave),
-                static_cast<std::uint32_t>(from[c].target.port)};
+                static_cast<std::uint32_t>(from[c].target.port),
+                couplet_wire_Rounding_ROUNDING_NONE};
+    if constexpr (std::is_same_v<AnyConnection, RoundedConnection>)  // one numbering
+      field[c].rounding = static_cast<couplet_wire_Rounding>(from[c].rounding);
   }
   count = static_cast<Count>(copied);
   return from.subspan(copied);
+}
+
+static_assert(static_cast<int>(Rounding::nearest) == couplet_wire_Rounding_ROUNDING_NEAREST &&
+              static_cast<int>(Rounding::floor) == couplet_wire_Rounding_ROUNDING_FLOOR &&
+              static_cast<int>(Rounding::ceil) == couplet_wire_Rounding_ROUNDING_CEIL &&
+              static_cast<int>(Rounding::truncate) == couplet_wire_Rounding_ROUNDING_TRUNCATE);
+
+bool connections_left(std::span<const Connection> real, std::span<const Connection> discrete,
+                      std::span<const RoundedConnection> rounded) {
+  return !real.empty() || !discrete.empty() || !rounded.empty();
 }
 
 /// The length of the first part of `text` that fits `capacity` bytes and ends
@@ -201,6 +215,7 @@ void Recorder::begin(const RunLogHeader& header, const System& system) {
   // `continued`.
   std::span<const Connection> real = system.connections();
   std::span<const Connection> discrete = system.discrete_connections();
+  std::span<const RoundedConnection> rounded = system.rounded_connections();
   do {
     protocol::LogRecord& record = next_record();
     record = protocol::LogRecord{};
@@ -209,9 +224,11 @@ void Recorder::begin(const RunLogHeader& header, const System& system) {
     real = copy_connections(real, connections.connections, connections.connections_count);
     discrete = copy_connections(discrete, connections.discrete_connections,
                                 connections.discrete_connections_count);
-    connections.continued = !real.empty() || !discrete.empty();
+    rounded = copy_connections(rounded, connections.rounded_connections,
+                               connections.rounded_connections_count);
+    connections.continued = connections_left(real, discrete, rounded);
     publish();
-  } while (!real.empty() || !discrete.empty());
+  } while (connections_left(real, discrete, rounded));
 
   step_began_ns_.assign(system.slave_count(), 0);
   plan_ = 0;

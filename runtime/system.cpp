@@ -73,7 +73,8 @@ std::size_t System::insert_slave(std::size_t position, std::string name,
   }
   if (find_slave(name)) throw ConfigurationError("slave '" + name + "' is defined twice");
   if (position > slaves_.size() ||
-      (position < slaves_.size() && (!connections_.empty() || !discrete_connections_.empty()))) {
+      (position < slaves_.size() && (!connections_.empty() || !discrete_connections_.empty() ||
+                                     !rounded_connections_.empty()))) {
     throw std::logic_error("System::insert_slave: position " + std::to_string(position) +
                            " out of range, or connections made already");
   }
@@ -143,24 +144,46 @@ System::Port System::resolve(std::string_view qualified, bool output) const {
       (known.empty() ? "none" : known));
 }
 
-void System::connect(std::string_view source, std::string_view target, std::string origin) {
+void System::connect(std::string_view source, std::string_view target, std::string origin,
+                     std::optional<Rounding> rounding) {
   const Port from = resolve(source, true);
   const Port to = resolve(target, false);
-  const auto existing = to.discrete ? discrete_source_of(to.reference) : source_of(to.reference);
+  std::optional<std::string> existing;
+  if (!to.discrete) {
+    if (const auto output = source_of(to.reference)) existing = output_name(*output);
+  } else if (const auto output = discrete_source_of(to.reference)) {
+    existing = discrete_output_name(*output);
+  } else if (const auto rounded = rounded_source_of(to.reference)) {
+    existing = output_name(rounded->source);
+  }
   if (existing) {
-    throw ConfigurationError(
-        "input '" + std::string(target) + "' is driven twice: by '" +
-        (to.discrete ? discrete_output_name(*existing) : output_name(*existing)) + "' and by '" +
-        std::string(source) + "'");
+    throw ConfigurationError("input '" + std::string(target) + "' is driven twice: by '" +
+                             *existing + "' and by '" + std::string(source) + "'");
   }
   const SlaveDescription& from_desc = description(from.reference.slave);
   const SlaveDescription& to_desc = description(to.reference.slave);
   const std::string from_type = type_name(from_desc, from, true);
   const std::string to_type = type_name(to_desc, to, false);
-  if (from_type != to_type) {
-    throw ConfigurationError("'" + std::string(source) + "' (" + from_type + ") -> '" +
-                             std::string(target) + "' (" + to_type +
-                             "): the types differ; a connection joins ports of one type");
+  // Appended, not "'" + std::string(...): g++ 12 warns falsely (-Wrestrict) on that.
+  std::string ends = "'";
+  ends.append(source).append("' (").append(from_type).append(") -> '");
+  ends.append(target).append("' (").append(to_type).append(")");
+  const bool real_to_integer = from_type == "Real" && to_type == "Integer";
+  if (rounding && !real_to_integer) {
+    throw ConfigurationError(ends +
+                             ": rounding applies where a Real output drives an Integer "
+                             "input; connect these without it");
+  }
+  if (from_type != to_type && !rounding) {
+    throw ConfigurationError(
+        ends + ": the types differ; a connection joins ports of one type" +
+        (real_to_integer ? std::string(", or a Real output to an Integer input with a declared "
+                                       "rounding (rounding: nearest, floor, ceil or truncate)")
+                         : std::string()));
+  }
+  if (rounding) {
+    connect_rounded(from, to, ends, *rounding);
+    return;
   }
   const std::string& from_unit = from.discrete
                                      ? from_desc.discrete_outputs[from.reference.port].unit
@@ -195,6 +218,28 @@ void System::connect(std::string_view source, std::string_view target, std::stri
 std::optional<PortReference> System::source_of(PortReference input) const {
   for (const Connection& connection : connections_) {
     if (connection.target == input) return connection.source;
+  }
+  return std::nullopt;
+}
+
+// Units are compared, not converted: a rounded value keeps the unit it had.
+void System::connect_rounded(const Port& from, const Port& to, const std::string& ends,
+                             Rounding rounding) {
+  const OutputDescription& output = description(from.reference.slave).outputs[from.reference.port];
+  const std::string& to_unit =
+      description(to.reference.slave).discrete_inputs[to.reference.port].unit;
+  if (!output.unit.empty() && !to_unit.empty() && output.unit != to_unit &&
+      unit_definition_of(output) != parse_unit(to_unit)) {
+    throw ConfigurationError(ends + " [" + output.unit + ", " + to_unit +
+                             "]: the units differ, and rounding does not convert them; give both "
+                             "ends one unit, or convert first (factor, offset)");
+  }
+  rounded_connections_.push_back(RoundedConnection{from.reference, to.reference, rounding});
+}
+
+std::optional<RoundedConnection> System::rounded_source_of(PortReference input) const {
+  for (const RoundedConnection& connection : rounded_connections_) {
+    if (connection.target == input) return connection;
   }
   return std::nullopt;
 }

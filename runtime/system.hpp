@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "couplet/slave.hpp"
+#include "runtime/rounding.hpp"
 
 namespace couplet {
 
@@ -23,6 +24,14 @@ struct PortReference {
 struct Connection {
   PortReference source;
   PortReference target;
+};
+
+/// A Real output driving an Integer input through a declared rounding rule
+/// (`source` indexes the Real outputs, `target` the discrete inputs).
+struct RoundedConnection {
+  PortReference source;
+  PortReference target;
+  Rounding rounding = Rounding::nearest;
 };
 
 /// What an algorithm needs from the system; validation checks it.
@@ -63,8 +72,10 @@ class System {
   /// units when both declare one and they differ (with their SI bases where
   /// known: a conversion is the caller's, docs/units.md). `origin` says where the
   /// connection was declared ("scenario.yaml:14: connections[2]"); validation
-  /// errors about it begin with it.
-  void connect(std::string_view source, std::string_view target, std::string origin = {});
+  /// errors about it begin with it. With `rounding`, a Real output drives an
+  /// Integer input, rounded by that rule (and nothing else does).
+  void connect(std::string_view source, std::string_view target, std::string origin = {},
+               std::optional<Rounding> rounding = std::nullopt);
 
   /// Where slave `index` was declared ("scenario.yaml:12: slaves.left"): validation
   /// errors about the slave begin with it, so that they name the scenario line.
@@ -89,10 +100,15 @@ class System {
   /// discrete_inputs). A discrete input no connection drives holds its start value.
   std::span<const Connection> discrete_connections() const { return discrete_connections_; }
 
+  /// Real outputs driving Integer inputs through a rounding rule.
+  std::span<const RoundedConnection> rounded_connections() const { return rounded_connections_; }
+
   /// The output feeding `input`, if connected.
   std::optional<PortReference> source_of(PortReference input) const;
   /// The discrete output feeding discrete `input`, if connected.
   std::optional<PortReference> discrete_source_of(PortReference input) const;
+  /// The rounded Real output feeding discrete `input`, if connected so.
+  std::optional<RoundedConnection> rounded_source_of(PortReference input) const;
 
   /// "slave.output" / "slave.input" for messages and signal names.
   std::string output_name(PortReference output) const;
@@ -112,12 +128,15 @@ class System {
     std::string origin;  ///< where it was declared, or empty
   };
   Port resolve(std::string_view qualified, bool output) const;
+  void connect_rounded(const Port& from, const Port& to, const std::string& ends,
+                       Rounding rounding);
   void check_no_algebraic_loop() const;
 
   std::vector<Entry> slaves_;
   std::vector<Connection> connections_;
   std::vector<std::string> connection_origins_;  ///< parallel to connections_
   std::vector<Connection> discrete_connections_;
+  std::vector<RoundedConnection> rounded_connections_;
 };
 
 }  // namespace couplet
