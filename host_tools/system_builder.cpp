@@ -231,18 +231,21 @@ models::MonolithicSolution solve_reference(const Scenario& written,
   // The system's slaves in order: the scenario's, and the unit converters
   // build_system put between them.
   const Scenario scenario = with_unit_conversions(written, unit_conversions(written, system));
-  if (!system.discrete_connections().empty() || !system.rounded_connections().empty()) {
-    const bool discrete = !system.discrete_connections().empty();
-    const PortReference source = discrete ? system.discrete_connections().front().source
-                                          : system.rounded_connections().front().source;
-    const std::size_t target = discrete ? system.discrete_connections().front().target.slave
-                                        : system.rounded_connections().front().target.slave;
-    throw ConfigurationError(
-        scenario.source +
-        ": the monolithic reference couples Real ports only, "
-        "and this system connects Integer or Boolean ones ('" +
-        (discrete ? system.discrete_output_name(source) : system.output_name(source)) +
-        "' -> slave '" + system.slave_name(target) + "'): use reference: none");
+  // One Integer or Boolean connection, named in the refusal: "source", target slave.
+  std::optional<std::pair<std::string, std::size_t>> discrete;
+  if (!system.discrete_connections().empty()) {
+    const Connection& first = system.discrete_connections().front();
+    discrete = {system.discrete_output_name(first.source), first.target.slave};
+  } else if (!system.rounded_connections().empty()) {
+    const RoundedConnection& first = system.rounded_connections().front();
+    discrete = {system.output_name(first.source), first.target.slave};
+  }
+  if (discrete) {
+    throw ConfigurationError(scenario.source +
+                             ": the monolithic reference couples Real ports only, "
+                             "and this system connects Integer or Boolean ones ('" +
+                             discrete->first + "' -> slave '" +
+                             system.slave_name(discrete->second) + "'): use reference: none");
   }
   if (!scenario.groups.empty()) return solve_grouped_reference(scenario, catalog, system, grid);
   std::vector<std::unique_ptr<models::Model>> owned;
