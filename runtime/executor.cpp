@@ -227,11 +227,12 @@ void Executor::prepare(const PlannedAction& action) {
 void Executor::prepare_step(std::size_t slave) {
   StepSlot& slot = slots_[slave];
   Scratch& scratch = scratch_[slave];
-  gather_discrete_inputs(slave);
+  DiscreteSignals& discrete = discrete_[slave];
+  // Tested here, not inside: a Real-only slave pays no call (master_overhead_bench).
+  if (!discrete.sources.empty()) gather_discrete_inputs(slave);
   hash_request(slave, slot);
   merge_sample_times(slave);
   std::copy_n(slot.outputs.begin(), slot.output_count, scratch.previous_values.begin());
-  DiscreteSignals& discrete = discrete_[slave];
   std::copy(discrete.outputs.begin(), discrete.outputs.end(), discrete.previous_outputs.begin());
   check_step_request(system_.slave_name(slave), system_.description(slave), slave_time_[slave],
                      request_of(slave));
@@ -397,16 +398,6 @@ std::int64_t Executor::rounded_input(std::size_t slave, std::size_t input, PortR
                    "' (rounding: " + std::string(to_string(rounding)) + ")");
 }
 
-StepRequest Executor::request_of(std::size_t slave) const {
-  const StepSlot& slot = slots_[slave];
-  return StepRequest{slot.start, slot.end, slot.inputs, scratch_[slave].sample_times,
-                     discrete_[slave].inputs};
-}
-
-OutputBuffers Executor::buffers_of(std::size_t slave) {
-  return OutputBuffers{slots_[slave].outputs, scratch_[slave].samples, discrete_[slave].outputs};
-}
-
 // Split phase: every step of the batch is announced before any is carried out,
 // so that slaves behind links compute at the same time (Slave::announce_step).
 // Local slaves ignore it; the requests are the ones the steps then pass. A
@@ -421,7 +412,7 @@ bool Executor::announce_steps() {
     merge_sample_times(action.slave);
     // Only slaves behind links take announcements, and they have no discrete
     // ports: what gather_discrete_inputs gives here is the step's anyway.
-    gather_discrete_inputs(action.slave);
+    if (!discrete_[action.slave].sources.empty()) gather_discrete_inputs(action.slave);
     const StepRequest request = request_of(action.slave);
     check_step_request(system_.slave_name(action.slave), system_.description(action.slave),
                        time_when_stepped(action), request);
@@ -523,7 +514,7 @@ void Executor::complete_step(std::size_t slave) {
     interpolate_grid(slave, slot.start, slot.end, scratch.previous_values,
                      std::span<const double>(slot.outputs.data(), slot.output_count));
   }
-  hold_discrete_grid(slave, slot.start, slot.end);
+  if (!discrete_[slave].outputs.empty()) hold_discrete_grid(slave, slot.start, slot.end);
   if (slot.end > frontier_) {
     frontier_ = slot.end;
     ++counters_.macro_steps;
@@ -550,7 +541,6 @@ void Executor::record_grid_samples(std::size_t slave, Time from, Time to,
 void Executor::hold_discrete_grid(std::size_t slave, Time from, Time to) {
   const DiscreteSignals& discrete = discrete_[slave];
   const std::size_t outputs = discrete.outputs.size();
-  if (outputs == 0) return;
   const auto first = std::upper_bound(trace_.times.begin(), trace_.times.end(), from);
   const auto last = std::upper_bound(first, trace_.times.end(), to);
   for (auto it = first; it != last; ++it) {

@@ -153,8 +153,15 @@ class Executor {
   std::int64_t rounded_input(std::size_t slave, std::size_t input, PortReference output,
                              Rounding rounding) const;
   void hold_discrete_grid(std::size_t slave, Time from, Time to);
-  StepRequest request_of(std::size_t slave) const;
-  OutputBuffers buffers_of(std::size_t slave);
+  // Defined here so that they inline: each step builds its request three times.
+  StepRequest request_of(std::size_t slave) const {
+    const StepSlot& slot = slots_[slave];
+    return {slot.start, slot.end, slot.inputs, scratch_[slave].sample_times,
+            discrete_[slave].inputs};
+  }
+  OutputBuffers buffers_of(std::size_t slave) {
+    return {slots_[slave].outputs, scratch_[slave].samples, discrete_[slave].outputs};
+  }
   void record_grid_samples(std::size_t slave, Time from, Time to, std::span<const double> samples,
                            std::span<const Time> sample_times);
   void interpolate_grid(std::size_t slave, Time from, Time to, std::span<const double> before,
