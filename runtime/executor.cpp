@@ -233,7 +233,8 @@ void Executor::prepare_step(std::size_t slave) {
   hash_request(slave, slot);
   merge_sample_times(slave);
   std::copy_n(slot.outputs.begin(), slot.output_count, scratch.previous_values.begin());
-  std::copy(discrete.outputs.begin(), discrete.outputs.end(), discrete.previous_outputs.begin());
+  if (!discrete.outputs.empty())
+    std::copy(discrete.outputs.begin(), discrete.outputs.end(), discrete.previous_outputs.begin());
   check_step_request(system_.slave_name(slave), system_.description(slave), slave_time_[slave],
                      request_of(slave));
   if (observer_ != nullptr && !batch_announced_) observer_->step_began(slave);
