@@ -1,7 +1,6 @@
 #include "host_tools/ssp_import.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -446,17 +445,15 @@ class SystemStructureReader {
   /// The SSD's <Units> (SSP 1.0, as FMI 2.0 §2.2.2): each unit's SI base
   /// exponents, factor and offset, by name.
   void read_units(const pugi::xml_node& units) {
-    static constexpr std::array<const char*, 8> kExponents{"kg", "m",   "s",  "A",
-                                                           "K",  "mol", "cd", "rad"};
     for (const pugi::xml_node unit : children_named(units, "Unit")) {
       const std::string name = ssd_.required(unit, "name");
       const pugi::xml_node base = child_named(unit, "BaseUnit");
       if (!base) continue;  // a name only: read as couplet reads unit names
       UnitDefinition definition;
-      for (std::size_t k = 0; k < kExponents.size(); ++k) {
-        const double exponent = ssd_.optional_number(base, kExponents[k]).value_or(0.0);
+      for (std::size_t k = 0; k < kSiBaseUnits.size(); ++k) {
+        const double exponent = ssd_.optional_number(base, kSiBaseUnits[k]).value_or(0.0);
         if (exponent != std::trunc(exponent) || std::abs(exponent) > 1000)
-          ssd_.fail(base, std::string(kExponents[k]) + ": not an integer exponent");
+          ssd_.fail(base, std::string(kSiBaseUnits[k]) + ": not an integer exponent");
         definition.exponents[k] = static_cast<int>(exponent);
       }
       definition.factor = ssd_.optional_number(base, "factor").value_or(1.0);

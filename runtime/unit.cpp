@@ -13,8 +13,6 @@
 namespace couplet {
 namespace {
 
-constexpr std::array<const char*, 8> kBaseNames{"kg", "m", "s", "A", "K", "mol", "cd", "rad"};
-
 /// A symbol's definition and whether SI prefixes apply to it.
 struct Symbol {
   const char* name;
@@ -153,10 +151,10 @@ bool multiply(std::string_view text, int sign, UnitDefinition& product, double& 
 
 std::string base_text(const UnitDefinition& unit) {
   std::string text;
-  for (std::size_t k = 0; k < kBaseNames.size(); ++k) {
+  for (std::size_t k = 0; k < kSiBaseUnits.size(); ++k) {
     const int exponent = unit.exponents[k];
     if (exponent == 0) continue;
-    text += (text.empty() ? "" : ".") + std::string(kBaseNames[k]);
+    text += (text.empty() ? "" : ".") + std::string(kSiBaseUnits[k]);
     if (exponent != 1) text += std::to_string(exponent);
   }
   return text.empty() ? "1" : text;

@@ -15,8 +15,13 @@
 
 namespace couplet {
 
+/// The SI base units in FMI's order: the attribute names of a <BaseUnit>
+/// (FMI 2.0, and SSP's ssc:BaseUnit) and the order of UnitDefinition::exponents.
+inline constexpr std::array<const char*, 8> kSiBaseUnits{"kg", "m",   "s",  "A",
+                                                         "K",  "mol", "cd", "rad"};
+
 struct UnitDefinition {
-  /// Exponents of kg, m, s, A, K, mol, cd, rad, in FMI's order.
+  /// Exponents of kg, m, s, A, K, mol, cd, rad (kSiBaseUnits).
   std::array<int, 8> exponents{};
   double factor = 1.0;
   double offset = 0.0;

@@ -332,8 +332,6 @@ class DescriptionParser {
   /// <UnitDefinitions> (§2.2.2): the units with a <BaseUnit>, which say how
   /// they convert; a unit without one is a name only.
   void parse_unit_definitions(pugi::xml_node definitions, Description& description) const {
-    static constexpr std::array<const char*, 8> kExponents{"kg", "m",   "s",  "A",
-                                                           "K",  "mol", "cd", "rad"};
     std::set<std::string, std::less<>> names;
     for (const pugi::xml_node unit : definitions.children("Unit")) {
       const std::string where = element(unit);
@@ -344,9 +342,9 @@ class DescriptionParser {
       if (!base) continue;
       const std::string base_where = where + ": " + element(base);
       UnitDefinition definition;
-      for (std::size_t k = 0; k < kExponents.size(); ++k)
+      for (std::size_t k = 0; k < kSiBaseUnits.size(); ++k)
         definition.exponents[k] =
-            optional_integer<int>(base, kExponents[k], base_where).value_or(0);
+            optional_integer<int>(base, kSiBaseUnits[k], base_where).value_or(0);
       definition.factor = optional_double(base, "factor", base_where).value_or(1.0);
       definition.offset = optional_double(base, "offset", base_where).value_or(0.0);
       if (definition.factor == 0.0) fail(base_where, "factor", "0 (a unit's factor is never 0)");
