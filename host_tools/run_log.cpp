@@ -131,13 +131,17 @@ std::string take_slave(const couplet_wire_LogSlave& slave, RunLog& log, const Re
   return {};
 }
 
+/// "slave 7, but the log has 3 slaves", or nothing when both ends' slaves exist.
+std::string slave_problem(const couplet_wire_LogConnection& connection, const RunLog& log) {
+  const std::size_t slaves = log.slaves.size();
+  if (connection.source_slave < slaves && connection.target_slave < slaves) return {};
+  return "slave " + std::to_string(std::max(connection.source_slave, connection.target_slave)) +
+         ", but the log has " + std::to_string(slaves) + " slaves";
+}
+
 std::string connection_problem(const couplet_wire_LogConnection& connection, const RunLog& log,
                                const std::vector<std::vector<bool>>& driven) {
-  const std::size_t slaves = log.slaves.size();
-  if (connection.source_slave >= slaves || connection.target_slave >= slaves) {
-    return "slave " + std::to_string(std::max(connection.source_slave, connection.target_slave)) +
-           ", but the log has " + std::to_string(slaves) + " slaves";
-  }
+  if (std::string problem = slave_problem(connection, log); !problem.empty()) return problem;
   const LoggedSlave& source = log.slaves[connection.source_slave];
   const LoggedSlave& target = log.slaves[connection.target_slave];
   if (connection.source_port >= source.description.outputs.size()) {
@@ -157,11 +161,7 @@ std::string connection_problem(const couplet_wire_LogConnection& connection, con
 std::string discrete_connection_problem(const couplet_wire_LogConnection& connection,
                                         const RunLog& log,
                                         const std::vector<std::vector<bool>>& driven) {
-  const std::size_t slaves = log.slaves.size();
-  if (connection.source_slave >= slaves || connection.target_slave >= slaves) {
-    return "slave " + std::to_string(std::max(connection.source_slave, connection.target_slave)) +
-           ", but the log has " + std::to_string(slaves) + " slaves";
-  }
+  if (std::string problem = slave_problem(connection, log); !problem.empty()) return problem;
   const SlaveDescription& source = log.slaves[connection.source_slave].description;
   const SlaveDescription& target = log.slaves[connection.target_slave].description;
   if (connection.source_port >= source.discrete_outputs.size()) {
@@ -186,11 +186,7 @@ std::string discrete_connection_problem(const couplet_wire_LogConnection& connec
 std::string rounded_connection_problem(const couplet_wire_LogConnection& connection,
                                        const RunLog& log,
                                        const std::vector<std::vector<bool>>& driven) {
-  const std::size_t slaves = log.slaves.size();
-  if (connection.source_slave >= slaves || connection.target_slave >= slaves) {
-    return "slave " + std::to_string(std::max(connection.source_slave, connection.target_slave)) +
-           ", but the log has " + std::to_string(slaves) + " slaves";
-  }
+  if (std::string problem = slave_problem(connection, log); !problem.empty()) return problem;
   const SlaveDescription& source = log.slaves[connection.source_slave].description;
   const SlaveDescription& target = log.slaves[connection.target_slave].description;
   if (connection.source_port >= source.outputs.size()) {
