@@ -220,16 +220,19 @@ TEST(Simulation, ObserversSeeEveryCommunicationPointWithoutAllocating) {
   EXPECT_THROW(simulation.add_observer(probe), ConfigurationError);  // after initialize()
 }
 
-// Integer and Boolean connections between two tally FMUs, with the run log
-// recording them: the stepping loop still allocates nothing.
+// Integer and Boolean connections between two tally FMUs and a rounded Real
+// one into the first, with the run log recording them: the stepping loop
+// still allocates nothing.
 TEST(Simulation, DiscreteSignalsAddNoAllocationToTheSteppingLoop) {
   const auto directory = fresh_directory("simulation-discrete");
   std::filesystem::create_directories(directory);
   const auto scenario = directory / "tallies.yaml";
   std::ofstream(scenario) << "name: tallies\ntime: {start: 0, end: 10}\nslaves:\n"
+                             "  knob: {model: stimulus.constant, parameters: {value: 0.2}}\n"
                              "  a: {fmu: " COUPLET_TEST_FMU("tally") "}\n"
                              "  b: {fmu: " COUPLET_TEST_FMU("tally") "}\n"
                              "connections:\n"
+                             "  - {from: knob.y, to: a.increment, rounding: ceil}\n"
                              "  - {from: a.count, to: b.increment}\n"
                              "  - {from: a.odd, to: b.enable}\n"
                              "algorithm: {type: jacobi, step: 0.01}\nreference: none\n";
@@ -241,7 +244,9 @@ TEST(Simulation, DiscreteSignalsAddNoAllocationToTheSteppingLoop) {
   simulation.step_until(to_ticks(9.0));
   const std::int64_t at_nine = simulation.discrete_output(count);
   EXPECT_EQ(testing::allocations() - before, 0);
-  EXPECT_EQ(at_nine, 16);  // 1 + 3 + 5 + 7: the odd counts before t = 9
+  // a counts by ceil(0.2) = 1 (the rounded connection, also allocation-free);
+  // b adds 1 + 3 + 5 + 7, the odd counts before t = 9.
+  EXPECT_EQ(at_nine, 16);
 }
 
 /// Counts the slave calls of a run beside the run log's recorder.
