@@ -30,9 +30,9 @@ std::string type_name(const SlaveDescription& desc, const System::Port& port, bo
   return to_string(ports[port.reference.port].type);
 }
 
-bool same_unit(const OutputDescription& from, const InputDescription& to) {
-  const std::optional<UnitDefinition> from_definition = unit_definition_of(from);
-  return from_definition && from_definition == unit_definition_of(to);
+/// Two spellings of one known unit ("N.m", "N m"); unknown units are never the same.
+bool same_unit(const std::optional<UnitDefinition>& from, const std::optional<UnitDefinition>& to) {
+  return from && from == to;
 }
 
 /// Why two different units were not converted: ", and their SI bases differ
@@ -193,9 +193,10 @@ void System::connect(std::string_view source, std::string_view target, std::stri
   // A port without a unit connects to anything (generic models, undeclared
   // units); two spellings of one unit ("N.m", "N m") connect as they are.
   // Both ends are of one type here: Real, or discrete (never converted).
-  const bool one_unit = from_unit.empty() || to_unit.empty() || from_unit == to_unit ||
-                        (!from.discrete && same_unit(from_desc.outputs[from.reference.port],
-                                                     to_desc.inputs[to.reference.port]));
+  const bool one_unit =
+      from_unit.empty() || to_unit.empty() || from_unit == to_unit ||
+      (!from.discrete && same_unit(unit_definition_of(from_desc.outputs[from.reference.port]),
+                                   unit_definition_of(to_desc.inputs[to.reference.port])));
   if (!one_unit) {
     const std::string why =
         from.discrete ? std::string()
@@ -229,7 +230,7 @@ void System::connect_rounded(const Port& from, const Port& to, const std::string
   const std::string& to_unit =
       description(to.reference.slave).discrete_inputs[to.reference.port].unit;
   if (!output.unit.empty() && !to_unit.empty() && output.unit != to_unit &&
-      unit_definition_of(output) != parse_unit(to_unit)) {
+      !same_unit(unit_definition_of(output), parse_unit(to_unit))) {
     throw ConfigurationError(ends + " [" + output.unit + ", " + to_unit +
                              "]: the units differ, and rounding does not convert them; give both "
                              "ends one unit, or convert first (factor, offset)");
