@@ -12,9 +12,9 @@ namespace couplet::tools {
 
 namespace {
 
-/// A Real port's unit and what it means: the slave's own definition, else
-/// the unit read by name; nullopt for a discrete port, a port without a unit
-/// or an end not in `system`.
+/// A Real port's or an Integer output's unit and what it means: the slave's
+/// own definition, else the unit read by name; nullopt for a Boolean port, a
+/// discrete input, a port without a unit or an end not in `system`.
 struct DeclaredUnit {
   std::string text;
   std::optional<UnitDefinition> definition;
@@ -35,7 +35,14 @@ std::optional<DeclaredUnit> declared_unit(const System& system, const std::strin
     }
     return std::nullopt;
   };
-  return output ? read(description.outputs) : read(description.inputs);
+  if (!output) return read(description.inputs);
+  if (auto real = read(description.outputs)) return real;
+  for (const DiscretePortDescription& candidate : description.discrete_outputs) {
+    if (candidate.name != port || candidate.unit.empty() || candidate.type != DiscreteType::integer)
+      continue;
+    return DeclaredUnit{candidate.unit, parse_unit(candidate.unit)};
+  }
+  return std::nullopt;
 }
 
 std::string short_text(double value) {

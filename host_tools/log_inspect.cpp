@@ -179,6 +179,11 @@ std::string inspect_text(const RunLog& log) {
          << " → " << log.discrete_input_name(connection.target.slave, connection.target.port)
          << "\n";
   }
+  for (const Connection& connection : log.integer_to_real_connections) {
+    text << "  " << log.discrete_output_name(connection.source.slave, connection.source.port)
+         << " → " << log.input_name(connection.target.slave, connection.target.port)
+         << " (Integer to Real, held)\n";
+  }
   for (const RoundedConnection& connection : log.rounded_connections) {
     text << "  " << log.output_name(connection.source.slave, connection.source.port) << " → "
          << log.discrete_input_name(connection.target.slave, connection.target.port)

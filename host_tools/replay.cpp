@@ -234,6 +234,10 @@ System replay_system(const RunLog& log, CallCursor& cursor) {
     system.connect(log.discrete_output_name(connection.source.slave, connection.source.port),
                    log.discrete_input_name(connection.target.slave, connection.target.port));
   }
+  for (const Connection& connection : log.integer_to_real_connections) {
+    system.connect(log.discrete_output_name(connection.source.slave, connection.source.port),
+                   log.input_name(connection.target.slave, connection.target.port));
+  }
   for (const RoundedConnection& connection : log.rounded_connections) {
     system.connect(log.output_name(connection.source.slave, connection.source.port),
                    log.discrete_input_name(connection.target.slave, connection.target.port), {},

@@ -208,6 +208,28 @@ std::string rounded_connection_problem(const couplet_wire_LogConnection& connect
   return {};
 }
 
+/// An Integer output to a Real input, held.
+std::string integer_to_real_problem(const couplet_wire_LogConnection& connection, const RunLog& log,
+                                    const std::vector<std::vector<bool>>& driven) {
+  if (std::string problem = slave_problem(connection, log); !problem.empty()) return problem;
+  const SlaveDescription& source = log.slaves[connection.source_slave].description;
+  const SlaveDescription& target = log.slaves[connection.target_slave].description;
+  if (connection.source_port >= source.discrete_outputs.size() ||
+      source.discrete_outputs[connection.source_port].type != DiscreteType::integer) {
+    return "output " + std::to_string(connection.source_port) + " of slave '" +
+           log.slaves[connection.source_slave].name + "', which is no Integer output";
+  }
+  if (connection.target_port >= target.inputs.size()) {
+    return "input " + std::to_string(connection.target_port) + " of slave '" +
+           log.slaves[connection.target_slave].name + "', which has " +
+           std::to_string(target.inputs.size()) + " inputs";
+  }
+  if (driven[connection.target_slave][connection.target_port])
+    return "input '" + log.input_name(connection.target_slave, connection.target_port) +
+           "' is driven twice";
+  return {};
+}
+
 /// One connections record; the structure is complete after the last one
 /// (not `continued`), when every Real input must be driven.
 std::string take_connections(const couplet_wire_LogConnections& connections, RunLog& log,
@@ -249,6 +271,16 @@ std::string take_connections(const couplet_wire_LogConnections& connections, Run
     log.rounded_connections.push_back({{connection.source_slave, connection.source_port},
                                        {connection.target_slave, connection.target_port},
                                        static_cast<Rounding>(connection.rounding)});
+  }
+  for (pb_size_t c = 0; c < connections.integer_to_real_connections_count; ++c) {
+    const couplet_wire_LogConnection& connection = connections.integer_to_real_connections[c];
+    if (std::string problem = integer_to_real_problem(connection, log, state.driven);
+        !problem.empty())
+      return "Integer to Real connection " +
+             std::to_string(log.integer_to_real_connections.size()) + " names " + problem;
+    state.driven[connection.target_slave][connection.target_port] = true;
+    log.integer_to_real_connections.push_back({{connection.source_slave, connection.source_port},
+                                               {connection.target_slave, connection.target_port}});
   }
   if (connections.continued) return {};
   for (std::size_t s = 0; s < log.slaves.size(); ++s) {

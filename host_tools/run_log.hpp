@@ -114,6 +114,8 @@ struct RunLog {
   std::vector<Connection> discrete_connections;  ///< ports index the discrete ones
   /// Real outputs to Integer inputs (the target indexes the discrete inputs).
   std::vector<RoundedConnection> rounded_connections;
+  /// Integer outputs to Real inputs (the source indexes the discrete outputs).
+  std::vector<Connection> integer_to_real_connections;
   std::vector<LoggedCall> calls;                 ///< in the order the executor made them
   std::vector<LoggedPlan> plans;
   std::optional<LoggedEnd> end_record;  ///< absent: the run was cut (crash, kill)

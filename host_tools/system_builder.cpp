@@ -62,25 +62,29 @@ std::unique_ptr<Slave> make_slave_of(const Scenario& scenario, const SlaveSpec& 
 
 namespace {
 
-/// Whether "slave.port" names an Integer or Boolean output (`output`) or input of `system`.
-bool is_discrete_port(const System& system, const std::string& qualified, bool output) {
+/// Whether "slave.port" names an Integer or Boolean output (`output`) or input
+/// of `system` (of that `type` only, when given).
+bool is_discrete_port(const System& system, const std::string& qualified, bool output,
+                      std::optional<DiscreteType> type = std::nullopt) {
   const std::size_t dot = qualified.find('.');
   const std::optional<std::size_t> slave = system.find_slave(qualified.substr(0, dot));
   if (!slave || dot == std::string::npos) return false;
   const SlaveDescription& description = system.description(*slave);
   const auto& ports = output ? description.discrete_outputs : description.discrete_inputs;
   return std::any_of(ports.begin(), ports.end(), [&](const DiscretePortDescription& port) {
-    return port.name == qualified.substr(dot + 1);
+    return port.name == qualified.substr(dot + 1) && (!type || port.type == *type);
   });
 }
 
 /// factor/offset convert through a coupling.linear slave: Real signals only
-/// (the converted value may then be rounded to an Integer input).
+/// (an Integer output may feed it, the converted value may then be rounded to
+/// an Integer input).
 void check_conversion_is_real(const System& system, const ConnectionSpec& connection) {
   if (!connection.converted) return;
   for (const auto& [end, output] :
        {std::pair{connection.from, true}, std::pair{connection.to, false}}) {
     if (!output && connection.rounding) continue;
+    if (output && is_discrete_port(system, end, output, DiscreteType::integer)) continue;
     if (is_discrete_port(system, end, output)) {
       throw ConfigurationError("factor/offset convert Real signals only, and '" + end +
                                "' is an Integer or " + "Boolean " + (output ? "output" : "input") +
@@ -239,6 +243,9 @@ models::MonolithicSolution solve_reference(const Scenario& written,
   } else if (!system.rounded_connections().empty()) {
     const RoundedConnection& first = system.rounded_connections().front();
     discrete = {system.output_name(first.source), first.target.slave};
+  } else if (!system.integer_to_real_connections().empty()) {
+    const Connection& first = system.integer_to_real_connections().front();
+    discrete = {system.discrete_output_name(first.source), first.target.slave};
   }
   if (discrete) {
     throw ConfigurationError(scenario.source +

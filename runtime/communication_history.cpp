@@ -96,6 +96,7 @@ void assign_extrapolated_inputs(std::size_t target, const InputSources& sources,
                                 int order) {
   StepSlot& slot = slots[target];
   for (std::size_t i = 0; i < sources.input_count(target); ++i) {
+    if (sources.held(target, i)) continue;
     slot.inputs[i] = history.extrapolation(sources.source(target, i), order);
   }
 }

@@ -77,6 +77,13 @@ CompositeSlave::CompositeSlave(std::string name, std::vector<CompositeMember> me
   } catch (const ConfigurationError& error) {
     throw in_group(error.what());
   }
+  if (!system_.integer_to_real_connections().empty()) {
+    const Connection& first = system_.integer_to_real_connections().front();
+    throw in_group("'" + system_.discrete_output_name(first.source) + "' (Integer) -> '" +
+                   system_.input_name(first.target) +
+                   "' (Real): its iteration couples Real outputs only; connect them outside "
+                   "the group");
+  }
   // The inputs nobody inside drives are the composite's inputs.
   std::vector<OutputDescription> outside_outputs;
   std::vector<PortReference> outside_targets;

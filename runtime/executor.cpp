@@ -61,6 +61,10 @@ void Executor::initialize() {
       slot.linearization.assign(LinearizationLayout::of(desc).size(), 0.0);
     }
     DiscreteSignals& discrete = discrete_[s];
+    for (std::size_t i = 0; i < desc.inputs.size(); ++i) {
+      if (const auto integer = system_.integer_source_of({s, i}))
+        discrete.held_inputs.push_back({i, *integer});
+    }
     for (std::size_t i = 0; i < desc.discrete_inputs.size(); ++i) {
       if (const auto rounded = system_.rounded_source_of({s, i})) {
         discrete.sources.push_back({rounded->source, rounded->rounding});
@@ -129,6 +133,7 @@ void Executor::compute_initial_outputs() {
     before = slots_[slave].outputs;
     const int degree = system_.description(slave).capabilities.max_input_degree;
     assign_taylor_inputs(slave, sources, slots_, degree, 1.0);
+    if (!discrete_[slave].held_inputs.empty()) hold_integer_inputs(slave, start_);
     const PlannedAction evaluation{slave, SlaveAction::evaluate_outputs};
     dispatch_and_complete({&evaluation, 1});
     const std::vector<double>& after = slots_[slave].outputs;
@@ -208,6 +213,8 @@ void Executor::prepare(const PlannedAction& action) {
       prepare_step(action.slave);
       break;
     case SlaveAction::evaluate_outputs:
+      if (!discrete_[action.slave].held_inputs.empty())
+        hold_integer_inputs(action.slave, slave_time_[action.slave]);
       for (const Polynomial& input : slots_[action.slave].inputs) hash_.add(input);
       break;
     case SlaveAction::linearize:
@@ -216,6 +223,8 @@ void Executor::prepare(const PlannedAction& action) {
                                 "' cannot linearize, but algorithm '" +
                                 std::string(algorithm_.name()) + "' asked it to");
       }
+      if (!discrete_[action.slave].held_inputs.empty())
+        hold_integer_inputs(action.slave, slave_time_[action.slave]);
       for (const Polynomial& input : slots_[action.slave].inputs) hash_.add(input);
       break;
     case SlaveAction::save_state:
@@ -230,6 +239,7 @@ void Executor::prepare_step(std::size_t slave) {
   DiscreteSignals& discrete = discrete_[slave];
   // Tested here, not inside: a Real-only slave pays no call (master_overhead_bench).
   if (!discrete.sources.empty()) gather_discrete_inputs(slave);
+  if (!discrete.held_inputs.empty()) hold_integer_inputs(slave, slot.start);
   hash_request(slave, slot);
   merge_sample_times(slave);
   std::copy_n(slot.outputs.begin(), slot.output_count, scratch.previous_values.begin());
@@ -384,6 +394,18 @@ void Executor::gather_discrete_inputs(std::size_t slave) {
   }
 }
 
+// A Real input an Integer output drives is that value, constant over the step
+// (or at the evaluation), taken as a discrete input's is (gather_discrete_inputs):
+// held, never extrapolated, whatever degree the algorithm sends elsewhere. A
+// value beyond 2⁵³ becomes the nearest double.
+void Executor::hold_integer_inputs(std::size_t slave, Time origin) {
+  StepSlot& slot = slots_[slave];
+  for (const DiscreteSignals::HeldInput& held : discrete_[slave].held_inputs) {
+    const std::int64_t value = discrete_[held.output.slave].outputs[held.output.port];
+    slot.inputs[held.input] = Polynomial::constant(to_seconds(origin), static_cast<double>(value));
+  }
+}
+
 // A Real output's value at its slave's current time (the first of the slot's
 // outputs: values, then derivatives), rounded; one that has no 64-bit integer
 // (NaN, ±∞, beyond ±2⁶³) ends the run naming the source.
@@ -414,6 +436,8 @@ bool Executor::announce_steps() {
     // Only slaves behind links take announcements, and they have no discrete
     // ports: what gather_discrete_inputs gives here is the step's anyway.
     if (!discrete_[action.slave].sources.empty()) gather_discrete_inputs(action.slave);
+    if (!discrete_[action.slave].held_inputs.empty())
+      hold_integer_inputs(action.slave, slots_[action.slave].start);
     const StepRequest request = request_of(action.slave);
     check_step_request(system_.slave_name(action.slave), system_.description(action.slave),
                        time_when_stepped(action), request);
@@ -435,6 +459,8 @@ void Executor::announce_evaluations() {
   if (std::count_if(actions.begin(), actions.end(), announceable) < 2) return;
   for (const PlannedAction& action : actions) {
     if (announceable(action) && dispatcher_->calls_slave(action.slave)) {
+      if (!discrete_[action.slave].held_inputs.empty())
+        hold_integer_inputs(action.slave, slave_time_[action.slave]);
       system_.slave(action.slave).announce_outputs(slots_[action.slave].inputs);
     }
   }

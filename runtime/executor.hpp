@@ -150,6 +150,7 @@ class Executor {
   void prepare_step(std::size_t slave);
   void hash_request(std::size_t slave, const StepSlot& slot);
   void gather_discrete_inputs(std::size_t slave);
+  void hold_integer_inputs(std::size_t slave, Time origin);
   std::int64_t rounded_input(std::size_t slave, std::size_t input, PortReference output,
                              Rounding rounding) const;
   void hold_discrete_grid(std::size_t slave, Time from, Time to);
@@ -207,6 +208,13 @@ class Executor {
       std::optional<Rounding> rounding;
     };
     std::vector<Source> sources;
+    /// Real inputs an Integer output drives (System::integer_to_real_connections):
+    /// the executor sets them, the algorithms leave them alone.
+    struct HeldInput {
+      std::size_t input = 0;  ///< index into the Real inputs
+      PortReference output;   ///< index into the source's discrete outputs
+    };
+    std::vector<HeldInput> held_inputs;
     std::vector<std::int64_t> inputs;            ///< the next step's, gathered at its preparation
     std::vector<std::int64_t> outputs;           ///< at the slave's current time
     std::vector<std::int64_t> previous_outputs;  ///< before the step being carried out

@@ -31,6 +31,8 @@ std::optional<std::vector<std::size_t>> initial_evaluation_order(const System& s
   for (std::size_t s = 0; s < count; ++s) {
     if (!feedthrough[s]) continue;
     for (std::size_t i = 0; i < sources.input_count(s); ++i) {
+      // A held input's Integer value is set before the first evaluation.
+      if (sources.held(s, i)) continue;
       const PortReference source = sources.source(s, i);
       if (!feedthrough[source.slave]) continue;
       if (!system.description(source.slave).outputs[source.port].direct_feedthrough) continue;

@@ -12,11 +12,13 @@ InputSources::InputSources(const System& system) : sources_(system.slave_count()
     const std::size_t count = system.description(s).inputs.size();
     sources_[s].resize(count);
     for (std::size_t i = 0; i < count; ++i) {
-      const auto source = system.source_of({s, i});
-      if (!source) {
+      if (const auto source = system.source_of({s, i})) {
+        sources_[s][i] = {*source, false};
+      } else if (const auto integer = system.integer_source_of({s, i})) {
+        sources_[s][i] = {*integer, true};
+      } else {
         throw ConfigurationError("input '" + system.input_name({s, i}) + "' is not connected");
       }
-      sources_[s][i] = *source;
     }
   }
 }
@@ -34,6 +36,7 @@ void assign_taylor_inputs(std::size_t target, const InputSources& sources,
                           std::span<StepSlot> slots, int order, double scale) {
   StepSlot& slot = slots[target];
   for (std::size_t i = 0; i < sources.input_count(target); ++i) {
+    if (sources.held(target, i)) continue;
     const PortReference source = sources.source(target, i);
     slot.inputs[i] = taylor_from_outputs(slots[source.slave], source.port, order, scale);
   }

@@ -66,8 +66,9 @@ static_assert(static_cast<int>(Rounding::nearest) == couplet_wire_Rounding_ROUND
               static_cast<int>(Rounding::truncate) == couplet_wire_Rounding_ROUNDING_TRUNCATE);
 
 bool connections_left(std::span<const Connection> real, std::span<const Connection> discrete,
-                      std::span<const RoundedConnection> rounded) {
-  return !real.empty() || !discrete.empty() || !rounded.empty();
+                      std::span<const RoundedConnection> rounded,
+                      std::span<const Connection> integer_to_real) {
+  return !real.empty() || !discrete.empty() || !rounded.empty() || !integer_to_real.empty();
 }
 
 /// The length of the first part of `text` that fits `capacity` bytes and ends
@@ -216,6 +217,7 @@ void Recorder::begin(const RunLogHeader& header, const System& system) {
   std::span<const Connection> real = system.connections();
   std::span<const Connection> discrete = system.discrete_connections();
   std::span<const RoundedConnection> rounded = system.rounded_connections();
+  std::span<const Connection> integer_to_real = system.integer_to_real_connections();
   do {
     protocol::LogRecord& record = next_record();
     record = protocol::LogRecord{};
@@ -226,9 +228,11 @@ void Recorder::begin(const RunLogHeader& header, const System& system) {
                                 connections.discrete_connections_count);
     rounded = copy_connections(rounded, connections.rounded_connections,
                                connections.rounded_connections_count);
-    connections.continued = connections_left(real, discrete, rounded);
+    integer_to_real = copy_connections(integer_to_real, connections.integer_to_real_connections,
+                                       connections.integer_to_real_connections_count);
+    connections.continued = connections_left(real, discrete, rounded, integer_to_real);
     publish();
-  } while (connections_left(real, discrete, rounded));
+  } while (connections_left(real, discrete, rounded, integer_to_real));
 
   step_began_ns_.assign(system.slave_count(), 0);
   plan_ = 0;

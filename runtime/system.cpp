@@ -73,8 +73,9 @@ std::size_t System::insert_slave(std::size_t position, std::string name,
   }
   if (find_slave(name)) throw ConfigurationError("slave '" + name + "' is defined twice");
   if (position > slaves_.size() ||
-      (position < slaves_.size() && (!connections_.empty() || !discrete_connections_.empty() ||
-                                     !rounded_connections_.empty()))) {
+      (position < slaves_.size() &&
+       (!connections_.empty() || !discrete_connections_.empty() || !rounded_connections_.empty() ||
+        !integer_to_real_connections_.empty()))) {
     throw std::logic_error("System::insert_slave: position " + std::to_string(position) +
                            " out of range, or connections made already");
   }
@@ -151,6 +152,8 @@ void System::connect(std::string_view source, std::string_view target, std::stri
   std::optional<std::string> existing;
   if (!to.discrete) {
     if (const auto output = source_of(to.reference)) existing = output_name(*output);
+    if (const auto output = integer_source_of(to.reference))
+      existing = discrete_output_name(*output);
   } else if (const auto output = discrete_source_of(to.reference)) {
     existing = discrete_output_name(*output);
   } else if (const auto rounded = rounded_source_of(to.reference)) {
@@ -169,17 +172,18 @@ void System::connect(std::string_view source, std::string_view target, std::stri
   ends.append(source).append("' (").append(from_type).append(") -> '");
   ends.append(target).append("' (").append(to_type).append(")");
   const bool real_to_integer = from_type == "Real" && to_type == "Integer";
+  const bool integer_to_real = from_type == "Integer" && to_type == "Real";
   if (rounding && !real_to_integer) {
     throw ConfigurationError(ends +
                              ": rounding applies where a Real output drives an Integer "
                              "input; connect these without it");
   }
-  if (from_type != to_type && !rounding) {
+  if (from_type != to_type && !rounding && !integer_to_real) {
     throw ConfigurationError(
         ends + ": the types differ; a connection joins ports of one type" +
         (real_to_integer ? std::string(", or a Real output to an Integer input with a declared "
                                        "rounding (rounding: nearest, floor, ceil or truncate)")
-                         : std::string()));
+                         : std::string(", or an Integer output to a Real input")));
   }
   if (rounding) {
     connect_rounded(from, to, ends, *rounding);
@@ -192,21 +196,29 @@ void System::connect(std::string_view source, std::string_view target, std::stri
                                            : to_desc.inputs[to.reference.port].unit;
   // A port without a unit connects to anything (generic models, undeclared
   // units); two spellings of one unit ("N.m", "N m") connect as they are.
-  // Both ends are of one type here: Real, or discrete (never converted).
-  const bool one_unit =
-      from_unit.empty() || to_unit.empty() || from_unit == to_unit ||
-      (!from.discrete && same_unit(unit_definition_of(from_desc.outputs[from.reference.port]),
-                                   unit_definition_of(to_desc.inputs[to.reference.port])));
+  // The ends are of one type here, or an Integer output drives a Real input:
+  // a Real input's unit may convert (the caller's, docs/units.md), a
+  // discrete one's never does.
+  const std::optional<UnitDefinition> from_definition =
+      from.discrete ? parse_unit(from_unit)
+                    : unit_definition_of(from_desc.outputs[from.reference.port]);
+  const std::optional<UnitDefinition> to_definition =
+      to.discrete ? parse_unit(to_unit) : unit_definition_of(to_desc.inputs[to.reference.port]);
+  const bool one_unit = from_unit.empty() || to_unit.empty() || from_unit == to_unit ||
+                        (!to.discrete && same_unit(from_definition, to_definition));
   if (!one_unit) {
     const std::string why =
-        from.discrete ? std::string()
-                      : why_not_converted(
-                            from_unit, unit_definition_of(from_desc.outputs[from.reference.port]),
-                            to_unit, unit_definition_of(to_desc.inputs[to.reference.port]));
+        to.discrete ? std::string()
+                    : why_not_converted(from_unit, from_definition, to_unit, to_definition);
     throw ConfigurationError("'" + std::string(source) + "' [" + from_unit + "] -> '" +
                              std::string(target) + "' [" + to_unit + "]: the units differ" + why +
                              "; declare the conversion on the connection (factor, offset: to = "
                              "factor * from + offset) or give both ends one unit");
+  }
+  if (integer_to_real) {
+    integer_to_real_connections_.push_back(Connection{from.reference, to.reference});
+    integer_to_real_origins_.push_back(std::move(origin));
+    return;
   }
   if (from.discrete) {
     discrete_connections_.push_back(Connection{from.reference, to.reference});
@@ -252,6 +264,13 @@ std::optional<PortReference> System::discrete_source_of(PortReference input) con
   return std::nullopt;
 }
 
+std::optional<PortReference> System::integer_source_of(PortReference input) const {
+  for (const Connection& connection : integer_to_real_connections_) {
+    if (connection.target == input) return connection.source;
+  }
+  return std::nullopt;
+}
+
 std::string System::discrete_output_name(PortReference output) const {
   return slave_name(output.slave) + "." +
          description(output.slave).discrete_outputs[output.port].name;
@@ -267,10 +286,20 @@ std::string System::input_name(PortReference input) const {
 
 void System::validate(const AlgorithmRequirements& requirements) const {
   if (slaves_.empty()) throw ConfigurationError("the system has no slaves");
+  if (requirements.real_sources_only && !integer_to_real_connections_.empty()) {
+    const Connection& first = integer_to_real_connections_.front();
+    const std::string& origin = integer_to_real_origins_.front();
+    throw ConfigurationError((origin.empty() ? std::string() : origin + ": ") + "'" +
+                             discrete_output_name(first.source) + "' (Integer) -> '" +
+                             input_name(first.target) + "' (Real): algorithm '" +
+                             requirements.algorithm_name +
+                             "' solves every Real input from Real outputs, and an Integer "
+                             "output drives this one");
+  }
   for (std::size_t s = 0; s < slaves_.size(); ++s) {
     const SlaveDescription& desc = description(s);
     for (std::size_t i = 0; i < desc.inputs.size(); ++i) {
-      if (!source_of({s, i})) {
+      if (!source_of({s, i}) && !integer_source_of({s, i})) {
         throw ConfigurationError(located(
             s, "input '" + input_name({s, i}) + "' is not connected: add a connection to it"));
       }

@@ -42,6 +42,8 @@ struct AlgorithmRequirements {
   bool needs_rollback = false;            ///< every slave must save and restore its state
   bool resolves_algebraic_loops = false;  ///< feedthrough loops allowed (iterated or solved)
   bool needs_linearization = false;       ///< every slave must linearize (Slave::linearize)
+  /// every Real input driven by a Real output: no Integer output may drive one
+  bool real_sources_only = false;
 };
 
 /// What a Real port's unit means: the slave's own definition (an FMU's
@@ -73,7 +75,8 @@ class System {
   /// known: a conversion is the caller's, docs/units.md). `origin` says where the
   /// connection was declared ("scenario.yaml:14: connections[2]"); validation
   /// errors about it begin with it. With `rounding`, a Real output drives an
-  /// Integer input, rounded by that rule (and nothing else does).
+  /// Integer input, rounded by that rule (and nothing else does). An Integer
+  /// output drives a Real input as it is (held, never extrapolated).
   void connect(std::string_view source, std::string_view target, std::string origin = {},
                std::optional<Rounding> rounding = std::nullopt);
 
@@ -103,12 +106,21 @@ class System {
   /// Real outputs driving Integer inputs through a rounding rule.
   std::span<const RoundedConnection> rounded_connections() const { return rounded_connections_; }
 
+  /// Integer outputs driving Real inputs, held as constants (`source` indexes
+  /// the discrete outputs, `target` the Real inputs; docs/algorithms.md,
+  /// "Integer to Real").
+  std::span<const Connection> integer_to_real_connections() const {
+    return integer_to_real_connections_;
+  }
+
   /// The output feeding `input`, if connected.
   std::optional<PortReference> source_of(PortReference input) const;
   /// The discrete output feeding discrete `input`, if connected.
   std::optional<PortReference> discrete_source_of(PortReference input) const;
   /// The rounded Real output feeding discrete `input`, if connected so.
   std::optional<RoundedConnection> rounded_source_of(PortReference input) const;
+  /// The Integer output feeding Real `input`, if connected so.
+  std::optional<PortReference> integer_source_of(PortReference input) const;
 
   /// "slave.output" / "slave.input" for messages and signal names.
   std::string output_name(PortReference output) const;
@@ -137,6 +149,8 @@ class System {
   std::vector<std::string> connection_origins_;  ///< parallel to connections_
   std::vector<Connection> discrete_connections_;
   std::vector<RoundedConnection> rounded_connections_;
+  std::vector<Connection> integer_to_real_connections_;
+  std::vector<std::string> integer_to_real_origins_;  ///< parallel to integer_to_real_connections_
 };
 
 }  // namespace couplet

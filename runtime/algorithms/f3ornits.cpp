@@ -100,17 +100,16 @@ void F3ornits::describe_system(const System& system) {
     names[s] = system.slave_name(s);
     for (std::size_t i = 0; i < description.inputs.size(); ++i) {
       inputs_[input_offset_[s] + i].source = sources_.source(s, i);
+      inputs_[input_offset_[s] + i].held = sources_.held(s, i);
     }
   }
   const auto add_unique = [](std::vector<std::size_t>& list, std::size_t value) {
     if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
   };
-  for (const Connection& connection : system.connections()) {
-    const std::size_t source = connection.source.slave;
-    const std::size_t target = connection.target.slave;
-    OutputState& output = outputs_[output_offset_[source] + connection.source.port];
-    output.connected = true;
-    output.target_degrees |= static_cast<std::uint8_t>(1U << slaves_[target].accepted_degree);
+  // Some input reads `source`'s outputs: it proposes steps (eq. 37, or the
+  // initial step while no read Real output measures an error) and the
+  // scheduler orders `target` after it.
+  const auto feeds = [&](std::size_t source, std::size_t target) {
     slaves_[source].reads_outputs = true;
     topology[source].feeds_inputs = true;
     add_unique(topology[target].sources, source);
@@ -119,7 +118,24 @@ void F3ornits::describe_system(const System& system) {
     } else {
       topology[source].feeds_variable_step = true;
     }
+  };
+  for (const Connection& connection : system.connections()) {
+    const std::size_t source = connection.source.slave;
+    const std::size_t target = connection.target.slave;
+    OutputState& output = outputs_[output_offset_[source] + connection.source.port];
+    output.connected = true;
+    output.target_degrees |= static_cast<std::uint8_t>(1U << slaves_[target].accepted_degree);
+    feeds(source, target);
   }
+  // Discrete values (and rounded Real outputs) are read too, though no error
+  // estimate applies to them: without this a source read only so would step
+  // to the end at once (eq. 39) and its readers would hold its start value.
+  for (const Connection& connection : system.discrete_connections())
+    feeds(connection.source.slave, connection.target.slave);
+  for (const Connection& connection : system.integer_to_real_connections())
+    feeds(connection.source.slave, connection.target.slave);
+  for (const RoundedConnection& connection : system.rounded_connections())
+    feeds(connection.source.slave, connection.target.slave);
   for (SchedulerSlave& slave : topology) {
     std::sort(slave.sources.begin(), slave.sources.end());
     std::sort(slave.imposed_targets.begin(), slave.imposed_targets.end());
@@ -195,6 +211,7 @@ bool F3ornits::is_feedthrough(PortReference output) const {
 // reads has done so. Without an algebraic loop (System::validate) this order exists.
 bool F3ornits::waits_for_refresh(std::size_t slave) const {
   for (std::size_t i = input_offset_[slave]; i < input_offset_[slave + 1]; ++i) {
+    if (inputs_[i].held) continue;  // an Integer source changes in steps only
     const PortReference source = inputs_[i].source;
     if (source.slave != slave && slaves_[source.slave].refresh_pending && is_feedthrough(source)) return true;
   }
@@ -213,7 +230,9 @@ bool F3ornits::plan_refresh(std::span<StepSlot> slots, Plan& plan) {
     // end, which is not known yet.
     const double scale = slaves_[s].proposed_step > 0.0 ? slaves_[s].proposed_step : settings_.initial_step;
     StepSlot& slot = slots[s];
-    for (std::size_t i = 0; i < slot.inputs.size(); ++i) slot.inputs[i] = raw_input(s, i, rendezvous_, scale);
+    for (std::size_t i = 0; i < slot.inputs.size(); ++i) {
+      if (!inputs_[input_offset_[s] + i].held) slot.inputs[i] = raw_input(s, i, rendezvous_, scale);
+    }
     plan.add(s, SlaveAction::evaluate_outputs);
     acted_.push_back(s);
   }
@@ -284,6 +303,7 @@ void F3ornits::prepare_inputs(std::size_t slave, StepSlot& slot) {
   const SlaveState& state = slaves_[slave];
   for (std::size_t i = 0; i < slot.inputs.size(); ++i) {
     InputState& input = inputs_[input_offset_[slave] + i];
+    if (input.held) continue;  // no estimate, no smoothing: the executor holds it
     F3ornitsInputRecord& record = input_records_[input_offset_[slave] + i];
     const OutputEstimate& estimate = estimate_for(input.source, slot.start);
     const Polynomial raw = raw_input(slave, i, slot.start, end - start);

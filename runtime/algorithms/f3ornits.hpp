@@ -176,6 +176,7 @@ class F3ornits final : public Algorithm {
   };
   struct InputState {
     PortReference source;
+    bool held = false;          ///< an Integer output drives it: the executor sets it
     Polynomial previous_input;  ///< the polynomial sent on the last step (eq. 26)
     bool has_previous = false;
   };

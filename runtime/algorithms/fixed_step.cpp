@@ -40,6 +40,8 @@ RefreshGraph refresh_graph(const System& system, const InputSources& sources,
                      std::vector<std::vector<std::size_t>>(feedthrough.size())};
   for (std::size_t n = 0; n < feedthrough.size(); ++n) {
     for (std::size_t i = 0; i < sources.input_count(feedthrough[n]); ++i) {
+      // An Integer source changes in steps only, never in a refresh.
+      if (sources.held(feedthrough[n], i)) continue;
       const PortReference source = sources.source(feedthrough[n], i);
       const std::size_t from = node_of[source.slave];
       if (from == feedthrough.size()) continue;  // not re-evaluated

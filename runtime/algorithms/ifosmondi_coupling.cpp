@@ -23,6 +23,8 @@ IfosmondiCoupling::IfosmondiCoupling(const System& system, std::optional<GivenIn
     if (given && s == given->source_slave) continue;
     stepped_slaves_.push_back(s);
     for (std::size_t i = 0; i < system.description(s).inputs.size(); ++i) {
+      // An Integer output's value is no unknown: the executor holds it.
+      if (system.integer_source_of({s, i})) continue;
       const std::optional<PortReference> source = system.source_of({s, i});
       if (!source) throw ConfigurationError("input '" + system.input_name({s, i}) + "' is not connected");
       if (given && source->slave == given->source_slave) {

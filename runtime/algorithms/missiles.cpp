@@ -32,7 +32,9 @@ AlgorithmRequirements Missiles::requirements() const {
   return {.algorithm_name = std::string(name()),
           .required_input_degree = missiles::kInputDegree,
           .resolves_algebraic_loops = true,
-          .needs_linearization = true};
+          .needs_linearization = true,
+          // Its coupled system (eq. 53) takes every input from a linearized output.
+          .real_sources_only = true};
 }
 
 void Missiles::start(const RunSetup& setup, std::span<StepSlot> slots) {

@@ -142,6 +142,7 @@ void SemiImplicit::prepare_subsystems(std::span<StepSlot> slots, Phase phase) {
     slot.start = time_;
     slot.end = step_end_;
     for (std::size_t i = 0; i < slot.inputs.size(); ++i) {
+      if (coupling_.sources().held(s, i)) continue;
       const std::size_t l = coupling_.lambda_of_input(s, i);
       const PortReference lambda = coupling_.lambda(l);
       if (phase == Phase::predict) {

@@ -58,6 +58,12 @@ SemiImplicitCoupling::SemiImplicitCoupling(const System& system, std::string_vie
     lambda_index_begin[couplings_[k]] = lambda_begin_[k];
   for (const std::size_t s : couplings_) {
     for (std::size_t i = 0; i < sources_.input_count(s); ++i) {
+      if (sources_.held(s, i)) {
+        throw ConfigurationError("input '" + system.input_name({s, i}) + "' of coupling element '" +
+                                 system.slave_name(s) + "' is driven by Integer output '" +
+                                 system.discrete_output_name(sources_.source(s, i)) + "'; " + who +
+                                 " linearizes coupling elements in Real subsystem outputs only");
+      }
       if (coupling[sources_.source(s, i).slave]) {
         throw ConfigurationError("input '" + system.input_name({s, i}) + "' of coupling element '" +
                                  system.slave_name(s) + "' is fed by another coupling element; " +
@@ -68,6 +74,7 @@ SemiImplicitCoupling::SemiImplicitCoupling(const System& system, std::string_vie
   for (const std::size_t s : subsystems_) {
     input_lambda_[s].resize(sources_.input_count(s));
     for (std::size_t i = 0; i < sources_.input_count(s); ++i) {
+      if (sources_.held(s, i)) continue;  // no λ: the executor holds the Integer value
       const PortReference source = sources_.source(s, i);
       if (!coupling[source.slave]) {
         throw ConfigurationError("input '" + system.input_name({s, i}) + "' of subsystem '" +

@@ -11,8 +11,10 @@
 //                    slave that cannot, with feedthrough on every output, is
 //                    taken for one and refused);
 //   subsystems       every other slave; they must save and restore their state,
-//                    and each of their inputs must be fed by a coupling output.
-// Every input of a coupling slave must be fed by a subsystem output.
+//                    and each of their inputs must be fed by a coupling output,
+//                    or be held from an Integer output (set by the executor,
+//                    no λ).
+// Every input of a coupling slave must be fed by a subsystem's Real output.
 //
 // Eq. 4 / eq. 5, generalised: one scalar unknown per coupling output λ_l.
 // All coupling inputs of all subsystems are perturbed at once by Δλ (as the

@@ -402,16 +402,17 @@ TEST(DiscreteSignals, AStimulusTablePlaysIntegerAndBooleanColumns) {
       << bad.output;
 }
 
-// factor/offset insert a Real conversion between the ends: on a discrete end
-// the error says so, instead of naming the conversion's own ports.
+// factor/offset insert a Real conversion between the ends (an Integer output
+// may feed it): on a discrete input the error says so, instead of naming the
+// conversion's own ports.
 TEST(DiscreteSignals, FactorAndOffsetOnADiscreteConnectionAreRefusedSayingWhy) {
   std::string text = tallies("1");
   text.replace(text.find("a.count, to: b.increment}"), 25, "a.count, to: b.increment, factor: 2}");
   const CoupletOutcome outcome = couplet_on_text("validate", text, "discrete-factor");
   EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
   EXPECT_NE(outcome.output.find(
-                "connections[0]: factor/offset convert Real signals only, and 'a.count' is an "
-                "Integer or Boolean output: connect it without factor and offset"),
+                "connections[0]: factor/offset convert Real signals only, and 'b.increment' is an "
+                "Integer or Boolean input: connect it without factor and offset"),
             std::string::npos)
       << outcome.output;
 }

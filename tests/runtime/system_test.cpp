@@ -245,6 +245,46 @@ TEST(System, UnitsConnectWhenTheyAreOneUnitAndARefusalSaysWhyNot) {
             std::string::npos);
 }
 
+/// The message of connecting Integer left.n [from_unit] to Real right.u [to_unit].
+std::string integer_to_real_refusal(const std::string& from_unit, const std::string& to_unit,
+                                    DiscreteType type = DiscreteType::integer) {
+  System system;
+  SlaveDescription left;
+  left.discrete_outputs.push_back({.name = "n", .type = type, .unit = from_unit});
+  system.add_slave("left", std::make_unique<DescribedSlave>(left));
+  SlaveDescription right;
+  right.inputs.push_back({.name = "u", .unit = to_unit});
+  system.add_slave("right", std::make_unique<DescribedSlave>(right));
+  try {
+    system.connect("left.n", "right.u", "scenario.yaml:9: connections[0]");
+    if (system.integer_source_of({1, 0}) != PortReference{0, 0}) return "not connected";
+    system.validate({.algorithm_name = "missiles", .real_sources_only = true});
+  } catch (const ConfigurationError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// An Integer output drives a Real input; its unit is compared as a Real
+// output's (converted by the caller when the bases agree); a Boolean never
+// drives a Real input; an algorithm that takes every input from Real outputs
+// refuses it, naming where it was declared.
+TEST(System, AnIntegerOutputDrivesARealInputOfItsUnit) {
+  const std::string missiles =
+      "scenario.yaml:9: connections[0]: 'left.n' (Integer) -> 'right.u' (Real): algorithm "
+      "'missiles' solves every Real input from Real outputs, and an Integer output drives this one";
+  EXPECT_EQ(integer_to_real_refusal("", "m"), missiles);
+  EXPECT_EQ(integer_to_real_refusal("mm", "mm"), missiles);
+  EXPECT_NE(integer_to_real_refusal("mm", "m").find("'left.n' [mm] -> 'right.u' [m]: the units "
+                                                    "differ; declare"),
+            std::string::npos);
+  EXPECT_NE(integer_to_real_refusal("mm", "s").find("their SI bases differ (m, s)"),
+            std::string::npos);
+  EXPECT_NE(integer_to_real_refusal("", "", DiscreteType::boolean)
+                .find("'left.n' (Boolean) -> 'right.u' (Real): the types differ"),
+            std::string::npos);
+}
+
 TEST(System, SlavesAreInsertedOnlyBeforeTheFirstConnection) {
   System system;
   system.add_slave("a", slave({}, {{"y", false}}));
