@@ -411,7 +411,8 @@ class SystemStructureReader {
   }
 
   /// Real, Integer (an Enumeration too) and Boolean connectors connect to
-  /// their own type; a transformation is Real only.
+  /// their own type, and an Integer output to a Real input (held, as in a
+  /// scenario); a transformation is Real only.
   void check_types(const pugi::xml_node& connection, const std::string& label,
                    const std::string& from, const std::string& to, bool transformed) const {
     std::string kinds[2];
@@ -428,10 +429,13 @@ class SystemStructureReader {
       }
       kinds[k] = kind == "Enumeration" ? "Integer" : kind;
     }
-    if (!kinds[0].empty() && !kinds[1].empty() && kinds[0] != kinds[1]) {
+    const bool integer_to_real = kinds[0] == "Integer" && kinds[1] == "Real";
+    if (!kinds[0].empty() && !kinds[1].empty() && kinds[0] != kinds[1] && !integer_to_real) {
       fail_connection(connection, label,
                       in_quotes(from) + " is " + kinds[0] + " and " + in_quotes(to) + " is " +
-                          kinds[1] + ": a connection joins connectors of one type");
+                          kinds[1] +
+                          ": a connection joins connectors of one type, or an Integer output "
+                          "to a Real input");
     }
     for (const std::string& kind : kinds) {
       if (transformed && !kind.empty() && kind != "Real") {

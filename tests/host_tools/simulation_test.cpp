@@ -220,9 +220,9 @@ TEST(Simulation, ObserversSeeEveryCommunicationPointWithoutAllocating) {
   EXPECT_THROW(simulation.add_observer(probe), ConfigurationError);  // after initialize()
 }
 
-// Integer and Boolean connections between two tally FMUs and a rounded Real
-// one into the first, with the run log recording them: the stepping loop
-// still allocates nothing.
+// Integer and Boolean connections between two tally FMUs, a rounded Real one
+// into the first and b's Integer count held on a pass-through's Real input,
+// with the run log recording them: the stepping loop still allocates nothing.
 TEST(Simulation, DiscreteSignalsAddNoAllocationToTheSteppingLoop) {
   const auto directory = fresh_directory("simulation-discrete");
   std::filesystem::create_directories(directory);
@@ -231,19 +231,25 @@ TEST(Simulation, DiscreteSignalsAddNoAllocationToTheSteppingLoop) {
                              "  knob: {model: stimulus.constant, parameters: {value: 0.2}}\n"
                              "  a: {fmu: " COUPLET_TEST_FMU("tally") "}\n"
                              "  b: {fmu: " COUPLET_TEST_FMU("tally") "}\n"
+                             "  pass: {model: coupling.linear}\n"
                              "connections:\n"
                              "  - {from: knob.y, to: a.increment, rounding: ceil}\n"
                              "  - {from: a.count, to: b.increment}\n"
                              "  - {from: a.odd, to: b.enable}\n"
+                             "  - {from: b.count, to: pass.u}\n"
                              "algorithm: {type: jacobi, step: 0.01}\nreference: none\n";
   Simulation simulation =
       Simulation::from_scenario(scenario.string(), {}, {(directory / "out").string(), true, true});
   const std::size_t count = simulation.discrete_output_index("b.count");
+  const std::size_t passed = simulation.output_index("pass.y");
   simulation.step_until(to_ticks(1.0));
   const long before = testing::allocations();
   simulation.step_until(to_ticks(9.0));
   const std::int64_t at_nine = simulation.discrete_output(count);
+  const double passed_at_nine = simulation.output(passed);
   EXPECT_EQ(testing::allocations() - before, 0);
+  // pass holds b's count from its last step's start (t = 8.99), exactly.
+  EXPECT_EQ(passed_at_nine, 16.0);
   // a counts by ceil(0.2) = 1 (the rounded connection, also allocation-free);
   // b adds 1 + 3 + 5 + 7, the odd counts before t = 9.
   EXPECT_EQ(at_nine, 16);

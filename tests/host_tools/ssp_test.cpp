@@ -324,23 +324,35 @@ TEST(SspPackage, IntegerAndBooleanConnectorsRunAsTheYamlScenario) {
       "</ssd:Connectors></ssd:Component>\n"
       "<ssd:Component name=\"b\" source=\"resources/tally.fmu\"><ssd:Connectors>" +
       connector("increment", "input", "Integer") + connector("enable", "input", "Boolean") +
+      "</ssd:Connectors></ssd:Component>\n"
+      "<ssd:Component name=\"u\" source=\"resources/units.fmu\"><ssd:Connectors>" +
+      connector("v", "input", "Real") + connector("temperature_in", "input", "Real") +
       "</ssd:Connectors></ssd:Component>\n</ssd:Elements>\n<ssd:Connections>\n"
       "<ssd:Connection startElement=\"a\" startConnector=\"count\" endElement=\"b\" "
       "endConnector=\"increment\"/>\n"
       "<ssd:Connection startElement=\"a\" startConnector=\"odd\" endElement=\"b\" "
-      "endConnector=\"enable\"/>\n</ssd:Connections>\n</ssd:System>\n"
+      "endConnector=\"enable\"/>\n"
+      "<ssd:Connection startElement=\"a\" startConnector=\"count\" endElement=\"u\" "
+      "endConnector=\"v\"/>\n"
+      "<ssd:Connection startElement=\"b\" startConnector=\"count\" endElement=\"u\" "
+      "endConnector=\"temperature_in\"/>\n</ssd:Connections>\n</ssd:System>\n"
       "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"6\"/>\n"
       "</ssd:SystemStructureDescription>\n";
   const fs::path package = directory / "tallies.ssp";
-  write_zip(package, {{"SystemStructure.ssd", ssd}, {"resources/tally.fmu", "@" + fmu("tally")}});
+  write_zip(package, {{"SystemStructure.ssd", ssd},
+                      {"resources/tally.fmu", "@" + fmu("tally")},
+                      {"resources/units.fmu", "@" + fmu("units")}});
   const std::string settings =
       "algorithm: {type: gauss_seidel, step: 0.5}\nevaluation: {grid: 0.5}\nreference: none\n";
   std::ofstream(tools::ssp_settings_path(package.string())) << settings;
   const fs::path yaml = directory / "tallies.yaml";
   std::ofstream(yaml) << "name: tallies\ntime: {start: 0, end: 6}\nslaves:\n  a: {fmu: " +
                              fmu("tally") + "}\n  b: {fmu: " + fmu("tally") +
+                             "}\n  u: {fmu: " + fmu("units") +
                              "}\nconnections:\n  - {from: a.count, to: b.increment}\n"
-                             "  - {from: a.odd, to: b.enable}\n" +
+                             "  - {from: a.odd, to: b.enable}\n"
+                             "  - {from: a.count, to: u.v}\n"
+                             "  - {from: b.count, to: u.temperature_in}\n" +
                              settings;
 
   const nlohmann::json from_package = tools::run_scenario(
@@ -351,6 +363,12 @@ TEST(SspPackage, IntegerAndBooleanConnectorsRunAsTheYamlScenario) {
   const std::string signals = read_file(run_directory("ssp-tally-run") / "signals.csv");
   EXPECT_EQ(signals, read_file(run_directory("ssp-tally-yaml") / "signals.csv"));
   EXPECT_NE(signals.find("b.count"), std::string::npos) << signals;
+  // The Integer counts, held on the units FMU's Real inputs, pass through it:
+  // under Gauss–Seidel u steps last and holds its sources' new counts.
+  const auto columns = read_columns(run_directory("ssp-tally-run") / "signals.csv");
+  EXPECT_EQ(columns.at("u.v_shown"), columns.at("a.count")) << signals;
+  EXPECT_EQ(columns.at("u.temperature_seen"), columns.at("b.count")) << signals;
+  EXPECT_GT(columns.at("b.count").back(), 0) << signals;
 }
 
 // A LinearTransformation becomes a coupling.linear slave between the ends: at
@@ -507,7 +525,7 @@ INSTANTIATE_TEST_SUITE_P(
                           "</ssd:Component>";
                     },
                     "'left.x' is Real and 'right.x' is Integer: a connection joins connectors of "
-                    "one type"},
+                    "one type, or an Integer output to a Real input"},
         Unsupported{"string_connector",
                     [](Structure& s) {
                       s.left_connectors =
