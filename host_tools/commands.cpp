@@ -138,7 +138,7 @@ std::vector<std::string> validate_scenario(const Scenario& scenario) {
     for (const SlaveSpec& spec : scenario.slaves)
       open_source(spec, catalog)->make_model(slave_settings(scenario, spec));
   }
-  std::vector<std::string> notes;
+  std::vector<std::string> notes = scenario.package_unit_conversions;
   for (const UnitConversionNeed& need : unit_conversions(scenario, system))
     notes.push_back(describe(scenario, need));
   return notes;

@@ -570,6 +570,7 @@ Scenario load_scenario(const std::string& path,
   Scenario scenario = parse_scenario(
       "# made by couplet from " + path + " and its settings file\n" + YAML::Dump(package.root), path, overrides);
   scenario.package = package.package;
+  scenario.package_unit_conversions = package.unit_conversions;
   return scenario;
 }
 

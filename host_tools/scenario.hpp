@@ -95,6 +95,9 @@ struct Scenario {
   /// An SSP package's unpacked files (docs/ssp.md), which the FMU paths point
   /// into: kept while the scenario is, so that its slaves can be built.
   std::shared_ptr<const void> package;
+  /// The converters an SSP package's connector units made, one line each
+  /// (`couplet validate` lists them as it lists a scenario's).
+  std::vector<std::string> package_unit_conversions;
 
   /// time.end − time.start, seconds.
   double horizon() const { return end - start; }

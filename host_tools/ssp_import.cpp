@@ -182,6 +182,8 @@ class SystemStructureReader {
     }
   }
 
+  const std::vector<std::string>& unit_conversions() const { return unit_conversions_; }
+
   YAML::Node scenario() const {
     YAML::Node root;
     root["name"] = name_;
@@ -359,10 +361,13 @@ class SystemStructureReader {
         // suppressUnitConversion: the value passes as it is between different
         // units; an identity converter keeps couplet from converting it by the
         // FMUs' units (docs/units.md).
-        if (!map)
+        if (!map) {
           map = suppresses_unit_conversion(connection)
                     ? LinearMap{exact_text(1.0), exact_text(0.0)}
                     : unit_conversion(connection, label, from, to);
+          if (map && !suppresses_unit_conversion(connection))
+            note_conversion(connection, label, from, to, *map);
+        }
       }
       if (!map) {
         connections_.push_back({from, to});
@@ -503,6 +508,17 @@ class SystemStructureReader {
     return LinearMap{exact_text(conversion->factor), exact_text(conversion->offset)};
   }
 
+  /// For `couplet validate`: where the SSD asked for a conversion, and the rule.
+  void note_conversion(const pugi::xml_node& connection, const std::string& label,
+                       const std::string& from, const std::string& to, const LinearMap& map) {
+    const std::string where = ssd_.where(connection);
+    std::string rule = "to = " + map.factor + " * from";
+    if (map.offset != exact_text(0.0)) rule += " + " + map.offset;
+    unit_conversions_.push_back(where.substr(0, where.rfind(": ")) + ": " + label + " [" +
+                                unit_pair(from, to) + "]: converted, " + rule + " (both " +
+                                base_text(*definition_of(connectors_.at(from).unit)) + ")");
+  }
+
   std::string unit_pair(const std::string& from, const std::string& to) const {
     return in_quotes(connectors_.at(from).unit) + ", " + in_quotes(connectors_.at(to).unit);
   }
@@ -637,6 +653,7 @@ class SystemStructureReader {
   std::optional<double> stop_;
   std::vector<Component> components_;
   std::vector<Connection> connections_;
+  std::vector<std::string> unit_conversions_;
   std::map<std::string, ConnectorType, std::less<>> connectors_;
   std::map<std::string, UnitDefinition, std::less<>> units_;
 };
@@ -707,17 +724,20 @@ std::string ssp_settings_path(const std::string& ssp_path) {
   return path.replace_extension(".couplet.yaml").string();
 }
 
-YAML::Node read_system_structure(const std::string& package, const std::filesystem::path& root) {
+SystemStructure read_system_structure(const std::string& package,
+                                      const std::filesystem::path& root) {
   SystemStructureReader reader(package, root);
   reader.read();
-  return reader.scenario();
+  return {reader.scenario(), reader.unit_conversions()};
 }
 
 SspScenario import_ssp(const std::string& ssp_path) {
   SspScenario result;
   result.package =
       std::make_shared<const models::fmi::Archive>(models::fmi::Archive::unpack(ssp_path, "SSP"));
-  result.root = read_system_structure(ssp_path, result.package->directory());
+  SystemStructure structure = read_system_structure(ssp_path, result.package->directory());
+  result.root = std::move(structure.root);
+  result.unit_conversions = std::move(structure.unit_conversions);
   const std::string settings = ssp_settings_path(ssp_path);
   std::error_code error;
   if (fs::exists(settings, error)) merge_settings(result.root, settings);

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "models/fmi/fmu_archive.hpp"
 
@@ -24,6 +25,8 @@ struct SspScenario {
   /// The unpacked package: the slaves' FMU paths point into it, so it must
   /// outlive the building of the system.
   std::shared_ptr<const models::fmi::Archive> package;
+  /// SystemStructure::unit_conversions, for `couplet validate` to list.
+  std::vector<std::string> unit_conversions;
 };
 
 /// True for a path that names an SSP package (".ssp").
@@ -32,10 +35,19 @@ bool is_ssp_path(const std::string& path);
 /// "DIR/system.couplet.yaml" for "DIR/system.ssp": the couplet settings of a package.
 std::string ssp_settings_path(const std::string& ssp_path);
 
+/// What SystemStructure.ssd makes: the scenario keys, and a line per
+/// converter the connectors' units needed ("SystemStructure.ssd:12: Connection
+/// 'left.x' -> 'right.x' ['m', 'mm']: converted, to = 1000 * from (both m)").
+struct SystemStructure {
+  YAML::Node root;
+  std::vector<std::string> unit_conversions;
+};
+
 /// The scenario keys of an unpacked package: `root` holds SystemStructure.ssd
 /// and the files it names; `package` names the package in messages. The
 /// checks import_ssp describes, without the settings file.
-YAML::Node read_system_structure(const std::string& package, const std::filesystem::path& root);
+SystemStructure read_system_structure(const std::string& package,
+                                      const std::filesystem::path& root);
 
 /// Unpacks and reads `ssp_path`, and merges the settings file beside it when
 /// there is one. Throws ConfigurationError naming the package, the file inside

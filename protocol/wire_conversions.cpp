@@ -1,12 +1,16 @@
 #include "protocol/wire_conversions.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
-#include "protocol/limits.hpp"
 #include "couplet/errors.hpp"
+#include "couplet/unit.hpp"
+#include "protocol/limits.hpp"
+#include "runtime/exact_text.hpp"
 
 namespace couplet::wire {
 
@@ -35,6 +39,18 @@ void copy_name_into(std::span<char> field, const std::string& text, const std::s
   std::memcpy(field.data(), text.c_str(), text.size() + 1);
 }
 
+namespace {
+
+void unit_to_wire(const std::optional<UnitDefinition>& definition, couplet_wire_Port& port) {
+  port.has_unit_definition = definition.has_value();
+  if (!definition) return;
+  const std::array<int, 8>& e = definition->exponents;
+  port.unit_definition = {
+      e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7], definition->factor, definition->offset};
+}
+
+}  // namespace
+
 void to_wire(const SlaveDescription& description, const std::string& model, couplet_wire_Describe& wire) {
   wire = couplet_wire_Describe{};
   wire.version = couplet_wire_Version_VERSION_CURRENT;
@@ -47,12 +63,14 @@ void to_wire(const SlaveDescription& description, const std::string& model, coup
   for (std::size_t i = 0; i < description.inputs.size(); ++i) {
     copy_name(wire.inputs[i].name, description.inputs[i].name, "input name");
     copy_name(wire.inputs[i].unit, description.inputs[i].unit, "unit");
+    unit_to_wire(description.inputs[i].unit_definition, wire.inputs[i]);
   }
   wire.outputs_count = static_cast<pb_size_t>(description.outputs.size());
   for (std::size_t j = 0; j < description.outputs.size(); ++j) {
     copy_name(wire.outputs[j].name, description.outputs[j].name, "output name");
     wire.outputs[j].direct_feedthrough = description.outputs[j].direct_feedthrough;
     copy_name(wire.outputs[j].unit, description.outputs[j].unit, "unit");
+    unit_to_wire(description.outputs[j].unit_definition, wire.outputs[j]);
   }
   if (description.discrete_inputs.size() > protocol::kMaxPorts ||
       description.discrete_outputs.size() > protocol::kMaxPorts) {
@@ -127,6 +145,35 @@ void check_ports(const Port* ports, std::size_t count, const char* kind, const s
       }
     }
   }
+}
+
+/// A Real port's unit definition, when the target sent one: for a named
+/// unit, with whole exponents of at most ±1000 and a finite, non-zero factor
+/// and a finite offset.
+std::optional<UnitDefinition> unit_definition(const couplet_wire_Port& port,
+                                              const std::string& field,
+                                              const std::string& slave_name) {
+  if (!port.has_unit_definition) return std::nullopt;
+  const couplet_wire_UnitDefinition& wire = port.unit_definition;
+  if (port.unit[0] == '\0')
+    invalid_description(slave_name, field + ".unit_definition without a unit");
+  UnitDefinition definition;
+  definition.exponents = {wire.kg, wire.m, wire.s, wire.A, wire.K, wire.mol, wire.cd, wire.rad};
+  for (std::size_t k = 0; k < definition.exponents.size(); ++k) {
+    if (definition.exponents[k] < -1000 || definition.exponents[k] > 1000) {  // no abs: INT_MIN
+      invalid_description(slave_name, field + ".unit_definition." + kSiBaseUnits[k] + " = " +
+                                          std::to_string(definition.exponents[k]) +
+                                          ": beyond ±1000");
+    }
+  }
+  if (!std::isfinite(wire.factor) || wire.factor == 0.0 || !std::isfinite(wire.offset)) {
+    invalid_description(slave_name, field + ".unit_definition: factor " + exact_text(wire.factor) +
+                                        ", offset " + exact_text(wire.offset) +
+                                        " (a finite, non-zero factor and a finite offset)");
+  }
+  definition.factor = wire.factor;
+  definition.offset = wire.offset;
+  return definition;
 }
 
 /// Integer and Boolean ports (names checked by check_ports): each with its type,
@@ -275,10 +322,15 @@ SlaveDescription from_wire(const couplet_wire_Describe& wire, const std::string&
   check_linearization(wire, slave_name);
 
   SlaveDescription description;
-  for (std::size_t i = 0; i < wire.inputs_count; ++i) description.inputs.push_back({wire.inputs[i].name, wire.inputs[i].unit});
+  for (std::size_t i = 0; i < wire.inputs_count; ++i) {
+    description.inputs.push_back(
+        {wire.inputs[i].name, wire.inputs[i].unit,
+         unit_definition(wire.inputs[i], "inputs[" + std::to_string(i) + "]", slave_name)});
+  }
   for (std::size_t j = 0; j < wire.outputs_count; ++j) {
     description.outputs.push_back(
-        {wire.outputs[j].name, wire.outputs[j].direct_feedthrough, wire.outputs[j].unit});
+        {wire.outputs[j].name, wire.outputs[j].direct_feedthrough, wire.outputs[j].unit,
+         unit_definition(wire.outputs[j], "outputs[" + std::to_string(j) + "]", slave_name)});
   }
   SlaveCapabilities& capabilities = description.capabilities;
   // A target that takes a higher degree than a polynomial can have takes the highest.

@@ -202,6 +202,20 @@ std::vector<Frame> with_discrete_ports(const std::vector<Frame>& answers) {
   return changed;
 }
 
+/// The recorded Describe (answers[0]) with unit definitions on the first
+/// input and output, as a target serving an FMU with UnitDefinitions sends.
+Frame describe_with_units(const std::vector<Frame>& answers) {
+  const auto message = decoded(answers.at(0));
+  couplet_wire_Describe& describe = message->body.describe;
+  std::snprintf(describe.inputs[0].unit, sizeof describe.inputs[0].unit, "%s", "kph");
+  describe.inputs[0].has_unit_definition = true;
+  describe.inputs[0].unit_definition = {.m = 1, .s = -1, .factor = 1 / 3.6};
+  std::snprintf(describe.outputs[0].unit, sizeof describe.outputs[0].unit, "%s", "degF");
+  describe.outputs[0].has_unit_definition = true;
+  describe.outputs[0].unit_definition = {.K = 1, .factor = 5.0 / 9.0, .offset = 255.37222222222223};
+  return encoded(*message);
+}
+
 /// The recorded requests with one discrete input (enable = 1) in every
 /// StepRequest: what a master sends a slave with discrete inputs.
 std::vector<Frame> with_discrete_inputs(const std::vector<Frame>& sent) {
@@ -302,6 +316,15 @@ int main(int argc, char** argv) {
     fuzz::append_record(discrete_records, replaced ? 1 : 0, payload_of(replaced ? discrete_answers[k] : received[k]));
   }
   write(root / "link_answers" / "session-discrete", discrete_records);
+  // Unit definitions in the Describe (replaced); the rest pass.
+  const Frame units = describe_with_units(received);
+  Frame unit_records;
+  fuzz::append_record(unit_records, 1, payload_of(units));
+  for (std::size_t k = 1; k < received.size(); ++k)
+    fuzz::append_record(unit_records, 0, payload_of(received[k]));
+  write(root / "link_answers" / "session-units", unit_records);
+  write(root / "codec" / "units-frame", prefixed(0, units));
+  write(root / "codec" / "units-payload", prefixed(1, payload_of(units)));
   const std::vector<Frame> discrete_requests = with_discrete_inputs(sent);
   write(root / "target_server" / "session-discrete-inputs", records(discrete_requests, kWrappedAfterOneMs, 0, true));
   std::vector<Frame> discrete_frames;

@@ -59,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     ssd.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   }
   try {
-    YAML::Node root = couplet::tools::read_system_structure("fuzz.ssp", directory);
+    YAML::Node root = couplet::tools::read_system_structure("fuzz.ssp", directory).root;
     root["algorithm"]["type"] = "jacobi";
     root["algorithm"]["step"] = 0.01;
     static_cast<void>(couplet::tools::parse_scenario(YAML::Dump(root), "fuzz.ssp"));

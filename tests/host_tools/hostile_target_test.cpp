@@ -224,6 +224,32 @@ std::vector<Variant> variants() {
        "Describe.inputs[0].unit contains"},
       {"describe_control_in_model", on_describe([](auto& d) { d.model[0] = '\x1b'; }), "SlaveError",
        "Describe.model contains"},
+      {"describe_unit_factor_zero", on_describe([](auto& d) {
+         std::strcpy(d.inputs[0].unit, "furlong");
+         d.inputs[0].has_unit_definition = true;
+         d.inputs[0].unit_definition = {.m = 1};  // factor 0
+       }),
+       "SlaveError",
+       "Describe.inputs[0].unit_definition: factor 0, offset 0 (a finite, non-zero factor and a "
+       "finite offset)"},
+      {"describe_unit_offset_nan", on_describe([](auto& d) {
+         std::strcpy(d.outputs[0].unit, "furlong");
+         d.outputs[0].has_unit_definition = true;
+         d.outputs[0].unit_definition = {.m = 1, .factor = 201.168, .offset = kNaN};
+       }),
+       "SlaveError", "Describe.outputs[0].unit_definition: factor 201.16800000000001, offset nan"},
+      {"describe_unit_exponent_huge", on_describe([](auto& d) {
+         std::strcpy(d.outputs[0].unit, "furlong");
+         d.outputs[0].has_unit_definition = true;
+         d.outputs[0].unit_definition = {.s = -2147483647 - 1, .factor = 1};
+       }),
+       "SlaveError", "Describe.outputs[0].unit_definition.s = -2147483648: beyond ±1000"},
+      {"describe_unit_definition_without_unit", on_describe([](auto& d) {
+         d.outputs[1].unit[0] = '\0';
+         d.outputs[1].has_unit_definition = true;
+         d.outputs[1].unit_definition = {.factor = 1};
+       }),
+       "SlaveError", "Describe.outputs[1].unit_definition without a unit"},
       {"describe_is_an_ack",
        [](const Envelope& request, Envelope& answer) {
          if (is(request, couplet_wire_Envelope_hello_tag))

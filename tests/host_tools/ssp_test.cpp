@@ -11,6 +11,7 @@
 #include <string>
 
 #include "couplet/errors.hpp"
+#include "host_tools/commands.hpp"
 #include "host_tools/log_export.hpp"
 #include "host_tools/run_log.hpp"
 #include "host_tools/ssp_import.hpp"
@@ -258,6 +259,15 @@ TEST(SspPackage, ConnectorsOfDifferentUnitsAreConvertedByTheirBaseUnits) {
   ASSERT_TRUE(millimetres.has_value());
   EXPECT_EQ(millimetres->at("factor"), 1000.0);
   EXPECT_EQ(millimetres->at("offset"), 0.0);
+  // validate lists the converter, naming the SSD's line.
+  const std::vector<std::string> notes = tools::validate_scenario(
+      tools::load_scenario(make_package("units_by_name", by_name).string()));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("SystemStructure.ssd:"), std::string::npos) << notes[0];
+  EXPECT_NE(notes[0].find(": Connection 'left.x' -> 'right.x' ['m', 'mm']: converted, to = 1000 "
+                          "* from (both m)"),
+            std::string::npos)
+      << notes[0];
 
   // A unit only the SSD defines: "inch" = 0.0254 m; m -> inch is 1/0.0254.
   Structure defined = by_name;

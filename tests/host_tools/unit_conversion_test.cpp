@@ -5,10 +5,14 @@
 // is tests/fmus/units.c (units: co-simulation; units_me: model exchange),
 // whose ports declare km/h, degC and K in its UnitDefinitions.
 #include <gtest/gtest.h>
+#include <zip.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -122,6 +126,60 @@ TEST(UnitConversion, ADeclaredConversionTakesThePlaceOfTheUnitsOne) {
   EXPECT_FALSE(columns.contains("transform_a_v_2.y"));
   const std::vector<double>& speed = columns.at("left.v");
   EXPECT_EQ(columns.at("transform_a_v.y").back(), 2.0 * speed.back());
+}
+
+/// A copy of the units FMU whose speed unit is named "kph": a name couplet
+/// does not read, defined only by the FMU's UnitDefinitions (m/s, factor 1/3.6).
+std::filesystem::path units_fmu_with_kph(const std::filesystem::path& directory) {
+  std::filesystem::create_directories(directory);
+  const std::filesystem::path copy = directory / "units_kph.fmu";
+  std::filesystem::copy_file(std::string(COUPLET_TEST_FMU_DIR) + "/units.fmu", copy,
+                             std::filesystem::copy_options::overwrite_existing);
+  int error = 0;
+  zip_t* archive = zip_open(copy.c_str(), 0, &error);
+  EXPECT_NE(archive, nullptr) << error;
+  zip_file_t* file = zip_fopen(archive, "modelDescription.xml", 0);
+  EXPECT_NE(file, nullptr);
+  std::string text;
+  char buffer[4096];
+  for (zip_int64_t read = 0; (read = zip_fread(file, buffer, sizeof buffer)) > 0;)
+    text.append(buffer, static_cast<std::size_t>(read));
+  zip_fclose(file);
+  for (std::size_t at = 0; (at = text.find("km/h", at)) != std::string::npos;)
+    text.replace(at, 4, "kph");
+  // libzip reads the buffer at zip_close: memory it frees itself.
+  void* data = std::malloc(text.size());
+  std::memcpy(data, text.data(), text.size());
+  zip_source_t* source = zip_source_buffer(archive, data, text.size(), 1);
+  EXPECT_GE(zip_file_add(archive, "modelDescription.xml", source, ZIP_FL_OVERWRITE), 0);
+  EXPECT_EQ(zip_close(archive), 0);
+  return copy;
+}
+
+// An FMU behind couplet-target sends its unit definitions with its port
+// names: "kph", which couplet cannot read by name, converts from m/s by the
+// FMU's own BaseUnit over a UDP link as it does locally (the same hash and
+// signals), instead of being refused as an unknown unit.
+TEST(UnitConversion, AnFmuBehindALinkSendsItsUnitDefinitions) {
+  const std::filesystem::path fmu = units_fmu_with_kph(fresh_directory("units-kph-fmu"));
+  std::string text = speedometers();
+  const std::string units = std::string(COUPLET_TEST_FMU_DIR) + "/units.fmu";
+  text.replace(text.find(units), units.size(), fmu.string());  // a: the kph copy
+  const CoupletOutcome local = couplet_on_text("run", text, "units-kph-local");
+  ASSERT_EQ(local.exit_code, 0) << local.output;
+  const std::string marker = "parameters: {ambient: 25}\n";
+  std::string linked = text;
+  linked.insert(linked.find(marker) + marker.size(),
+                "    link: {spawn: true, udp: \"127.0.0.1:0\"}\n");
+  const CoupletOutcome remote = couplet_on_text("run", linked, "units-kph-udp");
+  ASSERT_EQ(remote.exit_code, 0) << remote.output;
+  const auto hash = [](const CoupletOutcome& outcome) {
+    return nlohmann::json::parse(read_file(outcome.out / "summary.json")).at("decision_hash");
+  };
+  EXPECT_EQ(hash(remote), hash(local));
+  const auto columns = read_columns(remote.out / "signals.csv");
+  EXPECT_EQ(columns.at("transform_a_v.y").back(),
+            1.0 / (1000.0 / 3600.0) * columns.at("left.v").back());
 }
 
 }  // namespace
