@@ -133,7 +133,7 @@ void Executor::compute_initial_outputs() {
     before = slots_[slave].outputs;
     const int degree = system_.description(slave).capabilities.max_input_degree;
     assign_taylor_inputs(slave, sources, slots_, degree, 1.0);
-    if (!discrete_[slave].held_inputs.empty()) hold_integer_inputs(slave, start_);
+    hold_integer_inputs(slave, start_);
     const PlannedAction evaluation{slave, SlaveAction::evaluate_outputs};
     dispatch_and_complete({&evaluation, 1});
     const std::vector<double>& after = slots_[slave].outputs;
@@ -213,8 +213,7 @@ void Executor::prepare(const PlannedAction& action) {
       prepare_step(action.slave);
       break;
     case SlaveAction::evaluate_outputs:
-      if (!discrete_[action.slave].held_inputs.empty())
-        hold_integer_inputs(action.slave, slave_time_[action.slave]);
+      hold_integer_inputs(action.slave, slave_time_[action.slave]);
       for (const Polynomial& input : slots_[action.slave].inputs) hash_.add(input);
       break;
     case SlaveAction::linearize:
@@ -223,8 +222,7 @@ void Executor::prepare(const PlannedAction& action) {
                                 "' cannot linearize, but algorithm '" +
                                 std::string(algorithm_.name()) + "' asked it to");
       }
-      if (!discrete_[action.slave].held_inputs.empty())
-        hold_integer_inputs(action.slave, slave_time_[action.slave]);
+      hold_integer_inputs(action.slave, slave_time_[action.slave]);
       for (const Polynomial& input : slots_[action.slave].inputs) hash_.add(input);
       break;
     case SlaveAction::save_state:
@@ -459,8 +457,7 @@ void Executor::announce_evaluations() {
   if (std::count_if(actions.begin(), actions.end(), announceable) < 2) return;
   for (const PlannedAction& action : actions) {
     if (announceable(action) && dispatcher_->calls_slave(action.slave)) {
-      if (!discrete_[action.slave].held_inputs.empty())
-        hold_integer_inputs(action.slave, slave_time_[action.slave]);
+      hold_integer_inputs(action.slave, slave_time_[action.slave]);
       system_.slave(action.slave).announce_outputs(slots_[action.slave].inputs);
     }
   }

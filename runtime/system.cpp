@@ -203,7 +203,7 @@ void System::connect(std::string_view source, std::string_view target, std::stri
       from.discrete ? parse_unit(from_unit)
                     : unit_definition_of(from_desc.outputs[from.reference.port]);
   const std::optional<UnitDefinition> to_definition =
-      to.discrete ? parse_unit(to_unit) : unit_definition_of(to_desc.inputs[to.reference.port]);
+      to.discrete ? std::nullopt : unit_definition_of(to_desc.inputs[to.reference.port]);
   const bool one_unit = from_unit.empty() || to_unit.empty() || from_unit == to_unit ||
                         (!to.discrete && same_unit(from_definition, to_definition));
   if (!one_unit) {
