@@ -40,10 +40,6 @@ std::string row_at(const std::filesystem::path& out, const std::string& time) {
   return "";
 }
 
-std::string hash_of(const std::filesystem::path& out) {
-  return nlohmann::json::parse(read_file(out / "summary.json")).at("decision_hash");
-}
-
 std::string couplet_output(const std::string& arguments) {
   int exit_code = -1;
   std::string output = command_output(std::string(COUPLET_BINARY) + " " + arguments, exit_code);

@@ -92,25 +92,13 @@ TEST(IntegerToReal, TheRunLogReplaysAndInspectShowsTheConnection) {
   const CoupletOutcome outcome =
       couplet_on_text("run", count_into_mass("{type: jacobi, step: 0.5}"), "i2r-replay");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
-  int exit_code = -1;
-  const std::string log = (outcome.out / "run.log").string();
-  const std::string replay =
-      command_output(std::string(COUPLET_BINARY) + " replay --verify " + log, exit_code);
-  EXPECT_EQ(exit_code, 0) << replay;
-  const std::string hash =
-      nlohmann::json::parse(read_file(outcome.out / "summary.json")).at("decision_hash");
-  EXPECT_NE(replay.find(hash + " (recorded " + hash + ")"), std::string::npos) << replay;
-  const std::string inspect =
-      command_output(std::string(COUPLET_BINARY) + " inspect " + log, exit_code);
-  EXPECT_EQ(exit_code, 0) << inspect;
-  EXPECT_NE(inspect.find("t.count → body.f (Integer to Real, held)"), std::string::npos) << inspect;
+  expect_replayed_and_inspected(outcome, "t.count → body.f (Integer to Real, held)");
   // The thread pool decides as the sequential executor.
   const CoupletOutcome threads = couplet_on_text(
       "run", count_into_mass("{type: jacobi, step: 0.5}\nexecutor: {type: threads, threads: 3}"),
       "i2r-threads");
   ASSERT_EQ(threads.exit_code, 0) << threads.output;
-  EXPECT_EQ(nlohmann::json::parse(read_file(threads.out / "summary.json")).at("decision_hash"),
-            hash);
+  EXPECT_EQ(hash_of(threads.out), hash_of(outcome.out));
   EXPECT_EQ(read_file(threads.out / "signals.csv"), read_file(outcome.out / "signals.csv"));
 }
 

@@ -79,18 +79,7 @@ TEST(RoundedConnections, TheRunLogReplaysAndInspectShowsTheRule) {
   const CoupletOutcome outcome = couplet_on_text(
       "run", ramp_into_tally("{from: knob.y, to: t.increment, rounding: ceil}"), "rounded-replay");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
-  int exit_code = -1;
-  const std::string log = (outcome.out / "run.log").string();
-  const std::string replay =
-      command_output(std::string(COUPLET_BINARY) + " replay --verify " + log, exit_code);
-  EXPECT_EQ(exit_code, 0) << replay;
-  const std::string hash =
-      nlohmann::json::parse(read_file(outcome.out / "summary.json")).at("decision_hash");
-  EXPECT_NE(replay.find(hash + " (recorded " + hash + ")"), std::string::npos) << replay;
-  const std::string inspect =
-      command_output(std::string(COUPLET_BINARY) + " inspect " + log, exit_code);
-  EXPECT_EQ(exit_code, 0) << inspect;
-  EXPECT_NE(inspect.find("knob.y → t.increment (rounding: ceil)"), std::string::npos) << inspect;
+  expect_replayed_and_inspected(outcome, "knob.y → t.increment (rounding: ceil)");
 }
 
 TEST(RoundedConnections, RefusalsNameTheConnectionAndWhatToDo) {

@@ -1,6 +1,7 @@
 #pragma once
 // Helpers for the integration tests: run a scenario file with overrides into a
 // fresh temporary directory and read back summary.json.
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,8 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,27 @@ inline std::string read_file(const std::filesystem::path& path) {
   std::stringstream text;
   text << file.rdbuf();
   return text.str();
+}
+
+/// The decision hash in a run's summary.json.
+inline std::string hash_of(const std::filesystem::path& out) {
+  return nlohmann::json::parse(read_file(out / "summary.json")).at("decision_hash");
+}
+
+/// `couplet replay --verify` of a run's log reproduces its decision hash, and
+/// `couplet inspect` of the log shows `line`.
+inline void expect_replayed_and_inspected(const CoupletOutcome& outcome, const std::string& line) {
+  int exit_code = -1;
+  const std::string log = (outcome.out / "run.log").string();
+  const std::string replay =
+      command_output(std::string(COUPLET_BINARY) + " replay --verify " + log, exit_code);
+  EXPECT_EQ(exit_code, 0) << replay;
+  const std::string hash = hash_of(outcome.out);
+  EXPECT_NE(replay.find(hash + " (recorded " + hash + ")"), std::string::npos) << replay;
+  const std::string inspect =
+      command_output(std::string(COUPLET_BINARY) + " inspect " + log, exit_code);
+  EXPECT_EQ(exit_code, 0) << inspect;
+  EXPECT_NE(inspect.find(line), std::string::npos) << inspect;
 }
 
 inline double nrmse(const nlohmann::json& summary, const std::string& signal) {

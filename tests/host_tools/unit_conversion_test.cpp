@@ -173,10 +173,7 @@ TEST(UnitConversion, AnFmuBehindALinkSendsItsUnitDefinitions) {
                 "    link: {spawn: true, udp: \"127.0.0.1:0\"}\n");
   const CoupletOutcome remote = couplet_on_text("run", linked, "units-kph-udp");
   ASSERT_EQ(remote.exit_code, 0) << remote.output;
-  const auto hash = [](const CoupletOutcome& outcome) {
-    return nlohmann::json::parse(read_file(outcome.out / "summary.json")).at("decision_hash");
-  };
-  EXPECT_EQ(hash(remote), hash(local));
+  EXPECT_EQ(hash_of(remote.out), hash_of(local.out));
   const auto columns = read_columns(remote.out / "signals.csv");
   EXPECT_EQ(columns.at("transform_a_v.y").back(),
             1.0 / (1000.0 / 3600.0) * columns.at("left.v").back());
