@@ -431,8 +431,9 @@ bool Executor::announce_steps() {
   for (const PlannedAction& action : plan_.actions()) {
     if (action.action != SlaveAction::step) continue;
     merge_sample_times(action.slave);
-    // Only slaves behind links take announcements, and they have no discrete
-    // ports: what gather_discrete_inputs gives here is the step's anyway.
+    // Only slaves behind links take announcements, discrete and held inputs
+    // included: gathered here as the step's preparation gathers them again
+    // (Slave::announce_step: the very request step() then receives).
     if (!discrete_[action.slave].sources.empty()) gather_discrete_inputs(action.slave);
     if (!discrete_[action.slave].held_inputs.empty())
       hold_integer_inputs(action.slave, slots_[action.slave].start);

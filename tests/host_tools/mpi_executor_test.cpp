@@ -158,8 +158,9 @@ TEST_P(MpiExecutor, SameDecisionsAndSignalsAsTheSequentialRun) {
 }
 
 // Two tally FMUs coupled through an Integer and a Boolean connection, on
-// different ranks (rank 0, which writes the log, owns neither with -np 4): the
-// discrete start values and step results travel like the Real ones.
+// different ranks (rank 0, which writes the log, owns neither with -np 4), and
+// b's count held on a pass-through's Real input: the discrete start values
+// and step results travel like the Real ones.
 TEST_P(MpiExecutor, DiscreteSignalsCrossRanksWithTheSequentialDecisions) {
   const int ranks = GetParam();
   const std::string scenario = written_scenario("tallies",
@@ -168,9 +169,11 @@ TEST_P(MpiExecutor, DiscreteSignalsCrossRanksWithTheSequentialDecisions) {
                              "slaves:\n"
                              "  a: {fmu: " COUPLET_TEST_FMU("tally") ", parameters: {increment: 3}}\n"
                              "  b: {fmu: " COUPLET_TEST_FMU("tally") "}\n"
+                             "  pass: {model: coupling.linear}\n"
                              "connections:\n"
                              "  - {from: a.count, to: b.increment}\n"
                              "  - {from: a.odd, to: b.enable}\n"
+                             "  - {from: b.count, to: pass.u}\n"
                              "algorithm: {type: jacobi, step: 0.5}\n"
                              "reference: none\n");
   const CouplingRun sequential = couplet_run("", scenario, {}, "mpi-seq-tallies");
