@@ -139,15 +139,10 @@ std::string slave_problem(const couplet_wire_LogConnection& connection, const Ru
          ", but the log has " + std::to_string(slaves) + " slaves";
 }
 
-std::string connection_problem(const couplet_wire_LogConnection& connection, const RunLog& log,
-                               const std::vector<std::vector<bool>>& driven) {
-  if (std::string problem = slave_problem(connection, log); !problem.empty()) return problem;
-  const LoggedSlave& source = log.slaves[connection.source_slave];
+/// The target of a connection into a Real input: in range, driven once.
+std::string real_target_problem(const couplet_wire_LogConnection& connection, const RunLog& log,
+                                const std::vector<std::vector<bool>>& driven) {
   const LoggedSlave& target = log.slaves[connection.target_slave];
-  if (connection.source_port >= source.description.outputs.size()) {
-    return "output " + std::to_string(connection.source_port) + " of slave '" + source.name +
-           "', which has " + std::to_string(source.description.outputs.size()) + " outputs";
-  }
   if (connection.target_port >= target.description.inputs.size()) {
     return "input " + std::to_string(connection.target_port) + " of slave '" + target.name +
            "', which has " + std::to_string(target.description.inputs.size()) + " inputs";
@@ -156,6 +151,17 @@ std::string connection_problem(const couplet_wire_LogConnection& connection, con
     return "input '" + log.input_name(connection.target_slave, connection.target_port) +
            "' is driven twice";
   return {};
+}
+
+std::string connection_problem(const couplet_wire_LogConnection& connection, const RunLog& log,
+                               const std::vector<std::vector<bool>>& driven) {
+  if (std::string problem = slave_problem(connection, log); !problem.empty()) return problem;
+  const LoggedSlave& source = log.slaves[connection.source_slave];
+  if (connection.source_port >= source.description.outputs.size()) {
+    return "output " + std::to_string(connection.source_port) + " of slave '" + source.name +
+           "', which has " + std::to_string(source.description.outputs.size()) + " outputs";
+  }
+  return real_target_problem(connection, log, driven);
 }
 
 std::string discrete_connection_problem(const couplet_wire_LogConnection& connection,
@@ -213,21 +219,12 @@ std::string integer_to_real_problem(const couplet_wire_LogConnection& connection
                                     const std::vector<std::vector<bool>>& driven) {
   if (std::string problem = slave_problem(connection, log); !problem.empty()) return problem;
   const SlaveDescription& source = log.slaves[connection.source_slave].description;
-  const SlaveDescription& target = log.slaves[connection.target_slave].description;
   if (connection.source_port >= source.discrete_outputs.size() ||
       source.discrete_outputs[connection.source_port].type != DiscreteType::integer) {
     return "output " + std::to_string(connection.source_port) + " of slave '" +
            log.slaves[connection.source_slave].name + "', which is no Integer output";
   }
-  if (connection.target_port >= target.inputs.size()) {
-    return "input " + std::to_string(connection.target_port) + " of slave '" +
-           log.slaves[connection.target_slave].name + "', which has " +
-           std::to_string(target.inputs.size()) + " inputs";
-  }
-  if (driven[connection.target_slave][connection.target_port])
-    return "input '" + log.input_name(connection.target_slave, connection.target_port) +
-           "' is driven twice";
-  return {};
+  return real_target_problem(connection, log, driven);
 }
 
 /// One connections record; the structure is complete after the last one

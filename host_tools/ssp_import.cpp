@@ -361,12 +361,10 @@ class SystemStructureReader {
         // suppressUnitConversion: the value passes as it is between different
         // units; an identity converter keeps couplet from converting it by the
         // FMUs' units (docs/units.md).
-        if (!map) {
-          map = suppresses_unit_conversion(connection)
-                    ? LinearMap{exact_text(1.0), exact_text(0.0)}
-                    : unit_conversion(connection, label, from, to);
-          if (map && !suppresses_unit_conversion(connection))
-            note_conversion(connection, label, from, to, *map);
+        if (!map && suppresses_unit_conversion(connection)) {
+          map = LinearMap{exact_text(1.0), exact_text(0.0)};
+        } else if (!map && (map = unit_conversion(connection, label, from, to))) {
+          note_conversion(connection, label, from, to, *map);
         }
       }
       if (!map) {
