@@ -1,8 +1,10 @@
 // Cost of FMUs as slaves (issue: FMI 2.0): the two-mass switch with both halves
 // built-in, as model-exchange FMUs (couplet's CVODE integrates them, like the
 // built-in models: the difference is the FMI calls) and as co-simulation FMUs
-// (the FMUs' own fixed-step RK4 inside fmi2DoStep), per macro step. Compare the
-// times of one run (docs/results.md), not absolute values.
+// (the FMUs' own fixed-step RK4 inside fmi2DoStep), and as co-simulation FMUs
+// each isolated in a couplet-target child process (`isolate: true`: a UDP round
+// trip on the loopback interface per step and evaluation), per macro step.
+// Compare the times of one run (docs/results.md), not absolute values.
 //   build/bench/fmu_step_bench
 #include <benchmark/benchmark.h>
 
@@ -15,7 +17,7 @@
 namespace couplet {
 namespace {
 
-enum class Halves { builtin, model_exchange, co_simulation };
+enum class Halves { builtin, model_exchange, co_simulation, co_simulation_isolated };
 
 tools::Scenario scenario_of(Halves halves) {
   const std::string directory = COUPLET_TEST_FMU_DIR;
@@ -26,6 +28,9 @@ tools::Scenario scenario_of(Halves halves) {
                                 overrides);
   }
   const std::string kind = halves == Halves::model_exchange ? "me" : "cs";
+  if (halves == Halves::co_simulation_isolated)
+    overrides.insert(overrides.end(),
+                     {{"slaves.left.isolate", "true"}, {"slaves.right.isolate", "true"}});
   overrides.insert(overrides.end(),
                    {{"slaves.left.fmu", directory + "/switch_left.fmu"},
                     {"slaves.right.fmu", directory + "/switch_right.fmu"},
@@ -56,10 +61,12 @@ void BM_TwoMassSwitch(benchmark::State& state) {
 }
 
 BENCHMARK(BM_TwoMassSwitch)
-    ->ArgName("halves_builtin0_me1_cs2")
+    ->ArgName("halves_builtin0_me1_cs2_isolated3")
     ->Arg(0)
     ->Arg(1)
     ->Arg(2)
+    ->Arg(3)
+    ->UseRealTime()  // the isolated halves compute in their own processes
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -66,7 +66,7 @@ void LinkClient::send() {
   stalled_while_waiting_ = std::chrono::nanoseconds(0);
   // Silence counts while an answer is awaited: time spent elsewhere since the
   // last frame (computing, waiting on another slave) is not the peer's.
-  listening_baseline_ = SteadyClock::now();
+  listening_baseline_ = request_sent_ = SteadyClock::now();
   transport_->send(std::span(sent_frame_).first(sent_size_));
 }
 
@@ -134,12 +134,19 @@ const protocol::Envelope* LinkClient::await_until(Deadline give_up, Silence& why
       }
       if (answer->which_body == couplet_wire_Envelope_working_tag) {
         ++counters_.working;  // alive and computing: keep asking at the same pace
+        if (policy_.max_step_time.count() > 0 &&
+            outstanding(SteadyClock::now()) > policy_.max_step_time) {
+          why = Silence::hung;
+          return nullptr;
+        }
         continue;
       }
       why = Silence::none;
       return answer;
     }
     const Deadline now = SteadyClock::now();
+    why = abandoned(now);
+    if (why != Silence::none) return nullptr;
     if (now >= give_up) {
       why = Silence::deadline;
       return nullptr;
@@ -155,10 +162,22 @@ const protocol::Envelope* LinkClient::await_until(Deadline give_up, Silence& why
   }
 }
 
+LinkClient::Silence LinkClient::abandoned(Deadline now) {
+  if (policy_.interrupted != nullptr && policy_.interrupted() &&
+      outstanding(now) >= kInterruptPatience)
+    return Silence::interrupted;
+  if (process_ != nullptr && process_->ended()) return Silence::process_ended;
+  return Silence::none;
+}
+
+std::chrono::nanoseconds LinkClient::outstanding(Deadline now) const {
+  return now - request_sent_ - stalled_while_waiting_;
+}
+
 const protocol::Envelope& LinkClient::await_answer(const char* activity, double model_time) {
   Silence why = Silence::none;
   const protocol::Envelope* answer = await_until(Deadline::max(), why);
-  if (answer == nullptr) fail_dead(activity, model_time, listening_baseline_);
+  if (answer == nullptr) fail_waiting(why, activity, model_time);
   if (answer->which_body == couplet_wire_Envelope_error_tag) fail_error(*answer, activity, model_time);
   return *answer;
 }
@@ -179,7 +198,7 @@ const protocol::Envelope& LinkClient::open(const char* activity) {
   for (;;) {
     Silence why = Silence::none;
     const protocol::Envelope* answer = await_until(Deadline::max(), why);
-    if (answer == nullptr) fail_dead(activity, 0.0, listening_baseline_);
+    if (answer == nullptr) fail_waiting(why, activity, 0.0);
     const bool error = answer->which_body == couplet_wire_Envelope_error_tag;
     if (error && wire::enum_value(answer->body.error.code) != couplet_wire_ErrorCode_ERROR_BUSY) {
       fail_error(*answer, activity, 0.0);
@@ -214,7 +233,7 @@ const protocol::Envelope* LinkClient::exchange_within(std::chrono::microseconds 
 const protocol::Envelope* LinkClient::await_answer_until(Deadline deadline, const char* activity, double model_time) {
   Silence why = Silence::none;
   const protocol::Envelope* answer = await_until(deadline, why);
-  if (why == Silence::peer) fail_dead(activity, model_time, listening_baseline_);
+  if (why != Silence::none && why != Silence::deadline) fail_waiting(why, activity, model_time);
   if (answer != nullptr && answer->which_body == couplet_wire_Envelope_error_tag) fail_error(*answer, activity, model_time);
   return answer;
 }
@@ -256,6 +275,37 @@ void LinkClient::send_heartbeat() {
 
 void LinkClient::check_alive(const char* activity, double model_time) {
   if (SteadyClock::now() - heard_baseline_ > policy_.peer_timeout) fail_dead(activity, model_time, heard_baseline_);
+}
+
+void LinkClient::fail_waiting(Silence why, const char* activity, double model_time) {
+  const std::string during =
+      " during " + std::string(activity) + " at t = " + seconds_text(model_time) + " s";
+  const std::string process =
+      process_ != nullptr ? "its process (" + process_->command() + ")" : std::string("the target");
+  if (why == Silence::process_ended) {
+    peer_declared_dead_ = true;
+    throw SlaveError("slave '" + slave_name_ + "' (" + transport_->describe() + "): " + process +
+                     " " + process_->ended().value_or("ended") + during);
+  }
+  if (why == Silence::hung) {
+    // It cannot stop by itself (it answers Stop with "working" too): end it.
+    if (process_ != nullptr) process_->end_now();
+    peer_declared_dead_ = process_ != nullptr;
+    const double limit = std::chrono::duration<double>(policy_.max_step_time).count();
+    throw SlaveError("slave '" + slave_name_ + "' (" + transport_->describe() +
+                     "): the target answered 'working' for " + seconds_text(limit) +
+                     " s (max_step_time)" + during + ": declared hung" +
+                     (process_ != nullptr ? "; " + process + " was killed" : std::string()));
+  }
+  if (why == Silence::interrupted) {
+    if (process_ != nullptr) process_->end_now();  // it may be stuck as long as the step takes
+    peer_declared_dead_ = process_ != nullptr;
+    throw SlaveError("slave '" + slave_name_ + "' (" + transport_->describe() +
+                     "): the run was interrupted" + during +
+                     " while the target still computed; the request was abandoned" +
+                     (process_ != nullptr ? " and " + process + " was killed" : std::string()));
+  }
+  fail_dead(activity, model_time, listening_baseline_);
 }
 
 void LinkClient::fail_dead(const char* activity, double model_time, Deadline silent_since) {

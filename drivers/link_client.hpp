@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "drivers/link_policy.hpp"
+#include "drivers/peer_process.hpp"
 #include "drivers/transport.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/sequence.hpp"
@@ -35,9 +36,15 @@ class LinkClient {
 
   /// Sends request() under a new sequence number.
   void send();
+  /// The process behind the link, when this master started it (may be null;
+  /// must outlive the client): an overdue answer first asks whether it ended,
+  /// and a target declared hung is ended through it.
+  void watch_process(PeerProcess* process) { process_ = process; }
+
   /// Waits for the answer to the last send(), retransmitting on timeout. Throws
-  /// SlaveError on a dead peer (naming `activity`, e.g. "step to t = 1.5 s") or
-  /// when the target answers with an Error.
+  /// SlaveError on a dead peer (naming `activity`, e.g. "step to t = 1.5 s"), a
+  /// watched process that ended, a target that computes longer than
+  /// max_step_time, an interruption, or when the target answers with an Error.
   const protocol::Envelope& await_answer(const char* activity, double model_time);
   /// send() then await_answer().
   const protocol::Envelope& exchange(const char* activity, double model_time);
@@ -75,10 +82,11 @@ class LinkClient {
   bool peer_declared_dead() const { return peer_declared_dead_; }
 
  private:
-  enum class Silence { none, deadline, peer };
+  enum class Silence { none, deadline, peer, process_ended, hung, interrupted };
   /// The answer to the last send() (a "working" reply is not one), retransmitting
-  /// at a steady interval; nullptr at `give_up` or when the peer has been silent
-  /// for the timeout (`why` says which).
+  /// at a steady interval; nullptr at `give_up`, when the peer has been silent
+  /// for the timeout, its process ended, it computed past max_step_time, or the
+  /// master was interrupted (`why` says which).
   const protocol::Envelope* await_until(Deadline give_up, Silence& why);
   /// A valid frame of this session, or nullptr at the deadline. Heartbeat echoes
   /// are consumed; pushes are returned when `accept_push`, else kept for later.
@@ -89,6 +97,14 @@ class LinkClient {
   void woke(Deadline now, Deadline expected);
   /// Waits until `until` for nothing in particular (frames are consumed as by receive_until).
   void pause_until(Deadline until);
+  /// Why waiting on is pointless, checked whenever an answer is overdue: the
+  /// master was interrupted, or the watched process ended.
+  Silence abandoned(Deadline now);
+  /// How long the current request has been outstanding, not counting time this
+  /// master was not scheduled.
+  std::chrono::nanoseconds outstanding(Deadline now) const;
+  /// Throws the error for a wait that ended with `why` (not none or deadline).
+  [[noreturn]] void fail_waiting(Silence why, const char* activity, double model_time);
   [[noreturn]] void fail_dead(const char* activity, double model_time, Deadline silent_since);
   [[noreturn]] void fail_error(const protocol::Envelope& answer, const char* activity, double model_time) const;
 
@@ -112,6 +128,8 @@ class LinkClient {
   Deadline heard_baseline_{};
   Deadline listening_baseline_{};
   Deadline last_wake_{};
+  Deadline request_sent_{};  ///< when the current request was first sent
+  PeerProcess* process_ = nullptr;
   int attempts_ = 0;  ///< sends of the current request
   bool peer_declared_dead_ = false;
   std::chrono::nanoseconds stalled_while_waiting_{0};

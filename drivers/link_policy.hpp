@@ -20,7 +20,19 @@ struct LinkPolicy {
   /// A target busy with another session is asked again for this long (its old
   /// session expires after the target's --session-timeout, 3 s by default).
   std::chrono::microseconds busy_patience{10'000'000};
+  /// A target that has answered "working" to one request for longer than this
+  /// is declared hung (a step that never ends: an FMU in an endless loop, a
+  /// deadlocked device); zero: no limit. Scenario key `max_step_time`.
+  std::chrono::microseconds max_step_time{60'000'000};
+  /// Asked while an answer is overdue: true once the master has been told to
+  /// end (SIGINT, SIGTERM). A request outstanding for kInterruptPatience is
+  /// then abandoned, so that a long step does not hold the run. Null: never.
+  bool (*interrupted)() = nullptr;
 };
+
+/// How long a request may still take once the master has been interrupted: an
+/// answer due within it ends the run cleanly at the next communication point.
+inline constexpr std::chrono::milliseconds kInterruptPatience{500};
 
 struct LinkCounters {
   std::uint64_t requests = 0;         ///< distinct requests sent

@@ -93,9 +93,13 @@ void inputs_to_wire(std::span<const Polynomial> inputs, pb_size_t& count, couple
 
 }  // namespace
 
-RemoteSlave::RemoteSlave(std::string name, std::unique_ptr<Transport> transport, const couplet_wire_Configure* configure,
-                         const LinkPolicy& policy, std::shared_ptr<void> companion)
-    : name_(std::move(name)), client_(name_, std::move(transport), policy), companion_(std::move(companion)) {
+RemoteSlave::RemoteSlave(std::string name, std::unique_ptr<Transport> transport,
+                         const couplet_wire_Configure* configure, const LinkPolicy& policy,
+                         std::shared_ptr<PeerProcess> process)
+    : name_(std::move(name)),
+      client_(name_, std::move(transport), policy),
+      process_(std::move(process)) {
+  client_.watch_process(process_.get());
   open_session(configure);
 }
 

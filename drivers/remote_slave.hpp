@@ -54,11 +54,13 @@ struct WallClockPolicy {
 
 class RemoteSlave final : public Slave {
  public:
-  /// `configure` may be null (a device used as it is). `companion` is kept alive
-  /// as long as the proxy (e.g. the couplet-target process it talks to) and
-  /// destroyed after the session has been stopped.
-  RemoteSlave(std::string name, std::unique_ptr<Transport> transport, const couplet_wire_Configure* configure,
-              const LinkPolicy& policy, std::shared_ptr<void> companion = {});
+  /// `configure` may be null (a device used as it is). `process` (may be null:
+  /// a target this master did not start) is watched while answers are awaited,
+  /// kept alive as long as the proxy, and destroyed after the session has been
+  /// stopped.
+  RemoteSlave(std::string name, std::unique_ptr<Transport> transport,
+              const couplet_wire_Configure* configure, const LinkPolicy& policy,
+              std::shared_ptr<PeerProcess> process = {});
   ~RemoteSlave() override;
 
   const SlaveDescription& description() const override { return description_; }
@@ -147,7 +149,7 @@ class RemoteSlave final : public Slave {
   std::array<Time, 2> remembered_time_{};  ///< [0] newest
   std::array<std::array<double, protocol::kMaxPorts>, 2> remembered_values_{};
 
-  std::shared_ptr<void> companion_;
+  std::shared_ptr<PeerProcess> process_;
 };
 
 }  // namespace couplet::drivers

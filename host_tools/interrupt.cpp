@@ -40,9 +40,14 @@ InterruptGuard::InterruptGuard() {
 InterruptGuard::~InterruptGuard() {
   ::sigaction(SIGINT, &previous_interrupt_, nullptr);
   ::sigaction(SIGTERM, &previous_terminate_, nullptr);
+  received_signal.store(0, std::memory_order_relaxed);  // requested() speaks of a guard's life only
 }
 
 int InterruptGuard::received() const { return received_signal.load(std::memory_order_relaxed); }
+
+bool InterruptGuard::requested() {
+  return received_signal.load(std::memory_order_relaxed) != 0;
+}
 
 void InterruptGuard::request_stop() const { received_signal.store(SIGINT, std::memory_order_relaxed); }
 

@@ -22,6 +22,11 @@ class InterruptGuard {
   /// the stepping loop may call it every macro step.
   int received() const;
 
+  /// Whether SIGINT or SIGTERM arrived while a guard is installed: what a link
+  /// asks while a long step keeps it waiting (drivers::LinkPolicy::interrupted).
+  /// Async-signal-safe, allocation-free.
+  static bool requested();
+
   /// Ends the run as SIGINT would (the live view's Stop button, docs/live.md):
   /// records SIGINT as received. Callable from any thread.
   void request_stop() const;

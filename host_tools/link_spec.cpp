@@ -13,14 +13,6 @@ namespace couplet::tools {
 
 namespace {
 
-bool parse_flag(const YAML::Node& node, const std::string& source, const std::string& key) {
-  try {
-    return node.as<bool>();
-  } catch (const YAML::Exception&) {
-    throw ConfigurationError(locate(source, node, key) + ": expected true or false");
-  }
-}
-
 // A peer silent for an hour is dead; a retransmission sooner than a millisecond
 // after the request floods the link rather than recovering a lost datagram.
 constexpr NumberRange kTimeoutRange{1e-3, 3600.0, " s"};
@@ -69,8 +61,8 @@ LinkSpec parse_link(const YAML::Node& node, const std::string& source, const std
               "retransmit_timeout", "busy_poll"});
   LinkSpec link;
   link.where = locate(source, node, path);
-  if (node["spawn"]) link.spawn = parse_flag(node["spawn"], source, path + ".spawn");
-  if (node["realtime"]) link.realtime = parse_flag(node["realtime"], source, path + ".realtime");
+  if (node["spawn"]) link.spawn = require_flag(node["spawn"], source, path + ".spawn");
+  if (node["realtime"]) link.realtime = require_flag(node["realtime"], source, path + ".realtime");
   if (node["timeout"]) link.timeout = bounded_number(node["timeout"], source, path + ".timeout", kTimeoutRange);
   if (node["retransmit_timeout"]) {
     link.retransmit_timeout =

@@ -2,13 +2,14 @@
 
 #include <cstdio>
 
+#include "couplet/errors.hpp"
 #include "drivers/remote_slave.hpp"
 #include "drivers/serial_transport.hpp"
 #include "drivers/udp_transport.hpp"
+#include "host_tools/interrupt.hpp"
 #include "host_tools/scenario_file_path.hpp"
 #include "host_tools/system_builder.hpp"
 #include "host_tools/target_process.hpp"
-#include "couplet/errors.hpp"
 #include "runtime/exact_text.hpp"
 #include "targets/configuration.hpp"
 #include "targets/device_source.hpp"
@@ -51,11 +52,14 @@ std::vector<std::string> target_arguments(const SlaveSpec& spec) {
   return arguments;
 }
 
-drivers::LinkPolicy policy_of(const LinkSpec& link) {
+drivers::LinkPolicy policy_of(const SlaveSpec& spec) {
+  const LinkSpec& link = *spec.link;
   drivers::LinkPolicy policy;
   policy.retransmit_interval =
       std::chrono::microseconds(static_cast<long>(link.retransmit_timeout * 1e6));
   policy.peer_timeout = std::chrono::microseconds(static_cast<long>(link.timeout * 1e6));
+  policy.max_step_time = std::chrono::microseconds(static_cast<long>(spec.max_step_time * 1e6));
+  policy.interrupted = &InterruptGuard::requested;
   return policy;
 }
 
@@ -100,7 +104,7 @@ std::unique_ptr<Slave> make_remote_slave(const Scenario& scenario, const SlaveSp
     transport = drivers::SerialTransport::open(device, link.baud);
   }
   return std::make_unique<drivers::RemoteSlave>(spec.name, std::move(transport), configure.get(),
-                                                policy_of(link), std::move(process));
+                                                policy_of(spec), std::move(process));
 }
 
 }  // namespace couplet::tools

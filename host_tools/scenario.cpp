@@ -99,13 +99,7 @@ models::CapabilityLimits parse_capabilities(const YAML::Node& node, const std::s
     return static_cast<int>(bounded_number(node[key], source, path + "." + key, ranges::count(0, kMaxDeclaredOrder)));
   };
   const auto flag = [&](const char* key, bool& target) {
-    if (!node[key]) return;
-    try {
-      target = node[key].as<bool>();
-    } catch (const YAML::Exception&) {
-      throw ConfigurationError(locate(source, node[key], path + "." + key) +
-                               ": expected true or false");
-    }
+    if (node[key]) target = require_flag(node[key], source, path + "." + key);
   };
   if (node["max_input_degree"]) limits.max_input_degree = whole("max_input_degree");
   if (node["output_derivative_order"])
@@ -180,6 +174,48 @@ void parse_table_settings(const YAML::Node& node, const std::string& source,
   }
 }
 
+// Seconds a request may compute: from a millisecond (below that a busy target
+// is not hung) to a day; 0 switches the limit off.
+constexpr NumberRange kMaxStepTimeRange{1e-3, 86400.0, " s", true};
+
+/// `isolate` and `max_step_time` (docs/fmi.md "Isolated FMUs", docs/links.md
+/// "Hung targets"): an isolated slave gets the link of a spawned couplet-target
+/// on the loopback interface, which couplet-target serves as it serves any
+/// spawned slave.
+void parse_isolation(const YAML::Node& node, const std::string& source, const std::string& path,
+                     SlaveSpec& spec) {
+  if (const YAML::Node isolate = node["isolate"]) {
+    spec.isolated = require_flag(isolate, source, path + ".isolate");
+    const std::string where = locate(source, isolate, path + ".isolate");
+    if (spec.isolated && spec.link) {
+      throw ConfigurationError(where +
+                               ": a slave behind a link runs in another process already; "
+                               "isolate: true runs it in a child process on a link of its own "
+                               "(give one of them)");
+    }
+    if (spec.isolated && !spec.table_file.empty()) {
+      throw ConfigurationError(where + ": " + models::kTableStimulusName +
+                               " is played on the host: couplet-target cannot read its file");
+    }
+    if (spec.isolated) {
+      LinkSpec link;
+      link.udp = "127.0.0.1:0";
+      link.spawn = true;
+      link.where = where;
+      spec.link = link;
+    }
+  }
+  if (const YAML::Node limit = node["max_step_time"]) {
+    if (!spec.link) {
+      throw ConfigurationError(
+          locate(source, limit, path + ".max_step_time") +
+          ": applies to a slave in another process (isolate: true, or a link): a step of "
+          "the master's own process cannot be stopped");
+    }
+    spec.max_step_time = bounded_number(limit, source, path + ".max_step_time", kMaxStepTimeRange);
+  }
+}
+
 /// A parameter: a number, or true/false for a Boolean one (1 and 0).
 double parameter_value(const YAML::Node& node, const std::string& source, const std::string& key) {
   if (node.IsScalar() && node.Tag() != "!") {  // a quoted "true" stays text
@@ -199,7 +235,7 @@ SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std
   }
   check_keys(node, source, path,
              {"model", "fmu", "fmu_kind", "device", "parameters", "solver", "capabilities", "link",
-              "file", "interpolation"});
+              "isolate", "max_step_time", "file", "interpolation"});
   SlaveSpec spec;
   spec.name = name;
   spec.where = locate(source, node, path);
@@ -257,6 +293,7 @@ SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std
   spec.solver = parse_solver(node["solver"], source, path + ".solver", horizon);
   spec.capabilities = parse_capabilities(node["capabilities"], source, path + ".capabilities", horizon);
   if (node["link"]) spec.link = parse_link(node["link"], source, path + ".link");
+  parse_isolation(node, source, path, spec);
   if (spec.link && spec.link->spawn && !spec.device.empty() && spec.link->program.empty()) {
     throw ConfigurationError(spec.link->where + ": spawning device '" + spec.device +
                              "' needs program: PATH (its program; couplet-target serves "
@@ -411,6 +448,14 @@ std::string require_string(const YAML::Node& node, const std::string& source,
                            const std::string& key) {
   if (!node.IsScalar()) throw ConfigurationError(locate(source, node, key) + ": expected a string");
   return node.as<std::string>();
+}
+
+bool require_flag(const YAML::Node& node, const std::string& source, const std::string& key) {
+  try {
+    return node.as<bool>();
+  } catch (const YAML::Exception&) {
+    throw ConfigurationError(locate(source, node, key) + ": expected true or false");
+  }
 }
 
 void check_keys(const YAML::Node& map, const std::string& source, const std::string& path,

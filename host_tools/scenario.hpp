@@ -37,6 +37,14 @@ struct SlaveSpec {
   models::SolverSettings solver;
   models::CapabilityLimits capabilities;  ///< declared limits (device emulation)
   std::optional<LinkSpec> link;           ///< set: the slave sits behind a link (docs/links.md)
+  /// `isolate: true`: the slave runs in a couplet-target child process on a
+  /// loopback link (`link` is then that link), so that a crash, exit() or hang
+  /// in its code ends the run with an error instead of taking the master down.
+  bool isolated = false;
+  /// Seconds a slave behind a link may compute one request (answering
+  /// "working") before it is declared hung; 0: no limit (`max_step_time`).
+  double max_step_time = kDefaultMaxStepTime;
+  static constexpr double kDefaultMaxStepTime = 60.0;
   std::string where;  ///< "file:line: slaves.left" for messages
 };
 
@@ -123,6 +131,7 @@ std::string locate(const std::string& source, const YAML::Node& node, const std:
 /// A scalar of the expected type, or a ConfigurationError naming the key.
 double require_number(const YAML::Node& node, const std::string& source, const std::string& key);
 std::string require_string(const YAML::Node& node, const std::string& source, const std::string& key);
+bool require_flag(const YAML::Node& node, const std::string& source, const std::string& key);
 
 /// The value named by `node`, a string among `choices`; otherwise a
 /// ConfigurationError "file:line: key: unknown WHAT 'name' (choice, ...)".

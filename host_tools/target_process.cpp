@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <string.h>  // sigabbrev_np (glibc)
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -81,23 +82,16 @@ bool parse_announcement(const std::string& line, std::string& kind, std::string&
   return true;
 }
 
-bool wait_for_exit(pid_t pid, std::chrono::milliseconds patience) {
-  const auto deadline = std::chrono::steady_clock::now() + patience;
-  for (;;) {
-    int status = 0;
-    const pid_t result = ::waitpid(pid, &status, WNOHANG);
-    if (result == pid || result < 0) return true;
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+/// "exited with status 3", "was killed by signal 11 (SIGSEGV)".
+std::string status_text(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    const int signal_number = WTERMSIG(status);
+    const char* abbreviation = ::sigabbrev_np(signal_number);
+    return "was killed by signal " + std::to_string(signal_number) +
+           (abbreviation != nullptr ? std::string(" (SIG") + abbreviation + ")" : std::string());
   }
-}
-
-std::string exit_description(pid_t pid) {
-  int status = 0;
-  if (::waitpid(pid, &status, WNOHANG) != pid) return "it did not report within the time allowed";
-  if (WIFEXITED(status)) return "it exited with status " + std::to_string(WEXITSTATUS(status)) + " (see its message above)";
-  if (WIFSIGNALED(status)) return "it was killed by signal " + std::to_string(WTERMSIG(status));
-  return "it stopped";
+  return "stopped";
 }
 
 }  // namespace
@@ -136,6 +130,9 @@ std::unique_ptr<TargetProcess> TargetProcess::spawn(const std::string& program,
                              "' to spawn is not an executable file");
   }
   const std::string shown = std::filesystem::path(executable).filename().string();
+  std::string command = shown;
+  if (arguments.size() >= 2 && (arguments[0] == "--fmu" || arguments[0] == "--model"))
+    command += " " + arguments[0] + " " + arguments[1];
   std::vector<std::string> words = {executable};
   words.insert(words.end(), arguments.begin(), arguments.end());
   std::vector<char*> argv;
@@ -164,7 +161,7 @@ std::unique_ptr<TargetProcess> TargetProcess::spawn(const std::string& program,
     ::_exit(127);
   }
   ::close(pipe_ends[1]);
-  std::unique_ptr<TargetProcess> process(new TargetProcess(pid, pipe_ends[0]));
+  std::unique_ptr<TargetProcess> process(new TargetProcess(pid, pipe_ends[0], std::move(command)));
 
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
@@ -174,23 +171,50 @@ std::unique_ptr<TargetProcess> TargetProcess::spawn(const std::string& program,
     if (line.empty() || parse_announcement(line, process->kind_, process->address_)) break;
   }
   if (process->address_.empty()) {
-    const std::string why = exit_description(pid);
+    const std::string why =
+        process->has_exited()
+            ? "it " + status_text(*process->wait_status_) +
+                  (WIFEXITED(*process->wait_status_) ? " (see its message above)" : "")
+            : "it did not report within the time allowed";
     throw ConfigurationError("slave '" + slave_name + "': the spawned " + shown +
                              " did not start: " + why);
   }
   return process;
 }
 
-void TargetProcess::terminate() {
-  if (pid_ <= 0) return;
-  if (!wait_for_exit(pid_, std::chrono::milliseconds(0))) {
-    ::kill(pid_, SIGTERM);
-    if (!wait_for_exit(pid_, kExitPatience)) {
-      ::kill(pid_, SIGKILL);
-      wait_for_exit(pid_, kExitPatience);
-    }
+bool TargetProcess::has_exited() {
+  if (wait_status_) return true;
+  int status = 0;
+  const pid_t result = ::waitpid(pid_, &status, WNOHANG);
+  if (result == pid_) wait_status_ = status;
+  return result == pid_ || result < 0;  // < 0: no such child any more
+}
+
+bool TargetProcess::wait_for_exit(std::chrono::milliseconds patience) {
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  while (!has_exited()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  pid_ = -1;
+  return true;
+}
+
+std::optional<std::string> TargetProcess::ended() {
+  if (!has_exited()) return std::nullopt;
+  return wait_status_ ? status_text(*wait_status_) : std::string("ended");
+}
+
+void TargetProcess::end_now() {
+  if (has_exited()) return;
+  ::kill(pid_, SIGKILL);
+  wait_for_exit(kExitPatience);
+}
+
+void TargetProcess::terminate() {
+  if (!has_exited()) {
+    ::kill(pid_, SIGTERM);
+    if (!wait_for_exit(kExitPatience)) end_now();
+  }
 }
 
 TargetProcess::~TargetProcess() {

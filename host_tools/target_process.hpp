@@ -12,12 +12,15 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "drivers/peer_process.hpp"
+
 namespace couplet::tools {
 
-class TargetProcess {
+class TargetProcess final : public drivers::PeerProcess {
  public:
   /// Starts `program` (empty: couplet-target; a name without a slash: found on
   /// PATH) with `arguments` and waits up to
@@ -27,7 +30,7 @@ class TargetProcess {
   static std::unique_ptr<TargetProcess> spawn(const std::string& program,
                                               const std::vector<std::string>& arguments,
                                               const std::string& slave_name, std::chrono::milliseconds timeout);
-  ~TargetProcess();
+  ~TargetProcess() override;
   TargetProcess(const TargetProcess&) = delete;
   TargetProcess& operator=(const TargetProcess&) = delete;
 
@@ -36,15 +39,26 @@ class TargetProcess {
   const std::string& address() const { return address_; }
   pid_t pid() const { return pid_; }
 
+  std::optional<std::string> ended() override;
+  void end_now() override;
+  /// The program's file name, with `--fmu PATH` or `--model NAME` when given.
+  const std::string& command() const override { return command_; }
+
   /// Path of the couplet-target executable (throws ConfigurationError if none).
   static std::string locate_executable();
 
  private:
-  TargetProcess(pid_t pid, int output) : pid_(pid), output_(output) {}
+  TargetProcess(pid_t pid, int output, std::string command)
+      : pid_(pid), output_(output), command_(std::move(command)) {}
+  /// True once the process has ended (reaped here, its status kept).
+  bool has_exited();
+  bool wait_for_exit(std::chrono::milliseconds patience);
   void terminate();
 
   pid_t pid_;
   int output_;
+  std::string command_;
+  std::optional<int> wait_status_;  ///< waitpid's status, once reaped
   std::string kind_;
   std::string address_;
 };

@@ -2,7 +2,10 @@
  * Real output y = time, one Real input u (stored, unused), parameters
  * fail_time (default 1e300) and fail_status (default 3 = fmi2Error; 2 =
  * fmi2Discard, 1 = fmi2Warning, 4 = fmi2Fatal; 6 = abort() the process: a
- * crash, for `couplet test`; other values mean 3).
+ * crash, for `couplet test`; 7 = a segmentation fault (a write through a null
+ * pointer); 8 = hang (never return: an endless loop that sleeps); 9 =
+ * exit(3); other values mean 3). 7 to 9 are the faults an isolated FMU must
+ * survive (docs/fmi.md, "Isolated FMUs").
  *   faulty          fmi2DoStep refuses with fail_status, after logging why,
  *                   once the step end exceeds fail_time (fmi2Warning: the
  *                   step is done and returns fmi2Warning)
@@ -10,8 +13,12 @@
  *   missing_symbol  COUPLET_FMU_OMIT_DO_STEP: no fmi2DoStep in the binary
  *   exiting         COUPLET_FMU_EXIT_IN_STEP: fmi2DoStep calls exit(0) once the
  *                   step end exceeds fail_time (an FMU that ends its importer) */
+/* nanosleep and struct timespec are POSIX, beyond the C99 the FMUs are built as. */
+#define _POSIX_C_SOURCE 199309L
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "fmu_common.h"
 
@@ -45,6 +52,18 @@ static fmi2Status before_step(FmuInstance* instance, double tc, double h) {
   if (!(tc + h > data->r[VR_FAIL_TIME])) return fmi2OK;
   /* A crash of the importing process (SIGABRT), as a broken FMU may cause. */
   if (data->r[VR_FAIL_STATUS] == 6.0) abort();
+  if (data->r[VR_FAIL_STATUS] == 7.0) {
+    /* What a wild pointer does; raise() keeps the compiler from proving the
+     * write away. */
+    volatile int* volatile nowhere = NULL;
+    *nowhere = 1;
+    raise(SIGSEGV);
+  }
+  if (data->r[VR_FAIL_STATUS] == 8.0) {
+    const struct timespec pause = {0, 10 * 1000 * 1000};
+    for (;;) nanosleep(&pause, NULL);
+  }
+  if (data->r[VR_FAIL_STATUS] == 9.0) exit(3);
 #ifdef COUPLET_FMU_EXIT_IN_STEP
   exit(0);
 #endif

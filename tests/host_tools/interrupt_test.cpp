@@ -115,26 +115,6 @@ TEST(Interrupt, SigintStopsTheRunAndKeepsItsResults) { expect_interrupted_run(SI
 
 TEST(Interrupt, SigtermStopsTheRunAndKeepsItsResults) { expect_interrupted_run(SIGTERM, 143, "SIGTERM"); }
 
-/// The children of `parent` (from /proc/PID/stat: the fourth field is the parent).
-std::vector<pid_t> children_of(pid_t parent) {
-  std::vector<pid_t> children;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string line;
-    std::getline(stat, line);
-    const std::size_t command_end = line.rfind(')');
-    if (command_end == std::string::npos) continue;
-    std::istringstream fields(line.substr(command_end + 1));
-    char state = 0;
-    pid_t parent_pid = 0;
-    fields >> state >> parent_pid;
-    if (parent_pid == parent) children.push_back(static_cast<pid_t>(std::stoi(name)));
-  }
-  return children;
-}
-
 bool process_gone(pid_t pid) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (std::chrono::steady_clock::now() < deadline) {
@@ -158,22 +138,6 @@ TEST(Interrupt, SpawnedTargetIsStopped) {
   EXPECT_EQ(*exit_code, 130) << read_file(errors);
   EXPECT_EQ(read_summary(directory).value("status", ""), "interrupted") << read_file(errors);
   EXPECT_TRUE(process_gone(targets.front())) << "couplet-target " << targets.front() << " still runs";
-}
-
-/// Whether `pid` has ended within `timeout`: gone, or a zombie (its new parent,
-/// init, may be slow to reap it; a zombie runs no code and holds no socket).
-bool ended_within(pid_t pid, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (;;) {
-    if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    std::getline(stat, line);
-    const std::size_t command_end = line.rfind(')');
-    if (command_end != std::string::npos && line.substr(command_end + 2, 1) == "Z") return true;
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
 }
 
 TEST(Interrupt, SpawnedTargetDiesWithAMasterKilledOutright) {

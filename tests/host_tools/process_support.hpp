@@ -9,8 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -111,5 +113,57 @@ class ChildProcess {
   int output_ = -1;
   std::optional<int> exit_status_;
 };
+
+/// The children of `parent` (from /proc/PID/stat: the fourth field is the parent).
+inline std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> children;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    const std::size_t command_end = line.rfind(')');
+    if (command_end == std::string::npos) continue;
+    std::istringstream fields(line.substr(command_end + 1));
+    char state = 0;
+    pid_t parent_pid = 0;
+    fields >> state >> parent_pid;
+    if (parent_pid == parent) children.push_back(static_cast<pid_t>(std::stoi(name)));
+  }
+  return children;
+}
+
+/// Whether `pid` has ended within `timeout`: gone, or a zombie (its new parent,
+/// init, may be slow to reap it; a zombie runs no code and holds no socket).
+inline bool ended_within(pid_t pid, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const std::size_t command_end = line.rfind(')');
+    if (command_end != std::string::npos && line.substr(command_end + 2, 1) == "Z") return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+/// Processes (not zombies) whose command line contains `needle`.
+inline std::vector<pid_t> processes_running(const std::string& needle) {
+  std::vector<pid_t> found;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream cmdline(entry.path() / "cmdline");
+    const std::string words((std::istreambuf_iterator<char>(cmdline)),
+                            std::istreambuf_iterator<char>());
+    if (words.find(needle) == std::string::npos) continue;
+    const auto pid = static_cast<pid_t>(std::stoi(name));
+    if (!ended_within(pid, std::chrono::milliseconds(0))) found.push_back(pid);
+  }
+  return found;
+}
 
 }  // namespace couplet::testing
