@@ -102,13 +102,18 @@ void write_file_atomically(const std::filesystem::path& path,
                            const std::function<void(std::ostream&)>& write) {
   const std::filesystem::path partial = partial_path(path);
   {
+    errno = 0;
     std::ofstream file(partial, std::ios::binary | std::ios::trunc);
     write(file);
     file.flush();
     if (!file) {
+      // The stream keeps no cause; the failed write(2) or open(2) left it in errno.
+      const int cause = errno;
       std::error_code ignored;
       std::filesystem::remove(partial, ignored);
-      throw std::runtime_error("cannot write '" + path.string() + "'");
+      throw std::runtime_error(
+          "cannot write '" + path.string() + "'" +
+          (cause != 0 ? std::string(": ") + std::strerror(cause) : std::string()));
     }
   }
   std::error_code error;

@@ -29,6 +29,12 @@ void write_signals_csv(const std::filesystem::path& path, const std::vector<Time
   });
 }
 
+std::uint64_t signals_csv_bytes_at_most(std::size_t rows, std::size_t columns) {
+  constexpr std::uint64_t kValueBytes = 25;
+  constexpr std::uint64_t kNameBytes = 200;
+  return (columns + 1) * (kNameBytes + kValueBytes * static_cast<std::uint64_t>(rows));
+}
+
 void write_summary(const std::filesystem::path& directory, const nlohmann::json& summary) {
   write_file_atomically(directory / "summary.json",
                         [&](std::ostream& file) { file << summary.dump(2) << '\n'; });

@@ -28,6 +28,10 @@ struct Column {
 void write_signals_csv(const std::filesystem::path& path, const std::vector<Time>& grid,
                        const std::vector<Column>& columns, std::size_t rows);
 
+/// The most bytes signals.csv of `rows` rows takes: a value is at most 24
+/// characters and a separator (exact_text), a column name at most 200.
+std::uint64_t signals_csv_bytes_at_most(std::size_t rows, std::size_t columns);
+
 /// DIRECTORY/summary.json, indented.
 void write_summary(const std::filesystem::path& directory, const nlohmann::json& summary);
 

@@ -161,11 +161,35 @@ class RunResults {
     return summary;
   }
 
-  /// signals.csv, then summary.json.
+  /// signals.csv, then summary.json: a directory with a summary is whole.
   void write(const std::filesystem::path& directory, const RunEnd& end,
              const nlohmann::json& summary) const {
     write_signals_csv(directory / "signals.csv", grid_, columns(), rows(end));
     write_summary(directory, summary);
+  }
+
+  /// A failed run's files, the summary first (it says why; the disk may hold
+  /// no more than that), each written if it can be. Returns what could not.
+  std::string write_what_fits(const std::filesystem::path& directory, const RunEnd& end,
+                              const nlohmann::json& summary) const {
+    std::string problems;
+    const auto attempt = [&](auto&& write_one) {
+      try {
+        write_one();
+      } catch (const std::exception& error) {
+        problems += (problems.empty() ? "" : "; ") + std::string(error.what());
+      }
+    };
+    attempt([&] { write_summary(directory, summary); });
+    attempt([&] { write_signals_csv(directory / "signals.csv", grid_, columns(), rows(end)); });
+    return problems;
+  }
+
+  /// The most bytes summary.json and signals.csv take, with room for the end
+  /// of the run log: what the run log leaves free on its file system.
+  std::uint64_t bytes_at_most() const {
+    constexpr std::uint64_t kSummaryAndLogEnd = std::uint64_t{1} << 20;
+    return kSummaryAndLogEnd + signals_csv_bytes_at_most(grid_.size(), columns().size());
   }
 
   std::vector<Column> columns() const {
@@ -342,8 +366,11 @@ class Simulation::Impl {
     const ExitWatch::Armed watching(exit_watch_ ? &*exit_watch_ : nullptr);
     guarded([&] {
       if (recorder_) {
-        prepare_here(
-            [&] { recorder_->begin(log_header(scenario_, system_, *algorithm_), system_); });
+        prepare_here([&] {
+          RunLogHeader header = log_header(scenario_, system_, *algorithm_);
+          header.keep_free_bytes = results_->bytes_at_most();
+          recorder_->begin(header, system_);
+        });
       }
       if (mpi_dispatcher_) mpi_dispatcher_->settle(rank_error_);
       if (!rank_error_.empty()) throw ConfigurationError(rank_error_);  // not reached: settle threw
@@ -628,10 +655,11 @@ class Simulation::Impl {
     final_summary_ =
         results_->summary(end_, *pacer_, recorder_ ? &*recorder_ : nullptr, wall_time());
     if (!directory_.empty() && options_.write_results) {
-      try {
-        results_->write(directory_, end_, final_summary_);
-      } catch (const std::exception&) {
-      }
+      const std::string problems = results_->write_what_fits(directory_, end_, final_summary_);
+      // The run's own error is the one reported; this says what is missing beside it.
+      if (!problems.empty() && problems != error)
+        std::fprintf(stderr, "couplet: the failed run's files are incomplete: %s\n",
+                     problems.c_str());
     }
     // The other ranks wait in the next exchange for a rank that will not come:
     // end the job, now that the log and the summary are written.
@@ -666,8 +694,14 @@ class Simulation::Impl {
     }
     final_summary_ =
         results_->summary(end_, *pacer_, recorder_ ? &*recorder_ : nullptr, wall_time());
-    if (writes_ && !directory_.empty() && options_.write_results)
-      results_->write(directory_, end_, final_summary_);
+    if (writes_ && !directory_.empty() && options_.write_results) {
+      try {
+        results_->write(directory_, end_, final_summary_);
+      } catch (const std::exception& error) {
+        fail(error.what());  // a full disk: the summary, which is small, says so
+        throw;
+      }
+    }
   }
 
   void require_not_initialized(const char* call) const {

@@ -1,6 +1,7 @@
 #include "runtime/recorder.hpp"
 
 #include <fcntl.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -195,6 +196,7 @@ void Recorder::begin(const RunLogHeader& header, const System& system) {
     publish();
   }
   max_bytes_ = header.max_bytes;
+  keep_free_bytes_.store(header.keep_free_bytes);
 
   output_counts_.clear();
   for (std::size_t s = 0; s < system.slave_count(); ++s) {
@@ -422,15 +424,30 @@ void Recorder::plan_finished(const Executor& executor, const Algorithm& algorith
   plan.pacer_lateness_ns = pacer_lateness_ns;
   plan.wall_ns = monotonic_ns();
   publish();
-  // Checked after the plan's record, so that the log ends on a whole plan.
+  // Checked after the plan's record, so that the log ends on a whole plan; one
+  // load each in steady state.
   if (bytes_written_.load() > max_bytes_) {
-    throw SlaveError(
-        "run log '" + path_ + "' passed " + std::to_string(max_bytes_ >> 20) +
-        " MiB (limits.run_log_bytes) at t = " + seconds_text(executor.frontier()) + " s after " +
-        std::to_string(executor.counters().macro_steps) +
-        " macro steps: the run is stopped. Take longer steps, raise limits.run_log_bytes "
-        "in the scenario, or run with --no-log");
+    stop_run(executor, "run log '" + path_ + "' passed " + std::to_string(max_bytes_ >> 20) +
+                           " MiB (limits.run_log_bytes)");
   }
+  if (const std::uint64_t left = free_bytes_low_.load(std::memory_order_relaxed); left != 0) {
+    stop_run(executor, "the file system of run log '" + path_ + "' has " +
+                           std::to_string(left >> 10) + " KiB free, less than the " +
+                           std::to_string(keep_free_bytes_.load() >> 10) +
+                           " KiB kept for the end of the log and the run's results");
+  }
+  if (write_failed_.load())
+    stop_run(executor, "cannot write the run log '" + path_ + "': " + write_error_);
+}
+
+void Recorder::stop_run(const Executor& executor, const std::string& why) const {
+  const bool space = write_failed_.load() || free_bytes_low_.load() != 0;
+  throw SlaveError(why + " at t = " + seconds_text(executor.frontier()) + " s after " +
+                   std::to_string(executor.counters().macro_steps) +
+                   " macro steps: the run is stopped. " +
+                   (space ? "Free space there, or write the run elsewhere (-o DIR)"
+                          : "Take longer steps, raise limits.run_log_bytes in the scenario, or run "
+                            "with --no-log"));
 }
 
 void Recorder::finish(const RunEnding& ending) {
@@ -528,6 +545,18 @@ void Recorder::write_bytes(std::span<const std::uint8_t> bytes) {
     bytes = bytes.subspan(static_cast<std::size_t>(written));
     bytes_written_.fetch_add(static_cast<std::uint64_t>(written));
   }
+  if (bytes_written_.load() >= next_space_check_) check_free_space();
+}
+
+// The first check comes with the first write after begin() set the reserve.
+void Recorder::check_free_space() {
+  const std::uint64_t keep = keep_free_bytes_.load();
+  if (keep == 0) return;
+  next_space_check_ = bytes_written_.load() + kFreeSpaceCheckBytes;
+  struct statvfs space {};
+  if (::fstatvfs(file_, &space) != 0) return;
+  const std::uint64_t free_bytes = static_cast<std::uint64_t>(space.f_bavail) * space.f_frsize;
+  if (free_bytes < keep) free_bytes_low_.store(std::max<std::uint64_t>(free_bytes, 1));
 }
 
 // Writer thread: encodes the filled slots into its buffer and writes straight

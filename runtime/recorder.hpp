@@ -31,7 +31,11 @@
 // by CALL_STEP_SAMPLES records carrying the rest in order (docs/run-log.md).
 // The log is capped (RunLogHeader::max_bytes): at the first plan after the
 // writer passed the cap, plan_finished() throws a SlaveError, so that the run
-// stops with a readable log ending in the failure.
+// stops with a readable log ending in the failure. So it is when the file
+// system holding the log has less free space than RunLogHeader::keep_free_bytes
+// (the writer asks fstatvfs once per kFreeSpaceCheckBytes written: the end
+// record and the run's results must still fit), and when a write failed (a
+// disk filled by someone else): the run stops rather than going on unrecorded.
 #include <atomic>
 #include <boost/lockfree/spsc_queue.hpp>
 #include <cstddef>
@@ -58,6 +62,9 @@ struct RunLogHeader {
   std::vector<std::string> slave_links;  ///< per slave: "udp host:port", or empty (local)
   /// The run stops when the log has grown past this (scenario key limits.run_log_bytes).
   std::uint64_t max_bytes = kDefaultMaxLogBytes;
+  /// The run stops when the log's file system has less than this free: room for
+  /// the log's last records and the run's other files (signals.csv, summary.json).
+  std::uint64_t keep_free_bytes = 0;
 
   static constexpr std::uint64_t kDefaultMaxLogBytes = std::uint64_t{2} << 30;
 };
@@ -122,8 +129,9 @@ class Recorder final : public ExecutorObserver {
   void state_restored(std::size_t slave) override;
 
   /// After each executor advance: progress and the algorithm's internals. Throws
-  /// SlaveError when the log has passed RunLogHeader::max_bytes (after writing the
-  /// plan's record: finish() then ends the log with the message).
+  /// SlaveError when the log has passed RunLogHeader::max_bytes, its file system
+  /// has less than keep_free_bytes free, or a write failed (after publishing the
+  /// plan's record: finish() then ends the log with the message, where it can).
   void plan_finished(const Executor& executor, const Algorithm& algorithm,
                      std::int64_t pacer_lateness_ns = 0);
 
@@ -139,6 +147,8 @@ class Recorder final : public ExecutorObserver {
   /// Bytes of the slots that this system's records touch (prefaulted in begin()).
   std::size_t record_memory_bytes() const { return slot_count_ * touched_slot_bytes_; }
   std::uint64_t bytes_written() const { return bytes_written_.load(); }
+  /// The writer asks how much space is left each time it has written this much.
+  static constexpr std::uint64_t kFreeSpaceCheckBytes = std::uint64_t{1} << 20;
   const std::string& path() const { return path_; }
 
  private:
@@ -157,6 +167,10 @@ class Recorder final : public ExecutorObserver {
   void wake_writer();
   void wake_producer();
   void write_bytes(std::span<const std::uint8_t> bytes);
+  /// Writer thread: sets free_bytes_low_ when the file system has less than
+  /// keep_free_bytes_ free.
+  void check_free_space();
+  [[noreturn]] void stop_run(const Executor& executor, const std::string& why) const;
   void drain();
   bool idle_until_published();
   void stop_writer();
@@ -168,6 +182,10 @@ class Recorder final : public ExecutorObserver {
   std::vector<std::size_t> output_counts_;
   std::uint64_t plan_ = 0;
   std::uint64_t max_bytes_ = RunLogHeader::kDefaultMaxLogBytes;
+  std::atomic<std::uint64_t> keep_free_bytes_{0};  ///< set by begin(), read by the writer
+  std::uint64_t next_space_check_ = 0;             ///< writer thread: bytes_written_ then
+  /// The free bytes the writer found below keep_free_bytes_; 0 while there is room.
+  std::atomic<std::uint64_t> free_bytes_low_{0};
   std::uint64_t records_waited_ = 0;
   std::uint64_t writer_wakeups_ = 0;
 

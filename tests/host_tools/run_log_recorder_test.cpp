@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "couplet/errors.hpp"
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/commands.hpp"
 #include "host_tools/replay.hpp"
@@ -128,6 +129,34 @@ TEST(RunLogRecorder, WakesTheWriterOnlyWhenItSleeps) {
   // A wake per record would be ≥ 120; a preempted stepping thread may add a few.
   EXPECT_LT(paced.writer_wakeups * 2, records)
       << paced.writer_wakeups << " wakes, " << records << " records";
+}
+
+// A write that fails (a disk someone else filled: /dev/full answers every
+// write with ENOSPC) stops the run at the next plan, naming the log and the
+// cause, rather than letting it go on unrecorded.
+TEST(RunLogRecorder, AFailedWriteStopsTheRunAtTheNextPlan) {
+  const tools::Scenario scenario = testing::load("two_mass_switch.yaml", {"time.end=1"});
+  System system = tools::build_system(scenario, models::ModelCatalog::builtin());
+  const auto algorithm = tools::make_algorithm(scenario);
+  Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
+                    tools::evaluation_grid(scenario));
+  Recorder recorder("/dev/full");
+  recorder.begin(tools::log_header(scenario, system, *algorithm), system);
+  executor.set_observer(&recorder);
+  executor.initialize();
+  recorder.algorithm_started(*algorithm);
+  ASSERT_TRUE(executor.advance());
+  try {
+    recorder.plan_finished(executor, *algorithm);
+    FAIL() << "the run went on with a log that cannot be written";
+  } catch (const SlaveError& error) {
+    EXPECT_STREQ(
+        error.what(),
+        "cannot write the run log '/dev/full': No space left on device at t = 0.01 s after 1 "
+        "macro steps: the run is stopped. Free space there, or write the run elsewhere (-o DIR)");
+  }
+  EXPECT_THROW(recorder.finish({false, "stopped", executor.decision_hash(), executor.counters()}),
+               std::runtime_error);
 }
 
 // A record reaches the file while the run goes on (a kill -9 keeps it), without
