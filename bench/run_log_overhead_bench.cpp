@@ -3,8 +3,10 @@
 // switch as two co-simulation FMUs of tests/fmus: a few hundred nanoseconds a
 // macro step, so the recorder's share shows) and for the two-mass switch as the
 // scenario has it (built-in models under CVODE). The log-on time includes
-// finish(): the writer thread drains the queue and the log is on disk. Compare
-// the two times of one case in one run (docs/results.md), not absolute values.
+// finish(): the writer thread drains the queue and the log is on disk. Log 2 is
+// the compressed log (zstd blocks on the writer thread, --compress-log), with its
+// bytes per macro step. Compare the times of one case in one run
+// (docs/results.md), not absolute values.
 //   build/bench/run_log_overhead_bench
 #include <benchmark/benchmark.h>
 #include <unistd.h>
@@ -47,10 +49,14 @@ std::string log_path() {
       .string();
 }
 
-// range(0): the case (0 cheap FMUs, 1 two-mass switch); range(1): 1 = record the log.
+// range(0): the case (0 cheap FMUs, 1 two-mass switch); range(1): 1 = record
+// the log, 2 = record it compressed.
 void BM_RunLogOverhead(benchmark::State& state) {
   const tools::Scenario scenario = scenario_of(static_cast<Case>(state.range(0)));
-  const bool record = state.range(1) == 1;
+  const bool record = state.range(1) >= 1;
+  const LogCompression compression =
+      state.range(1) == 2 ? LogCompression::zstd : LogCompression::none;
+  std::uint64_t log_bytes = 0;
   std::uint64_t macro_steps = 0;
   std::uint64_t records_waited = 0;
   std::uint64_t writer_wakeups = 0;
@@ -62,7 +68,7 @@ void BM_RunLogOverhead(benchmark::State& state) {
                       tools::evaluation_grid(scenario));
     std::optional<Recorder> recorder;
     if (record) {
-      recorder.emplace(log_path());
+      recorder.emplace(log_path(), Recorder::kDefaultQueueRecords, compression);
       recorder->begin(tools::log_header(scenario, system, *algorithm), system);
       executor.set_observer(&*recorder);
     }
@@ -78,6 +84,7 @@ void BM_RunLogOverhead(benchmark::State& state) {
     if (recorder) {
       records_waited += recorder->records_waited();
       writer_wakeups += recorder->writer_wakeups();
+      log_bytes += recorder->bytes_written();
     }
     recorder.reset();
     state.ResumeTiming();
@@ -90,14 +97,17 @@ void BM_RunLogOverhead(benchmark::State& state) {
   state.counters["records_waited_per_macro_step"] = static_cast<double>(records_waited) / steps;
   // The stepping thread woke the sleeping writer (a system call).
   state.counters["writer_wakeups_per_macro_step"] = static_cast<double>(writer_wakeups) / steps;
+  state.counters["log_bytes_per_macro_step"] = static_cast<double>(log_bytes) / steps;
 }
 
 BENCHMARK(BM_RunLogOverhead)
     ->ArgNames({"switch", "log"})
     ->Args({0, 0})
     ->Args({0, 1})
+    ->Args({0, 2})
     ->Args({1, 0})
     ->Args({1, 1})
+    ->Args({1, 2})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -42,6 +42,7 @@ struct RunOptions {
   /// Set: the run is served live on the web (host_tools/live_view.hpp); null:
   /// no server, no thread.
   const LiveViewOptions* live = nullptr;
+  bool compress_log = false;  ///< run.log in zstd blocks (docs/run-log.md "Compressed logs")
 };
 
 /// The run log's header for a run of `scenario`: the scenario as run and where

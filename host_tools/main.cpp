@@ -92,6 +92,11 @@ int main(int argc, char** argv) {
 
   bool no_log = false;
   run->add_flag("--no-log", no_log, "do not write run.log");
+  bool compress_log = false;
+  run->add_flag(
+         "--compress-log", compress_log,
+         "write run.log compressed (zstd blocks, 2-3x smaller; every couplet reader reads it)")
+      ->excludes("--no-log");
   bool quiet = false;
   run->add_flag("-q,--quiet", quiet, "no progress line on stderr");
   double progress_interval = 5.0;
@@ -300,9 +305,17 @@ int main(int argc, char** argv) {
     if (!mpi) interrupt.emplace();
     const bool terminal = isatty(STDERR_FILENO) != 0;
     const auto interval = std::chrono::milliseconds(std::llround(progress_interval * 1000));
-    const auto summary =
-        run_scenario(scenario, {output_directory, !quiet, !no_log, interrupt ? &*interrupt : nullptr, terminal,
-                                interval, mpi ? &*mpi : nullptr, true, live_option->count() > 0 ? &live : nullptr});
+    RunOptions options{output_directory,
+                       !quiet,
+                       !no_log,
+                       interrupt ? &*interrupt : nullptr,
+                       terminal,
+                       interval,
+                       mpi ? &*mpi : nullptr,
+                       true,
+                       live_option->count() > 0 ? &live : nullptr};
+    options.compress_log = compress_log;
+    const auto summary = run_scenario(scenario, options);
     if (!prints) return 0;
     std::cout << summary_table(summary) << "  written to " << output_directory << "/\n";
     if (const int signal_number = interrupt ? interrupt->received() : 0; signal_number != 0 &&

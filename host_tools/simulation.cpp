@@ -602,7 +602,10 @@ class Simulation::Impl {
       exit_watch_.emplace(directory_, scenario_.name, std::string(algorithm_->name()));
     });
     if (options_.record_log) {
-      prepare_here([&] { recorder_.emplace((directory_ / "run.log").string()); });
+      prepare_here([&] {
+        recorder_.emplace((directory_ / "run.log").string(), Recorder::kDefaultQueueRecords,
+                          options_.compress_log ? LogCompression::zstd : LogCompression::none);
+      });
     }
   }
 
@@ -835,6 +838,7 @@ Simulation Simulation::from_scenario(const std::string& path, const Overrides& o
   RunOptions run_options;
   run_options.output_directory = options.output_directory;
   run_options.record_log = options.record_log;
+  run_options.compress_log = options.compress_log;
   run_options.write_results = options.write_results;
   return make_simulation(load_scenario(path, overrides), run_options);
 }

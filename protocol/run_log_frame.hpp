@@ -5,6 +5,9 @@
 //   frame  payload length n (uint32 LE) | payload: one LogRecord (nanopb) |
 //          CRC-32 of the 4 + n bytes before it (uint32 LE)
 //
+// or, compressed, "COUPLOGZ" and the same frames in zstd blocks
+// (protocol/run_log_block.hpp); the reader reads both.
+//
 // A length prefix instead of the wire's 16-bit header: log records (a whole
 // scenario, thousands of samples) exceed 64 KiB. The CRC covers the length, so
 // a corrupted length is caught when its frame is, not taken for a cut file.
@@ -18,6 +21,7 @@
 
 #include "protocol/codec.hpp"
 #include "protocol/couplet.pb.h"
+#include "protocol/run_log_block.hpp"
 
 namespace couplet::protocol {
 
@@ -51,16 +55,30 @@ class RunLogReader {
   LogReadStatus next(LogRecord& record);
 
   std::uint64_t frames_read() const { return frames_; }
-  /// Bytes of complete frames (and the magic) read so far.
+  /// Bytes of complete frames (and the magic) read so far; of a compressed
+  /// log, bytes of its frames as they were before compression.
   std::uint64_t offset() const { return offset_; }
-  /// "frame 17 at byte offset 4711" for the record next() returned last, so
-  /// that a reader can name the record whose content it refuses.
+  /// Whether the log is compressed ("COUPLOGZ").
+  bool compressed() const { return compressed_; }
+  /// "frame 17 at byte offset 4711" (compressed: "frame 17 in block 3") for
+  /// the record next() returned last, so that a reader can name the record
+  /// whose content it refuses.
   std::string record_position() const;
   /// "frame 17 at byte offset 4711: ..." for the status next() returned last.
   const std::string& problem() const { return problem_; }
 
  private:
   LogReadStatus fail(LogReadStatus status, const std::string& why);
+  /// Up to `count` bytes of frames into `to`: from the file, or from its
+  /// blocks decompressed. Fewer at the end of the log, or where a block is cut
+  /// or damaged (block_status_ and block_problem_ say which).
+  std::size_t read_frames(std::uint8_t* to, std::size_t count);
+  /// The next block of a compressed log into block_frames_; false at its end
+  /// or at a cut or damaged block.
+  bool next_block();
+  /// The status and message of a frame that `read_frames` left short.
+  LogReadStatus short_frame(const std::string& where, const std::string& what);
+  std::string position(std::uint64_t frame, std::uint64_t offset) const;
 
   std::string path_;
   std::ifstream file_;
@@ -71,6 +89,15 @@ class RunLogReader {
   std::string problem_;
   bool stopped_ = false;
   LogReadStatus final_ = LogReadStatus::end;  ///< what next() returns once stopped
+  // A compressed log: the current block's frames and how far they were read.
+  bool compressed_ = false;
+  std::vector<std::uint8_t> block_bytes_;
+  std::vector<std::uint8_t> block_frames_;
+  std::size_t block_at_ = 0;
+  std::uint64_t blocks_ = 0;       ///< blocks read
+  std::uint64_t file_offset_ = 0;  ///< where the next block begins in the file
+  LogBlockStatus block_status_ = LogBlockStatus::block;
+  std::string block_problem_;
 };
 
 }  // namespace couplet::protocol

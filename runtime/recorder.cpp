@@ -100,6 +100,10 @@ constexpr std::chrono::microseconds kWriterIdleSpin{5};
 /// The writer writes once its buffer holds this much, even while records keep coming.
 constexpr std::size_t kWriteBatchBytes = std::size_t{64} << 10;
 
+/// A compressed log's smallest block (but its last): zstd needs some kilobytes
+/// of these records to find their repetitions (docs/run-log.md "Compressed logs").
+constexpr std::size_t kMinBlockBytes = std::size_t{16} << 10;
+
 /// Zeroes [first, first + count) of `bytes`: the kernel maps the pages now, not
 /// on the stepping thread.
 void prefault(std::byte* bytes, std::size_t first, std::size_t count) {
@@ -118,7 +122,7 @@ std::size_t Recorder::queue_records_for(std::size_t slave_count, std::size_t que
   return std::max<std::size_t>(2, std::min(wanted, queue_records));
 }
 
-Recorder::Recorder(const std::string& path, std::size_t queue_records)
+Recorder::Recorder(const std::string& path, std::size_t queue_records, LogCompression compression)
     : path_(path),
       queue_capacity_(std::max<std::size_t>(queue_records, 2)),
       writer_buffer_(4 * protocol::kMaxLogFrameBytes),
@@ -127,8 +131,10 @@ Recorder::Recorder(const std::string& path, std::size_t queue_records)
   file_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (file_ < 0)
     throw ConfigurationError("cannot create the run log '" + path + "': " + std::strerror(errno));
-  write_bytes(
-      {reinterpret_cast<const std::uint8_t*>(protocol::kLogMagic), protocol::kLogMagicBytes});
+  if (compression == LogCompression::zstd)
+    compressor_ = std::make_unique<protocol::LogBlockCompressor>(writer_buffer_.size());
+  const char* magic = compressor_ ? protocol::kCompressedLogMagic : protocol::kLogMagic;
+  write_bytes({reinterpret_cast<const std::uint8_t*>(magic), protocol::kLogMagicBytes});
   writer_ = std::thread([this] { drain(); });
 }
 
@@ -548,6 +554,17 @@ void Recorder::write_bytes(std::span<const std::uint8_t> bytes) {
   if (bytes_written_.load() >= next_space_check_) check_free_space();
 }
 
+void Recorder::write_frames(std::span<const std::uint8_t> frames) {
+  if (!compressor_) return write_bytes(frames);
+  const std::span<const std::uint8_t> block = compressor_->compress(frames);
+  if (block.empty()) {
+    write_error_ = compressor_->error();
+    write_failed_.store(true);
+    return;
+  }
+  write_bytes(block);
+}
+
 // The first check comes with the first write after begin() set the reserve.
 void Recorder::check_free_space() {
   const std::uint64_t keep = keep_free_bytes_.load();
@@ -567,7 +584,7 @@ void Recorder::drain() {
   const std::span<std::uint8_t> buffer = writer_buffer_;
   std::size_t used = 0;
   const auto flush = [&] {
-    if (used > 0 && !write_failed_.load()) write_bytes(buffer.first(used));
+    if (used > 0 && !write_failed_.load()) write_frames(buffer.first(used));
     used = 0;
   };
   std::size_t freed = 0;
@@ -601,7 +618,9 @@ void Recorder::drain() {
     }
     if (used >= kWriteBatchBytes) flush();
     if (idle_until_published()) continue;
-    flush();
+    // Idle: what it has goes to the kernel now; a compressed log waits for a
+    // block's worth, since a block of one record hardly compresses.
+    if (!compressor_ || used >= kMinBlockBytes) flush();
     // Announce the sleep, then look again: a record published before the
     // announcement is seen here, one published after it finds the flag.
     writer_asleep_.store(1, std::memory_order_relaxed);

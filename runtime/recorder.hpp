@@ -46,6 +46,7 @@
 #include <thread>
 #include <vector>
 
+#include "protocol/run_log_block.hpp"
 #include "protocol/run_log_frame.hpp"
 #include "runtime/algorithm.hpp"
 #include "runtime/executor.hpp"
@@ -72,6 +73,10 @@ struct RunLogHeader {
 /// The kind of the records that continue a step's samples (protocol/couplet.proto).
 inline constexpr couplet_wire_SlaveCallKind kCallStepSamples =
     couplet_wire_SlaveCallKind_CALL_STEP_SAMPLES;
+
+/// How the log's frames reach the file: as they are, or in zstd blocks
+/// (protocol/run_log_block.hpp), compressed on the writer thread.
+enum class LogCompression { none, zstd };
 
 /// How a run that did not complete ended (the run log's LogEnd.status).
 enum class EarlyEnd { failed, interrupted, stopped };
@@ -104,7 +109,8 @@ class Recorder final : public ExecutorObserver {
   /// Creates (truncates) `path` and starts the writer thread. Throws
   /// ConfigurationError naming the path when it cannot be created.
   /// `queue_records` caps the record slots (at least 2).
-  explicit Recorder(const std::string& path, std::size_t queue_records = kDefaultQueueRecords);
+  explicit Recorder(const std::string& path, std::size_t queue_records = kDefaultQueueRecords,
+                    LogCompression compression = LogCompression::none);
   ~Recorder() override;
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
@@ -167,6 +173,8 @@ class Recorder final : public ExecutorObserver {
   void wake_writer();
   void wake_producer();
   void write_bytes(std::span<const std::uint8_t> bytes);
+  /// Writer thread: encoded frames to the file, as a block when compressed.
+  void write_frames(std::span<const std::uint8_t> frames);
   /// Writer thread: sets free_bytes_low_ when the file system has less than
   /// keep_free_bytes_ free.
   void check_free_space();
@@ -196,6 +204,7 @@ class Recorder final : public ExecutorObserver {
   std::unique_ptr<protocol::LogRecord[]> slots_;
   std::vector<std::uint8_t>
       writer_buffer_;  ///< the writer's frames before write(2), allocated up front
+  std::unique_ptr<protocol::LogBlockCompressor> compressor_;  ///< set: zstd blocks
   boost::lockfree::spsc_queue<std::uint32_t> free_slots_;    ///< writer → stepping thread
   boost::lockfree::spsc_queue<std::uint32_t> filled_slots_;  ///< stepping thread → writer
   std::uint32_t current_slot_ = 0;  ///< being filled by the stepping thread

@@ -51,7 +51,11 @@ def read_frames(path):
     """
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
-        if f.read(len(MAGIC)) != MAGIC:
+        magic = f.read(len(MAGIC))
+        if magic == b"COUPLOGZ":
+            raise LogError(f"{path}: a compressed run log (couplet run --compress-log); this example reads "
+                           "plain ones: `couplet export` reads both")
+        if magic != MAGIC:
             raise LogError(f"{path}: not a couplet run log (the file does not start with {MAGIC.decode()})")
         offset, number = len(MAGIC), 1
         while offset < size:

@@ -32,6 +32,9 @@ struct SimulationOptions {
   std::string output_directory;
   /// run.log, recorded while the run goes (docs/run-log.md).
   bool record_log = false;
+  /// run.log compressed with zstd, in blocks that each decode on their own
+  /// (docs/run-log.md "Compressed logs"); every reader reads both kinds.
+  bool compress_log = false;
   /// signals.csv (the evaluation grid) and summary.json, written once the run
   /// ended: completed, failed or interrupted (not when the simulation is
   /// destroyed before its end).
