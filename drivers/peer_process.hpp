@@ -1,6 +1,6 @@
 #pragma once
 // The process behind a link when this master started it (a spawned target, an
-// isolated slave, docs/links.md "Spawning"): the link client asks it whether it
+// isolated slave, docs/links.md "Liveness"): the link client asks it whether it
 // has ended whenever an answer is overdue, so that a target that crashed or
 // exited is named at once, with its signal or exit status, instead of after the
 // link's timeout of silence; and it ends a target declared hung.

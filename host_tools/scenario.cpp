@@ -179,25 +179,25 @@ void parse_table_settings(const YAML::Node& node, const std::string& source,
 constexpr NumberRange kMaxStepTimeRange{1e-3, 86400.0, " s", true};
 
 /// `isolate` and `max_step_time` (docs/fmi.md "Isolated FMUs", docs/links.md
-/// "Hung targets"): an isolated slave gets the link of a spawned couplet-target
+/// "Liveness"): an isolated slave gets the link of a spawned couplet-target
 /// on the loopback interface, which couplet-target serves as it serves any
 /// spawned slave.
 void parse_isolation(const YAML::Node& node, const std::string& source, const std::string& path,
                      SlaveSpec& spec) {
   if (const YAML::Node isolate = node["isolate"]) {
-    spec.isolated = require_flag(isolate, source, path + ".isolate");
+    const bool isolated = require_flag(isolate, source, path + ".isolate");
     const std::string where = locate(source, isolate, path + ".isolate");
-    if (spec.isolated && spec.link) {
+    if (isolated && spec.link) {
       throw ConfigurationError(where +
                                ": a slave behind a link runs in another process already; "
                                "isolate: true runs it in a child process on a link of its own "
                                "(give one of them)");
     }
-    if (spec.isolated && !spec.table_file.empty()) {
+    if (isolated && !spec.table_file.empty()) {
       throw ConfigurationError(where + ": " + models::kTableStimulusName +
                                " is played on the host: couplet-target cannot read its file");
     }
-    if (spec.isolated) {
+    if (isolated) {
       LinkSpec link;
       link.udp = "127.0.0.1:0";
       link.spawn = true;

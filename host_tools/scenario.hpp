@@ -36,11 +36,9 @@ struct SlaveSpec {
   std::map<std::string, double, std::less<>> parameters;  ///< overrides of the defaults
   models::SolverSettings solver;
   models::CapabilityLimits capabilities;  ///< declared limits (device emulation)
-  std::optional<LinkSpec> link;           ///< set: the slave sits behind a link (docs/links.md)
-  /// `isolate: true`: the slave runs in a couplet-target child process on a
-  /// loopback link (`link` is then that link), so that a crash, exit() or hang
-  /// in its code ends the run with an error instead of taking the master down.
-  bool isolated = false;
+  /// Set: the slave sits behind a link (docs/links.md); `isolate: true` sets it
+  /// to a spawned couplet-target on the loopback interface (docs/fmi.md).
+  std::optional<LinkSpec> link;
   /// Seconds a slave behind a link may compute one request (answering
   /// "working") before it is declared hung; 0: no limit (`max_step_time`).
   double max_step_time = kDefaultMaxStepTime;

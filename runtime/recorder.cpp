@@ -433,27 +433,28 @@ void Recorder::plan_finished(const Executor& executor, const Algorithm& algorith
   // Checked after the plan's record, so that the log ends on a whole plan; one
   // load each in steady state.
   if (bytes_written_.load() > max_bytes_) {
-    stop_run(executor, "run log '" + path_ + "' passed " + std::to_string(max_bytes_ >> 20) +
-                           " MiB (limits.run_log_bytes)");
+    stop_run(executor,
+             "run log '" + path_ + "' passed " + std::to_string(max_bytes_ >> 20) +
+                 " MiB (limits.run_log_bytes)",
+             "Take longer steps, raise limits.run_log_bytes in the scenario, or run with --no-log");
   }
+  constexpr const char* kFreeSpace = "Free space there, or write the run elsewhere (-o DIR)";
   if (const std::uint64_t left = free_bytes_low_.load(std::memory_order_relaxed); left != 0) {
-    stop_run(executor, "the file system of run log '" + path_ + "' has " +
-                           std::to_string(left >> 10) + " KiB free, less than the " +
-                           std::to_string(keep_free_bytes_.load() >> 10) +
-                           " KiB kept for the end of the log and the run's results");
+    stop_run(executor,
+             "the file system of run log '" + path_ + "' has " + std::to_string(left >> 10) +
+                 " KiB free, less than the " + std::to_string(keep_free_bytes_.load() >> 10) +
+                 " KiB kept for the end of the log and the run's results",
+             kFreeSpace);
   }
   if (write_failed_.load())
-    stop_run(executor, "cannot write the run log '" + path_ + "': " + write_error_);
+    stop_run(executor, "cannot write the run log '" + path_ + "': " + write_error_, kFreeSpace);
 }
 
-void Recorder::stop_run(const Executor& executor, const std::string& why) const {
-  const bool space = write_failed_.load() || free_bytes_low_.load() != 0;
+void Recorder::stop_run(const Executor& executor, const std::string& why,
+                        const char* advice) const {
   throw SlaveError(why + " at t = " + seconds_text(executor.frontier()) + " s after " +
                    std::to_string(executor.counters().macro_steps) +
-                   " macro steps: the run is stopped. " +
-                   (space ? "Free space there, or write the run elsewhere (-o DIR)"
-                          : "Take longer steps, raise limits.run_log_bytes in the scenario, or run "
-                            "with --no-log"));
+                   " macro steps: the run is stopped. " + advice);
 }
 
 void Recorder::finish(const RunEnding& ending) {

@@ -11,6 +11,9 @@
 // the slot (nanopb) into its buffer, hands the slot back through a second queue
 // and writes many frames with one write(2) (docs/run-log.md), so that what it
 // has written survives a crash or kill -9 of the process within microseconds.
+// A compressed log (LogCompression::zstd) is written a block at a time: once
+// the writer holds 16 KiB of frames when idle, or its batch while records
+// stream; the block is compressed on the writer thread.
 //
 // Waking: the writer never polls on a timer. When it has found the queue empty
 // for a while it says so (`writer_asleep_`) and blocks in a futex wait
@@ -178,7 +181,9 @@ class Recorder final : public ExecutorObserver {
   /// Writer thread: sets free_bytes_low_ when the file system has less than
   /// keep_free_bytes_ free.
   void check_free_space();
-  [[noreturn]] void stop_run(const Executor& executor, const std::string& why) const;
+  /// The SlaveError that stops the run: `why`, when, and what to do (`advice`).
+  [[noreturn]] void stop_run(const Executor& executor, const std::string& why,
+                             const char* advice) const;
   void drain();
   bool idle_until_published();
   void stop_writer();
