@@ -56,6 +56,7 @@ RunLogHeader log_header(const Scenario& scenario, const System& system,
                       std::string(algorithm.name()),
                       {}};
   header.max_bytes = scenario.limits.run_log_bytes;
+  header.segment_bytes = scenario.limits.run_log_segment_bytes;
   for (std::size_t s = 0; s < system.slave_count(); ++s) {
     const auto* remote = dynamic_cast<const drivers::RemoteSlave*>(&system.slave(s));
     header.slave_links.push_back(remote != nullptr ? remote->link_name() : "");
@@ -122,10 +123,10 @@ nlohmann::json reference_scenario(const Scenario& linked_scenario,
 // Everything a run does before its first step: slaves set up, initial outputs,
 // the algorithm started (which checks e.g. imposed steps against its own).
 std::vector<std::string> validate_scenario(const Scenario& scenario) {
-  check_run_log_projection(scenario);
   const models::ModelCatalog catalog = models::ModelCatalog::builtin();
   System system = build_system(scenario, catalog);
   const std::unique_ptr<Algorithm> algorithm = make_algorithm(scenario);
+  check_run_log_projection(scenario, system, *algorithm, evaluation_grid(scenario).size());
   resolve_signals(scenario, system);
   make_check_evaluator(scenario, system);
   Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
@@ -192,8 +193,12 @@ std::string summary_table(const nlohmann::json& summary) {
     row("decision hash", summary["decision_hash"].get<std::string>());
   if (summary.contains("run_log")) {
     const auto bytes = summary["run_log"]["bytes"].get<std::uint64_t>();
+    const auto segments = summary["run_log"].value("segments", 1U);
+    const std::string in_segments =
+        segments > 1 ? " in " + std::to_string(segments) + " segments" : "";
     row("run log", summary["run_log"]["path"].get<std::string>() + " (" +
-                       std::to_string((bytes + 512) / 1024) + " KiB; couplet replay/report)");
+                       std::to_string((bytes + 512) / 1024) + " KiB" + in_segments +
+                       "; couplet replay/report)");
   }
   if (summary.contains("realtime")) {
     const nlohmann::json& realtime = summary["realtime"];

@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "host_tools/group_builder.hpp"
 #include "couplet/errors.hpp"
+#include "host_tools/group_builder.hpp"
 #include "host_tools/log_export.hpp"
 #include "host_tools/log_export_mat.hpp"
 #include "host_tools/log_inspect.hpp"
@@ -25,6 +25,7 @@
 #include "host_tools/scenario.hpp"
 #include "host_tools/signals_table.hpp"
 #include "host_tools/system_builder.hpp"
+#include "protocol/run_log_frame.hpp"
 #include "runtime/decision_hash.hpp"
 #include "runtime/exact_text.hpp"
 
@@ -328,10 +329,8 @@ ReportRun read_report_run(const std::string& log_or_directory) {
   RunLog log = read_with_warning(log_path.string());
   const std::filesystem::path directory =
       log_path.parent_path().empty() ? "." : log_path.parent_path();
-  std::error_code size_error;
-  const std::uintmax_t log_bytes = std::filesystem::file_size(log_path, size_error);
   const RunFiles files{log_path.string(),
-                       size_error ? 0 : static_cast<std::uint64_t>(log_bytes),
+                       protocol::log_bytes_on_disk(log_path.string()),
                        (directory / "summary.json").string(),
                        read_text_if_present(directory / "summary.json"),
                        (directory / "signals.csv").string(),

@@ -9,6 +9,8 @@
 
 #include "couplet/errors.hpp"
 #include "host_tools/scenario.hpp"
+#include "runtime/algorithm.hpp"
+#include "runtime/run_log_projection.hpp"
 
 namespace couplet::tools {
 
@@ -71,11 +73,6 @@ class StructureCheck {
 };
 
 NumberRange whole_range(double minimum, double maximum) { return {minimum, maximum, "", false, true}; }
-
-// The smallest frames a macro step writes: a step call per slave (plan, kind,
-// times, the host clock's timing, frame length and CRC) and the plan record.
-constexpr double kLeastCallRecordBytes = 32;
-constexpr double kLeastPlanRecordBytes = 24;
 
 // The longest macro step the algorithm can take, seconds (already checked).
 double largest_macro_step(const Scenario& scenario) {
@@ -163,29 +160,36 @@ void check_macro_steps(const YAML::Node& node, const Scenario& scenario, const s
   throw ConfigurationError(locate(scenario.source, node, key) + text);
 }
 
-std::uint64_t least_run_log_bytes(const Scenario& scenario) {
-  const double steps = std::ceil(scenario.horizon() / largest_macro_step(scenario));
-  const double per_step = static_cast<double>(scenario.slaves.size()) * kLeastCallRecordBytes + kLeastPlanRecordBytes;
-  return static_cast<std::uint64_t>(std::min(steps * per_step, 1e18));
+std::uint64_t least_run_log_bytes(const Scenario& scenario, const System& system,
+                                  const Algorithm& algorithm, std::size_t grid_points) {
+  const double steps = std::min(std::ceil(scenario.horizon() / largest_macro_step(scenario)), 1e18);
+  return least_run_log_bytes(
+      system, {static_cast<std::uint64_t>(steps), grid_points, to_ticks(scenario.end),
+               algorithm.requirements().required_input_degree});
 }
 
-void check_run_log_projection(const Scenario& scenario) {
-  const std::uint64_t least = least_run_log_bytes(scenario);
+void check_run_log_projection(const Scenario& scenario, const System& system,
+                              const Algorithm& algorithm, std::size_t grid_points) {
+  const std::uint64_t least = least_run_log_bytes(scenario, system, algorithm, grid_points);
   if (least <= scenario.limits.run_log_bytes) return;
-  char text[256];
-  std::snprintf(text, sizeof text,
-                ": the run log would take at least %.3g GB (%.4g macro steps of %g s), more than "
-                "limits.run_log_bytes (%.3g GB): take a longer algorithm.step, raise limits.run_log_bytes, "
-                "or run with --no-log",
-                static_cast<double>(least) * 1e-9, std::ceil(scenario.horizon() / largest_macro_step(scenario)),
-                largest_macro_step(scenario), static_cast<double>(scenario.limits.run_log_bytes) * 1e-9);
+  char text[320];
+  std::snprintf(
+      text, sizeof text,
+      ": the run log would take at least %.3g GB (%.4g macro steps of %g s, %zu grid points), more "
+      "than "
+      "limits.run_log_bytes (%.3g GB): take a longer algorithm.step, raise limits.run_log_bytes, "
+      "compress the log (--compress-log) or run with --no-log",
+      static_cast<double>(least) * 1e-9,
+      std::ceil(scenario.horizon() / largest_macro_step(scenario)), largest_macro_step(scenario),
+      grid_points, static_cast<double>(scenario.limits.run_log_bytes) * 1e-9);
   throw ConfigurationError(scenario.source + text);
 }
 
 ScenarioLimits parse_limits(const YAML::Node& node, const std::string& source) {
   ScenarioLimits limits;
   if (!node || node.IsNull()) return limits;
-  check_keys(node, source, "limits", {"grid_points", "macro_steps", "run_log_bytes"});
+  check_keys(node, source, "limits",
+             {"grid_points", "macro_steps", "run_log_bytes", "run_log_segment_bytes"});
   if (node["grid_points"])
     limits.grid_points = bounded_number(node["grid_points"], source, "limits.grid_points", whole_range(1, 1e9));
   if (node["macro_steps"])
@@ -193,6 +197,11 @@ ScenarioLimits parse_limits(const YAML::Node& node, const std::string& source) {
   if (node["run_log_bytes"]) {
     limits.run_log_bytes = static_cast<std::uint64_t>(
         bounded_number(node["run_log_bytes"], source, "limits.run_log_bytes", whole_range(1 << 20, 1e14)));
+  }
+  if (node["run_log_segment_bytes"]) {
+    limits.run_log_segment_bytes = static_cast<std::uint64_t>(
+        bounded_number(node["run_log_segment_bytes"], source, "limits.run_log_segment_bytes",
+                       whole_range(1 << 20, 1e14)));
   }
   return limits;
 }

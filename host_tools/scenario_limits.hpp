@@ -6,8 +6,14 @@
 // not a run that fills the disk or a validation that fills the memory.
 #include <yaml-cpp/yaml.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+
+namespace couplet {
+class Algorithm;
+class System;
+}  // namespace couplet
 
 namespace couplet::tools {
 
@@ -42,7 +48,9 @@ inline constexpr double kMinDuration = 1e-6;
 struct ScenarioLimits {
   double grid_points = 1e7;    ///< evaluation grid points over the horizon (memory: 8 B per output each)
   double macro_steps = 1e8;    ///< macro steps of a fixed-step algorithm over the horizon
-  std::uint64_t run_log_bytes = std::uint64_t{2} << 30;  ///< the run log is stopped above this
+  std::uint64_t run_log_bytes = std::uint64_t{64}
+                                << 30;  ///< the run log, all segments: stopped above
+  std::uint64_t run_log_segment_bytes = std::uint64_t{1} << 30;  ///< one file of the run log
 };
 
 namespace ranges {
@@ -82,15 +90,19 @@ void check_yaml_structure(const YAML::Node& root, const std::string& source);
 /// limits.macro_steps steps; else a ConfigurationError naming `key` and the limit.
 void check_macro_steps(const YAML::Node& node, const Scenario& scenario, const std::string& key, double step);
 
-/// The fewest bytes a run log of the scenario can take: its macro steps at the
-/// longest step the algorithm may take (algorithm.step, or max_step for the
-/// variable-step ones) times the smallest records a step writes per slave and
-/// per plan. An honest lower bound, not an estimate: the real log is 2-5 times larger.
-std::uint64_t least_run_log_bytes(const Scenario& scenario);
+/// The fewest bytes the run log of the scenario's `system` takes
+/// (couplet::least_run_log_bytes) under `algorithm`: its macro steps at the longest step the
+/// algorithm may take (algorithm.step, or max_step for the variable-step ones)
+/// and its `grid_points` evaluation grid points.
+std::uint64_t least_run_log_bytes(const Scenario& scenario, const System& system,
+                                  const Algorithm& algorithm, std::size_t grid_points);
 
-/// Before a run that writes a log: a ConfigurationError when even
+/// Before a run that writes a plain log: a ConfigurationError when
 /// least_run_log_bytes() exceeds limits.run_log_bytes, saying what to change.
-void check_run_log_projection(const Scenario& scenario);
+/// (A compressed log's size depends on its signals: its budget is enforced as
+/// it grows.)
+void check_run_log_projection(const Scenario& scenario, const System& system,
+                              const Algorithm& algorithm, std::size_t grid_points);
 
 /// The `limits:` section (absent: the defaults).
 ScenarioLimits parse_limits(const YAML::Node& node, const std::string& source);

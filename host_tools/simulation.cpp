@@ -242,6 +242,7 @@ class RunResults {
     if (recorder != nullptr) {
       summary["run_log"] = {{"path", recorder->path()},
                             {"bytes", recorder->bytes_written()},
+                            {"segments", recorder->segments()},
                             {"records_waited", recorder->records_waited()}};
     }
     summary["evaluation"]["grid_s"] = scenario_.evaluation_grid;
@@ -332,7 +333,8 @@ class Simulation::Impl {
     }
     pacer_.emplace(parse_clock(scenario_.clock, scenario_.source), system_,
                    to_ticks(scenario_.start), to_ticks(scenario_.end));
-    if (options_.record_log) check_run_log_projection(scenario_);
+    if (options_.record_log && !options_.compress_log)
+      check_run_log_projection(scenario_, system_, *algorithm_, grid_.size());
     system_.validate(algorithm_->requirements());
     checks_.emplace(make_check_evaluator(scenario_, system_));  // docs/scenarios.md#checks
     if (!checks_->empty()) extra_executor_observers_.push_back(&*checks_);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <boost/endian/conversion.hpp>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 #include "protocol/crc32.hpp"
@@ -23,8 +24,39 @@ EncodeResult encode_log_frame(const LogRecord& record, std::span<std::uint8_t> f
   return {payload + kLogFrameOverhead, ""};
 }
 
+std::string log_segment_path(const std::string& first, std::uint32_t number) {
+  const std::filesystem::path path(first);
+  std::filesystem::path segment = path;
+  segment.replace_filename(path.stem().string() + "." + std::to_string(number) +
+                           path.extension().string());
+  return segment.string();
+}
+
+std::uint64_t log_bytes_on_disk(const std::string& first) {
+  std::uint64_t bytes = 0;
+  for (std::uint32_t number = 1;; ++number) {
+    std::error_code error;
+    const std::uintmax_t size =
+        std::filesystem::file_size(number == 1 ? first : log_segment_path(first, number), error);
+    if (error) return bytes;
+    bytes += size;
+  }
+}
+
+LogSegmentHeader encode_log_segment_header(std::uint32_t number, std::uint64_t identity,
+                                           bool compressed) {
+  LogSegmentHeader header{};
+  std::memcpy(header.data(), compressed ? kCompressedLogSegmentMagic : kLogSegmentMagic,
+              kLogMagicBytes);
+  boost::endian::store_little_u32(header.data() + kLogMagicBytes, number);
+  boost::endian::store_little_u64(header.data() + kLogMagicBytes + 4, identity);
+  const std::span<const std::uint8_t> checked(header.data(), kLogSegmentHeaderBytes - 4);
+  boost::endian::store_little_u32(header.data() + kLogSegmentHeaderBytes - 4, crc32(checked));
+  return header;
+}
+
 RunLogReader::RunLogReader(const std::string& path)
-    : path_(path), file_(path, std::ios::binary), buffer_(kMaxLogFrameBytes) {
+    : path_(path), segment_path_(path), file_(path, std::ios::binary), buffer_(kMaxLogFrameBytes) {
   if (!file_) throw std::runtime_error("cannot open run log '" + path + "'");
   char magic[kLogMagicBytes] = {};
   file_.read(magic, kLogMagicBytes);
@@ -48,8 +80,64 @@ LogReadStatus RunLogReader::fail(LogReadStatus status, const std::string& why) {
 }
 
 std::string RunLogReader::position(std::uint64_t frame, std::uint64_t offset) const {
-  if (compressed_) return "frame " + std::to_string(frame) + " in block " + std::to_string(blocks_);
-  return "frame " + std::to_string(frame) + " at byte offset " + std::to_string(offset);
+  const std::string in_segment = segment_ == 1 ? "" : " of '" + segment_path_ + "'";
+  if (compressed_)
+    return "frame " + std::to_string(frame) + " in block " + std::to_string(blocks_) + in_segment;
+  return "frame " + std::to_string(frame) + " at byte offset " + std::to_string(offset) +
+         in_segment;
+}
+
+bool RunLogReader::more_segments() const {
+  std::error_code error;
+  return !ended_ && std::filesystem::exists(log_segment_path(path_, segment_ + 1), error);
+}
+
+// A segment follows only whole frames (or blocks): its frames go on where the
+// last segment's ended. Its header must name the next number and this run.
+bool RunLogReader::open_next_segment() {
+  const std::uint32_t number = segment_ + 1;
+  segment_path_ = log_segment_path(path_, number);
+  segment_ = number;
+  blocks_ = 0;
+  block_status_ = LogBlockStatus::block;
+  block_frames_.clear();
+  block_at_ = 0;
+  file_.close();
+  file_.clear();
+  file_.open(segment_path_, std::ios::binary);
+  const std::string where = "segment " + std::to_string(number) + " '" + segment_path_ + "': ";
+  const auto refuse = [&](LogReadStatus status, const std::string& why) {
+    fail(status, where + why);
+    return false;
+  };
+  if (!file_) return refuse(LogReadStatus::corrupted, "cannot be opened");
+  LogSegmentHeader header{};
+  file_.read(reinterpret_cast<char*>(header.data()), kLogSegmentHeaderBytes);
+  if (file_.gcount() != static_cast<std::streamsize>(kLogSegmentHeaderBytes))
+    return refuse(LogReadStatus::cut, "ends inside its header (the run was cut while starting it)");
+  if (!have_identity_) return refuse(LogReadStatus::corrupted, "follows a log without a header");
+  if (header == encode_log_segment_header(number, identity_, compressed_)) {
+    offset_ = file_offset_ = kLogSegmentHeaderBytes;
+    return true;
+  }
+  const std::span<const std::uint8_t> checked(header.data(), kLogSegmentHeaderBytes - 4);
+  if (crc32(checked) != boost::endian::load_little_u32(header.data() + kLogSegmentHeaderBytes - 4))
+    return refuse(LogReadStatus::corrupted, "checksum mismatch in its header: corrupted");
+  const char* magic = compressed_ ? kCompressedLogSegmentMagic : kLogSegmentMagic;
+  if (std::memcmp(header.data(), magic, kLogMagicBytes) != 0) {
+    return refuse(LogReadStatus::corrupted, std::string("is not a segment of a ") +
+                                                (compressed_ ? "compressed" : "plain") +
+                                                " run log (it does not start with " + magic + ")");
+  }
+  const std::uint64_t identity = boost::endian::load_little_u64(header.data() + kLogMagicBytes + 4);
+  if (identity != identity_) {
+    return refuse(LogReadStatus::corrupted, "belongs to another run (identity " +
+                                                std::to_string(identity) + ", this log's " +
+                                                std::to_string(identity_) + ")");
+  }
+  return refuse(LogReadStatus::corrupted,
+                "holds segment " +
+                    std::to_string(boost::endian::load_little_u32(header.data() + kLogMagicBytes)));
 }
 
 std::string RunLogReader::record_position() const {
@@ -131,16 +219,21 @@ LogReadStatus RunLogReader::short_frame(const std::string& where, const std::str
 
 LogReadStatus RunLogReader::next(LogRecord& record) {
   if (stopped_) return final_;
-  const std::string where = position(frames_ + 1, offset_);
-  const std::size_t length_bytes = read_frames(buffer_.data(), 4);
-  if (length_bytes == 0) {
-    // Between frames: the log ends here, or at a block cut or damaged.
+  std::size_t length_bytes = read_frames(buffer_.data(), 4);
+  while (length_bytes == 0) {
+    // Between frames: the log ends here, at a block cut or damaged, or goes on
+    // in the next segment.
     if (block_status_ == LogBlockStatus::cut) return fail(LogReadStatus::cut, block_problem_);
     if (block_status_ == LogBlockStatus::corrupted)
       return fail(LogReadStatus::corrupted, block_problem_);
-    stopped_ = true;
-    return LogReadStatus::end;
+    if (!more_segments()) {
+      stopped_ = true;
+      return LogReadStatus::end;
+    }
+    if (!open_next_segment()) return final_;
+    length_bytes = read_frames(buffer_.data(), 4);
   }
+  const std::string where = position(frames_ + 1, offset_);
   if (length_bytes < 4)
     return short_frame(where,
                        "the log ends inside the frame's length (the run was cut while writing it)");
@@ -167,6 +260,11 @@ LogReadStatus RunLogReader::next(LogRecord& record) {
                                               std::string(PB_GET_ERROR(&stream)) + ")");
   }
   if (record.which_body == 0) return fail(LogReadStatus::malformed, where + ": an empty record");
+  if (record.which_body == couplet_wire_LogRecord_header_tag && !have_identity_) {
+    identity_ = record.body.header.wall_clock_start_ns;
+    have_identity_ = true;
+  }
+  ended_ = ended_ || record.which_body == couplet_wire_LogRecord_end_tag;
   ++frames_;
   record_offset_ = offset_;
   offset_ += payload + kLogFrameOverhead;

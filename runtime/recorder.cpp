@@ -9,6 +9,8 @@
 #include <chrono>
 #include <cstddef>
 #include <cstring>
+#include <filesystem>
+#include <limits>
 #include <stdexcept>
 #include <type_traits>
 
@@ -112,6 +114,26 @@ void prefault(std::byte* bytes, std::size_t first, std::size_t count) {
 
 constexpr std::size_t kPageBytes = 4096;
 
+/// The first projection of the log's size comes at 1/64 of the horizon: early
+/// enough to spare most of a run that cannot fit, late enough to see its rate.
+constexpr Time kFirstProjection = 64;
+
+constexpr const char* kSizeAdvice =
+    "Take longer steps, raise limits.run_log_bytes in the scenario, compress the log "
+    "(--compress-log), or run with --no-log";
+
+/// Removes run.2.log, run.3.log, ... beside `first` up to the first missing
+/// one (where the reader stops too): left by an earlier run into the same
+/// directory, they would follow this run's log when it is read (the reader
+/// refuses them by their identity, but as damage).
+void remove_earlier_segments(const std::string& first) {
+  for (std::uint32_t number = 2;; ++number) {
+    const std::string segment = protocol::log_segment_path(first, number);
+    std::error_code error;
+    if (!std::filesystem::remove(segment, error)) return;
+  }
+}
+
 }  // namespace
 
 std::size_t Recorder::queue_records_for(std::size_t slave_count, std::size_t queue_records) {
@@ -131,6 +153,7 @@ Recorder::Recorder(const std::string& path, std::size_t queue_records, LogCompre
   file_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (file_ < 0)
     throw ConfigurationError("cannot create the run log '" + path + "': " + std::strerror(errno));
+  remove_earlier_segments(path);
   if (compression == LogCompression::zstd)
     compressor_ = std::make_unique<protocol::LogBlockCompressor>(writer_buffer_.size());
   const char* magic = compressor_ ? protocol::kCompressedLogMagic : protocol::kLogMagic;
@@ -174,6 +197,7 @@ void Recorder::begin(const RunLogHeader& header, const System& system) {
   for (std::size_t s = 0; s < system.slave_count(); ++s)
     linearizes = linearizes || system.description(s).capabilities.can_linearize;
   allocate_slots(queue_records_for(system.slave_count(), queue_capacity_), linearizes);
+  segment_bytes_.store(header.segment_bytes);
   protocol::LogRecord& header_record = next_record();
   header_record = protocol::LogRecord{};
   header_record.which_body = couplet_wire_LogRecord_header_tag;
@@ -203,6 +227,9 @@ void Recorder::begin(const RunLogHeader& header, const System& system) {
   }
   max_bytes_ = header.max_bytes;
   keep_free_bytes_.store(header.keep_free_bytes);
+  start_ = header.start;
+  end_ = header.end;
+  next_projection_ = start_ + std::max<Time>((end_ - start_) / kFirstProjection, 1);
 
   output_counts_.clear();
   for (std::size_t s = 0; s < system.slave_count(); ++s) {
@@ -432,11 +459,13 @@ void Recorder::plan_finished(const Executor& executor, const Algorithm& algorith
   publish();
   // Checked after the plan's record, so that the log ends on a whole plan; one
   // load each in steady state.
+  if (plan_ == 1) bytes_at_first_plan_ = bytes_written_.load();
+  if (executor.frontier() >= next_projection_) check_projection(executor);
   if (bytes_written_.load() > max_bytes_) {
     stop_run(executor,
              "run log '" + path_ + "' passed " + std::to_string(max_bytes_ >> 20) +
-                 " MiB (limits.run_log_bytes)",
-             "Take longer steps, raise limits.run_log_bytes in the scenario, or run with --no-log");
+                 " MiB (limits.run_log_bytes, all its segments)",
+             kSizeAdvice);
   }
   constexpr const char* kFreeSpace = "Free space there, or write the run elsewhere (-o DIR)";
   if (const std::uint64_t left = free_bytes_low_.load(std::memory_order_relaxed); left != 0) {
@@ -448,6 +477,30 @@ void Recorder::plan_finished(const Executor& executor, const Algorithm& algorith
   }
   if (write_failed_.load())
     stop_run(executor, "cannot write the run log '" + path_ + "': " + write_error_, kFreeSpace);
+}
+
+// The bytes written since the first plan, scaled from the part of the horizon
+// done to all of it. After half the horizon the cap itself decides.
+void Recorder::check_projection(const Executor& executor) {
+  const Time done = executor.frontier() - start_;
+  const Time horizon = end_ - start_;
+  next_projection_ = done >= horizon / 2 ? std::numeric_limits<Time>::max()
+                                         : start_ + std::min(2 * done, horizon / 2);
+  const std::uint64_t written = bytes_written_.load();
+  const double projected =
+      static_cast<double>(bytes_at_first_plan_) +
+      static_cast<double>(written - std::min(written, bytes_at_first_plan_)) *
+          (static_cast<double>(horizon) / static_cast<double>(std::max<Time>(done, 1)));
+  if (projected <= static_cast<double>(max_bytes_)) return;
+  const double rate = static_cast<double>(written - std::min(written, bytes_at_first_plan_)) /
+                      (static_cast<double>(std::max<Time>(done, 1)) * 1e-9);
+  stop_run(executor,
+           "run log '" + path_ + "' grows by " + std::to_string(static_cast<std::uint64_t>(rate)) +
+               " bytes per simulated second: it would take " +
+               std::to_string(static_cast<std::uint64_t>(projected) >> 20) +
+               " MiB by t = " + seconds_text(end_) + " s, more than limits.run_log_bytes (" +
+               std::to_string(max_bytes_ >> 20) + " MiB),",
+           kSizeAdvice);
 }
 
 void Recorder::stop_run(const Executor& executor, const std::string& why,
@@ -551,19 +604,48 @@ void Recorder::write_bytes(std::span<const std::uint8_t> bytes) {
     }
     bytes = bytes.subspan(static_cast<std::size_t>(written));
     bytes_written_.fetch_add(static_cast<std::uint64_t>(written));
+    segment_written_ += static_cast<std::uint64_t>(written);
   }
   if (bytes_written_.load() >= next_space_check_) check_free_space();
 }
 
 void Recorder::write_frames(std::span<const std::uint8_t> frames) {
-  if (!compressor_) return write_bytes(frames);
+  if (!compressor_) {
+    start_segment_if_full(frames.size());
+    return write_bytes(frames);
+  }
   const std::span<const std::uint8_t> block = compressor_->compress(frames);
   if (block.empty()) {
     write_error_ = compressor_->error();
     write_failed_.store(true);
     return;
   }
+  start_segment_if_full(block.size());
   write_bytes(block);
+}
+
+// The finished segment goes to the disk (fdatasync, on this thread) before the
+// next begins, so that a crash loses at most the last segment's tail.
+void Recorder::start_segment_if_full(std::size_t next) {
+  if (segment_written_ + next <= segment_bytes_.load() ||
+      segment_written_ <= protocol::kLogSegmentHeaderBytes)
+    return;
+  const std::uint32_t number = segment_.load(std::memory_order_relaxed) + 1;
+  const std::string path = protocol::log_segment_path(path_, number);
+  const int file = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (file < 0 || ::fdatasync(file_) != 0) {
+    write_error_ = "segment '" + path + "': " + std::strerror(errno);
+    write_failed_.store(true);
+    if (file >= 0) ::close(file);
+    return;
+  }
+  ::close(file_);
+  file_ = file;
+  segment_.store(number, std::memory_order_relaxed);
+  segment_written_ = 0;
+  const protocol::LogSegmentHeader header =
+      protocol::encode_log_segment_header(number, identity_, compressor_ != nullptr);
+  write_bytes(header);
 }
 
 // The first check comes with the first write after begin() set the reserve.
@@ -596,6 +678,8 @@ void Recorder::drain() {
       if (buffer.size() - used < protocol::kMaxLogFrameBytes) flush();
       const protocol::EncodeResult encoded =
           protocol::encode_log_frame(slots_[slot], buffer.subspan(used));
+      if (slots_[slot].which_body == couplet_wire_LogRecord_header_tag)
+        identity_ = slots_[slot].body.header.wall_clock_start_ns;
       if (!encoded) {
         write_error_ = std::string("a record does not encode: ") + encoded.reason +
                        " (record type " + std::to_string(slots_[slot].which_body) + ")";

@@ -32,7 +32,13 @@
 // A step with more sample times than one record holds (a long step on a fine
 // evaluation grid) is written as its call record with the first samples, followed
 // by CALL_STEP_SAMPLES records carrying the rest in order (docs/run-log.md).
-// The log is capped (RunLogHeader::max_bytes): at the first plan after the
+// A log longer than RunLogHeader::segment_bytes goes on in further files
+// (protocol::log_segment_path: run.2.log, run.3.log, ...): the writer thread
+// starts the next one at a batch (or block) boundary, so that every segment
+// holds whole frames; the constructor removes the segments of an earlier run.
+// The log is capped (RunLogHeader::max_bytes, all segments): a log that, at
+// the rate it grew so far, would pass the cap by the run's end stops the run
+// early (projected at 1/64, 1/32, ..., 1/2 of the horizon); at the first plan after the
 // writer passed the cap, plan_finished() throws a SlaveError, so that the run
 // stops with a readable log ending in the failure. So it is when the file
 // system holding the log has less free space than RunLogHeader::keep_free_bytes
@@ -64,13 +70,20 @@ struct RunLogHeader {
   Time end = 0;
   std::string algorithm;
   std::vector<std::string> slave_links;  ///< per slave: "udp host:port", or empty (local)
-  /// The run stops when the log has grown past this (scenario key limits.run_log_bytes).
+  /// The run stops when the log, all its segments together, has grown past
+  /// this (scenario key limits.run_log_bytes).
   std::uint64_t max_bytes = kDefaultMaxLogBytes;
+  /// The writer starts the next segment before a file would grow past this
+  /// (scenario key limits.run_log_segment_bytes).
+  std::uint64_t segment_bytes = kDefaultSegmentBytes;
   /// The run stops when the log's file system has less than this free: room for
   /// the log's last records and the run's other files (signals.csv, summary.json).
   std::uint64_t keep_free_bytes = 0;
 
-  static constexpr std::uint64_t kDefaultMaxLogBytes = std::uint64_t{2} << 30;
+  /// 64 GiB: a day of the 1 kHz two-target HIL run, plain (40 GB).
+  static constexpr std::uint64_t kDefaultMaxLogBytes = std::uint64_t{64} << 30;
+  /// 1 GiB: a segment any file system takes and a tool can copy.
+  static constexpr std::uint64_t kDefaultSegmentBytes = std::uint64_t{1} << 30;
 };
 
 /// The kind of the records that continue a step's samples (protocol/couplet.proto).
@@ -155,7 +168,10 @@ class Recorder final : public ExecutorObserver {
   std::size_t queue_records() const { return slot_count_; }
   /// Bytes of the slots that this system's records touch (prefaulted in begin()).
   std::size_t record_memory_bytes() const { return slot_count_ * touched_slot_bytes_; }
+  /// Bytes of all segments together.
   std::uint64_t bytes_written() const { return bytes_written_.load(); }
+  /// Segments begun so far (1: the first file only).
+  std::uint32_t segments() const { return segment_.load(std::memory_order_relaxed); }
   /// The writer asks how much space is left each time it has written this much.
   static constexpr std::uint64_t kFreeSpaceCheckBytes = std::uint64_t{1} << 20;
   const std::string& path() const { return path_; }
@@ -178,9 +194,15 @@ class Recorder final : public ExecutorObserver {
   void write_bytes(std::span<const std::uint8_t> bytes);
   /// Writer thread: encoded frames to the file, as a block when compressed.
   void write_frames(std::span<const std::uint8_t> frames);
+  /// Writer thread: before writing `next` bytes, closes a full segment and
+  /// starts the next one.
+  void start_segment_if_full(std::size_t next);
   /// Writer thread: sets free_bytes_low_ when the file system has less than
   /// keep_free_bytes_ free.
   void check_free_space();
+  /// At 1/64, 1/32, ..., 1/2 of the horizon: stops the run when the log,
+  /// growing at its rate so far, would pass max_bytes_ by the end.
+  void check_projection(const Executor& executor);
   /// The SlaveError that stops the run: `why`, when, and what to do (`advice`).
   [[noreturn]] void stop_run(const Executor& executor, const std::string& why,
                              const char* advice) const;
@@ -195,7 +217,20 @@ class Recorder final : public ExecutorObserver {
   std::vector<std::size_t> output_counts_;
   std::uint64_t plan_ = 0;
   std::uint64_t max_bytes_ = RunLogHeader::kDefaultMaxLogBytes;
+  // The log's growth projected to the run's end when the frontier passes 1/64,
+  // 1/32, ..., 1/2 of the horizon (check_projection).
+  Time start_ = 0;
+  Time end_ = 0;
+  Time next_projection_ = 0;
+  std::uint64_t bytes_at_first_plan_ = 0;
   std::atomic<std::uint64_t> keep_free_bytes_{0};  ///< set by begin(), read by the writer
+  std::atomic<std::uint64_t> segment_bytes_{RunLogHeader::kDefaultSegmentBytes};  ///< likewise
+  // The segment written now (set by the writer thread), its bytes, and the
+  // run's identity (the header record's wall_clock_start_ns) that further
+  // segments carry (writer thread).
+  std::atomic<std::uint32_t> segment_{1};
+  std::uint64_t segment_written_ = 0;
+  std::uint64_t identity_ = 0;
   std::uint64_t next_space_check_ = 0;             ///< writer thread: bytes_written_ then
   /// The free bytes the writer found below keep_free_bytes_; 0 while there is room.
   std::atomic<std::uint64_t> free_bytes_low_{0};

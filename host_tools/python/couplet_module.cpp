@@ -183,7 +183,7 @@ py::dict signal_dict(const tools::SignalColumns& signals) {
 
 RunResult run(const std::filesystem::path& scenario_path, const py::object& overrides,
               const std::optional<std::filesystem::path>& output_dir, bool record_log,
-              bool progress) {
+              bool progress, bool compress_log) {
   const auto assignments = override_list(overrides);
   std::string directory;
   RunOutcome outcome;
@@ -196,6 +196,7 @@ RunResult run(const std::filesystem::path& scenario_path, const py::object& over
     options.output_directory = directory;
     options.show_progress = progress;
     options.record_log = record_log;
+    options.compress_log = compress_log;
     outcome = run_interruptibly(scenario, options);
   }
   // Ctrl-C stopped the run at a macro step (its files are written): Python's
@@ -221,8 +222,10 @@ RunResult run(const std::filesystem::path& scenario_path, const py::object& over
 class PythonSimulation {
  public:
   PythonSimulation(const std::filesystem::path& scenario_path, const py::object& overrides,
-                   const std::optional<std::filesystem::path>& output_dir, bool record_log)
-      : simulation_(make(scenario_path, override_list(overrides), output_dir, record_log)),
+                   const std::optional<std::filesystem::path>& output_dir, bool record_log,
+                   bool compress_log)
+      : simulation_(
+            make(scenario_path, override_list(overrides), output_dir, record_log, compress_log)),
         discrete_names_(simulation_.discrete_output_names()) {}
 
   bool step_until(double t) {
@@ -274,11 +277,13 @@ class PythonSimulation {
  private:
   static Simulation make(const std::filesystem::path& scenario_path,
                          const Simulation::Overrides& overrides,
-                         const std::optional<std::filesystem::path>& output_dir, bool record_log) {
+                         const std::optional<std::filesystem::path>& output_dir, bool record_log,
+                         bool compress_log) {
     const py::gil_scoped_release unlocked;
     SimulationOptions options;
     if (output_dir) options.output_directory = output_dir->string();
     options.record_log = record_log;
+    options.compress_log = compress_log;
     return Simulation::from_scenario(scenario_path.string(), overrides, options);
   }
 
@@ -640,42 +645,40 @@ void define_run(py::module_& module) {
       });
   module.def("run", &run, py::arg("scenario_path"), py::arg("overrides") = py::none(),
              py::arg("output_dir") = py::none(), py::arg("record_log") = true,
-             py::arg("progress") = false,
+             py::arg("progress") = false, py::arg("compress_log") = false,
              "Runs a scenario as `couplet run` does (overrides: {'key.path': value} as --set) "
-             "into output_dir (None: a fresh temporary directory).");
+             "into output_dir (None: a fresh temporary directory); compress_log: run.log in "
+             "zstd blocks, as `couplet run --compress-log`.");
 }
 
 void define_simulation(py::module_& module) {
   py::class_<PythonSimulation>(module, "Simulation",
                                "A co-simulation stepped from Python (docs/python.md).")
       .def(py::init<const std::filesystem::path&, const py::object&,
-                    const std::optional<std::filesystem::path>&, bool>(),
+                    const std::optional<std::filesystem::path>&, bool, bool>(),
            py::arg("scenario_path"), py::arg("overrides") = py::none(),
            py::arg("output_dir") = py::none(), py::arg("record_log") = false,
+           py::arg("compress_log") = false,
            "Loads a scenario as `couplet run` does (overrides: {'key.path': value} as --set); "
-           "output_dir: where signals.csv and summary.json (and run.log with record_log=True) "
-           "go at the end (None: no files).")
+           "output_dir: where signals.csv and summary.json (and run.log with record_log=True, "
+           "compressed with compress_log=True) go at the end (None: no files).")
       .def("initialize", &PythonSimulation::initialize,
            "Sets up the slaves and starts the algorithm (the first step_until does it).")
       .def("step_until", &PythonSimulation::step_until, py::arg("t"),
            "Carries out whole macro steps until the time reaches t (s): a t inside a step "
            "ends at the step's end. Returns finished.")
       .def("run", &PythonSimulation::run, "Steps to the scenario's end. Returns finished.")
-      .def_property_readonly("time",
-                             [](const PythonSimulation& self) {
-                               return self.simulation().time_seconds();
-                             },
-                             "the master's time (s)")
-      .def_property_readonly("start",
-                             [](const PythonSimulation& self) {
-                               return to_seconds(self.simulation().start_time());
-                             })
-      .def_property_readonly("end",
-                             [](const PythonSimulation& self) {
-                               return to_seconds(self.simulation().end_time());
-                             })
-      .def_property_readonly("finished",
-                             [](const PythonSimulation& self) { return self.simulation().finished(); })
+      .def_property_readonly(
+          "time", [](const PythonSimulation& self) { return self.simulation().time_seconds(); },
+          "the master's time (s)")
+      .def_property_readonly(
+          "start",
+          [](const PythonSimulation& self) { return to_seconds(self.simulation().start_time()); })
+      .def_property_readonly(
+          "end",
+          [](const PythonSimulation& self) { return to_seconds(self.simulation().end_time()); })
+      .def_property_readonly(
+          "finished", [](const PythonSimulation& self) { return self.simulation().finished(); })
       .def("__getitem__", &PythonSimulation::item, py::arg("name"),
            "the latest value of output 'slave.port': float, int (Integer) or bool (Boolean); "
            "KeyError naming an unknown one")
@@ -690,11 +693,12 @@ void define_simulation(py::module_& module) {
       .def_property_readonly(
           "decision_hash",
           [](const PythonSimulation& self) { return self.simulation().decision_hash(); })
-      .def_property_readonly("summary",
-                             [](const PythonSimulation& self) {
-                               return json_to_python(tools::summary_of(self.simulation()));
-                             },
-                             "summary.json's content as a dict (status 'running' before the end)")
+      .def_property_readonly(
+          "summary",
+          [](const PythonSimulation& self) {
+            return json_to_python(tools::summary_of(self.simulation()));
+          },
+          "summary.json's content as a dict (status 'running' before the end)")
       .def_property_readonly("grid", &PythonSimulation::grid,
                              "the evaluation grid's times reached so far (s)")
       .def("trace", &PythonSimulation::trace, py::arg("name"),

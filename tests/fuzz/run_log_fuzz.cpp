@@ -1,7 +1,9 @@
 // Fuzz target: the run-log reader (host_tools/run_log.hpp) and the two tools
 // that only read what it returns (inspect, export: communication and grid
 // rows). The input is written to a file and read as a run log, as `couplet
-// inspect` and `couplet export` do.
+// inspect` and `couplet export` do; at every "COUPSEG" after its start it is
+// split into a further segment file (run.2.log, ...), so that the segment
+// headers and frames that go on across files are fuzzed too.
 // The reader's contract: a log that cannot be read at all is a
 // std::runtime_error naming the file; later damage only shortens the log.
 // Anything else escaping (another exception, a crash, undefined behaviour) is a
@@ -12,12 +14,14 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fuzz_input.hpp"
 #include "host_tools/log_export.hpp"
 #include "host_tools/log_inspect.hpp"
 #include "host_tools/run_log.hpp"
+#include "protocol/run_log_frame.hpp"
 
 namespace {
 
@@ -32,19 +36,45 @@ class ScratchFile {
     ::close(descriptor);
     path_ = pattern;
   }
-  ~ScratchFile() { std::remove(path_.c_str()); }
+  ~ScratchFile() {
+    std::remove(path_.c_str());
+    for (std::uint32_t number = 2; number <= kMaxSegments; ++number)
+      std::remove(couplet::protocol::log_segment_path(path_, number).c_str());
+  }
   ScratchFile(const ScratchFile&) = delete;
   ScratchFile& operator=(const ScratchFile&) = delete;
 
+  /// Writes the input as the log's first file and its further segments; removes
+  /// the segments an earlier input had beyond this one's.
   const std::string& write(const std::uint8_t* data, std::size_t size) const {
-    std::FILE* file = std::fopen(path_.c_str(), "wb");
-    couplet::fuzz::require(file != nullptr, "cannot open the scratch file");
-    const bool complete = size == 0 || std::fwrite(data, 1, size, file) == size;
-    couplet::fuzz::require(std::fclose(file) == 0 && complete, "cannot write the scratch file");
+    constexpr std::string_view kMarker = "COUPSEG";
+    const std::string_view input(reinterpret_cast<const char*>(data), size);
+    std::size_t begin = 0;
+    std::uint32_t number = 1;
+    while (begin < size || number == 1) {
+      std::size_t end = number < kMaxSegments ? input.find(kMarker, begin + 1) : input.npos;
+      if (end == input.npos) end = size;
+      write_file(number == 1 ? path_ : couplet::protocol::log_segment_path(path_, number),
+                 input.substr(begin, end - begin));
+      begin = end;
+      ++number;
+    }
+    for (; number <= kMaxSegments; ++number)
+      std::remove(couplet::protocol::log_segment_path(path_, number).c_str());
     return path_;
   }
 
  private:
+  static constexpr std::uint32_t kMaxSegments = 8;
+
+  static void write_file(const std::string& path, std::string_view bytes) {
+    std::FILE* file = std::fopen(path.c_str(), "wb");
+    couplet::fuzz::require(file != nullptr, "cannot open the scratch file");
+    const bool complete =
+        bytes.empty() || std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+    couplet::fuzz::require(std::fclose(file) == 0 && complete, "cannot write the scratch file");
+  }
+
   std::string path_;
 };
 

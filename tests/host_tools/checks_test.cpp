@@ -308,11 +308,13 @@ TEST(Checks, ExitCodes) {
   EXPECT_NE(failing.output.find("couplet: checks failed"), std::string::npos) << failing.output;
   EXPECT_NE(failing.output.find("FAIL"), std::string::npos) << failing.output;
 
-  // A run that fails is 1, its checks (failed or not) reported as far as it went.
+  // A run that fails is 1, its checks (failed or not) reported as far as it went
+  // (a compressed log outgrowing its budget; a plain one is refused before the run).
   const std::filesystem::path directory = fresh_directory("checks-exit-1");
   const CommandResult failed =
       couplet("run " + scenario_path("two_mass_switch.yaml") + " --quiet -o " + directory.string() +
-              " --set limits.run_log_bytes=2000000 --set 'checks=[{name: tiny, signal: left.x, "
+              " --compress-log --set limits.run_log_bytes=2000000 --set 'checks=[{name: tiny, "
+              "signal: left.x, "
               "max: 0.5}]'");
   EXPECT_EQ(failed.exit_code, 1) << failed.output;
   const nlohmann::json summary = summary_in(directory);

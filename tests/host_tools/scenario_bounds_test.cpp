@@ -290,25 +290,44 @@ TEST(ScenarioBounds, SizesDerivedFromTheNumbersSayWhichLimitToRaise) {
             std::string::npos);
 }
 
-// The projection is a lower bound: a real log is at least as large.
+// The projection is a lower bound made of the records a run must write, as
+// they encode: a real log is larger, but not by much under a fixed-step scheme.
 TEST(ScenarioBounds, RunLogProjectionIsALowerBoundAndRefusesHugeLogs) {
-  const tools::Scenario huge =
-      tools::parse_scenario(replace(kScenario, "end: 1}", "end: 8192}"), "bounds.yaml",
-                            {tools::parse_override("algorithm.step=0.0001220703125")});  // 2^26 steps, exactly
+  const tools::Scenario huge = tools::parse_scenario(
+      replace(kScenario, "end: 1}", "end: 8192}"), "bounds.yaml",
+      {tools::parse_override("algorithm.step=0.0001220703125"),  // 2^26 steps, exactly
+       tools::parse_override("limits.run_log_bytes=1e10")});
+  const models::ModelCatalog catalog = models::ModelCatalog::builtin();
+  const System huge_system = tools::build_system(huge, catalog);
+  const auto huge_algorithm = tools::make_algorithm(huge);
+  const std::size_t huge_grid = tools::evaluation_grid(huge).size();
   try {
-    tools::check_run_log_projection(huge);
-    ADD_FAILURE() << "a log of at least " << tools::least_run_log_bytes(huge) << " bytes was accepted";
+    tools::check_run_log_projection(huge, huge_system, *huge_algorithm, huge_grid);
+    ADD_FAILURE() << "a log of at least "
+                  << tools::least_run_log_bytes(huge, huge_system, *huge_algorithm, huge_grid)
+                  << " bytes was accepted";
   } catch (const ConfigurationError& error) {
     EXPECT_EQ(std::string(error.what()),
-              "bounds.yaml: the run log would take at least 5.91 GB (6.711e+07 macro steps of 0.00012207 s), more than "
-              "limits.run_log_bytes (2.15 GB): take a longer algorithm.step, raise limits.run_log_bytes, or run "
-              "with --no-log");
+              "bounds.yaml: the run log would take at least 22.3 GB (6.711e+07 macro steps of "
+              "0.00012207 s, "
+              "819201 grid points), more than limits.run_log_bytes (10 GB): take a longer "
+              "algorithm.step, raise "
+              "limits.run_log_bytes, compress the log (--compress-log) or run with --no-log");
   }
   const tools::Scenario small = tools::parse_scenario(kScenario, "bounds.yaml", {tools::parse_override("algorithm.step=0.001")});
-  EXPECT_NO_THROW(tools::check_run_log_projection(small));
+  const System small_system = tools::build_system(small, catalog);
+  const auto small_algorithm = tools::make_algorithm(small);
+  const std::size_t small_grid = tools::evaluation_grid(small).size();
+  EXPECT_NO_THROW(
+      tools::check_run_log_projection(small, small_system, *small_algorithm, small_grid));
   const auto directory = fresh_directory("bounds-projection");
   const nlohmann::json summary = tools::run_scenario(small, {directory.string(), false, true});
-  EXPECT_GE(summary.at("run_log").at("bytes").get<std::uint64_t>(), tools::least_run_log_bytes(small));
+  const auto bytes = summary.at("run_log").at("bytes").get<std::uint64_t>();
+  const std::uint64_t least =
+      tools::least_run_log_bytes(small, small_system, *small_algorithm, small_grid);
+  EXPECT_GE(bytes, least);
+  EXPECT_GE(static_cast<double>(least), 0.6 * static_cast<double>(bytes))
+      << "a projection, not a guess";
 }
 
 // ---------------------------------------------------------------------------
@@ -468,8 +487,15 @@ TEST(ScenarioBounds, RecorderWritesAStepWithFiveThousandSamples) {
   EXPECT_GT(values, 0U);
 }
 
-// The cap stops the run at a whole plan; the log stays readable and ends with why.
-TEST(ScenarioBounds, RecorderStopsTheRunAtItsCap) {
+// Runs the bounds scenario over 100 s at 0.1 ms steps (a 430 MB log) into a
+// recorder capped at `cap` bytes.
+struct CappedRun {
+  std::string message;
+  Time frontier = 0;
+  std::string path;
+};
+
+CappedRun run_capped(const std::string& name, std::uint64_t cap) {
   const tools::Scenario scenario =
       tools::parse_scenario(replace(kScenario, "end: 1}", "end: 100}"), "bounds.yaml",
                             {tools::parse_override("algorithm.step=1.0e-4")});
@@ -477,32 +503,64 @@ TEST(ScenarioBounds, RecorderStopsTheRunAtItsCap) {
   const auto algorithm = tools::make_algorithm(scenario);
   Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
                               tools::evaluation_grid(scenario));
-  const std::string path = fresh_directory("bounds-cap").string() + ".log";
-  std::string message;
-  {
-    Recorder recorder(path);
-    RunLogHeader header = tools::log_header(scenario, system, *algorithm);
-    header.max_bytes = 1 << 20;
-    recorder.begin(header, system);
-    executor.set_observer(&recorder);
-    executor.initialize();
-    recorder.algorithm_started(*algorithm);
-    try {
-      while (executor.advance()) recorder.plan_finished(executor, *algorithm);
-    } catch (const SlaveError& error) {
-      message = error.what();
-    }
-    recorder.finish({false, message, executor.decision_hash(), executor.counters()});
+  CappedRun run{"", 0, fresh_directory(name).string() + ".log"};
+  Recorder recorder(run.path);
+  RunLogHeader header = tools::log_header(scenario, system, *algorithm);
+  header.max_bytes = cap;
+  recorder.begin(header, system);
+  executor.set_observer(&recorder);
+  executor.initialize();
+  recorder.algorithm_started(*algorithm);
+  try {
+    while (executor.advance()) recorder.plan_finished(executor, *algorithm);
+  } catch (const SlaveError& error) {
+    run.message = error.what();
   }
-  EXPECT_EQ(message.find("run log '" + path + "' passed 1 MiB (limits.run_log_bytes) at t = "), 0U) << message;
-  EXPECT_NE(message.find("raise limits.run_log_bytes in the scenario, or run with --no-log"), std::string::npos);
-  EXPECT_LT(executor.frontier(), to_ticks(100.0));
-  const tools::RunLog log = tools::read_run_log(path);
+  recorder.finish({false, run.message, executor.decision_hash(), executor.counters()});
+  run.frontier = executor.frontier();
+  return run;
+}
+
+void expect_log_ends_with(const CappedRun& run) {
+  const tools::RunLog log = tools::read_run_log(run.path);
   EXPECT_FALSE(log.damaged()) << log.tail_problem;
   ASSERT_TRUE(log.end_record.has_value());
-  EXPECT_EQ(log.end_record->message, message);
-  EXPECT_EQ(log.plans.back().frontier, executor.frontier());
-  EXPECT_LT(std::filesystem::file_size(path), 2U << 20) << "stopped soon after the cap";
+  EXPECT_EQ(log.end_record->message, run.message);
+  EXPECT_EQ(log.plans.back().frontier, run.frontier);
+}
+
+// A log that would pass its cap at the rate it grows is stopped at 1/64 of the
+// horizon, not when it reaches the cap: the rest of the run is not wasted.
+TEST(ScenarioBounds, RecorderStopsARunWhoseLogWouldPassItsCap) {
+  const CappedRun run = run_capped("bounds-projected", std::uint64_t{64} << 20);
+  EXPECT_EQ(run.message.find("run log '" + run.path + "' grows by "), 0U) << run.message;
+  EXPECT_NE(run.message.find(" bytes per simulated second: it would take "), std::string::npos);
+  EXPECT_NE(run.message.find(
+                " MiB by t = 100 s, more than limits.run_log_bytes (64 MiB), at t = 1.5625 s after "
+                "15625 macro steps: the run is stopped."),
+            std::string::npos)
+      << run.message;
+  EXPECT_EQ(run.frontier, to_ticks(1.5625));
+  expect_log_ends_with(run);
+  EXPECT_LT(std::filesystem::file_size(run.path), 16U << 20);
+}
+
+// A cap reached before the first projection (1/64 of the horizon) stops the
+// run at the next plan.
+TEST(ScenarioBounds, RecorderStopsTheRunAtItsCap) {
+  const CappedRun run = run_capped("bounds-cap", 1 << 20);
+  EXPECT_EQ(run.message.find("run log '" + run.path +
+                             "' passed 1 MiB (limits.run_log_bytes, all its segments) at t = "),
+            0U)
+      << run.message;
+  EXPECT_NE(
+      run.message.find(
+          "raise limits.run_log_bytes in the scenario, compress the log (--compress-log), or run "
+          "with --no-log"),
+      std::string::npos);
+  EXPECT_LT(run.frontier, to_ticks(100.0 / 64));
+  expect_log_ends_with(run);
+  EXPECT_LT(std::filesystem::file_size(run.path), 2U << 20) << "stopped soon after the cap";
 }
 
 }  // namespace

@@ -488,6 +488,24 @@ def case_stepping(couplet, build, source, tmp):
     check(couplet.read_log(os.path.join(out, "run.log")).decision_hash == cli["decision_hash"],
           "the stepped run's log has another hash")
 
+    # compress_log: run.log in zstd blocks, read as the plain one; with 1 MiB
+    # segments a run's log goes on in run.2.log, read as one log.
+    for name, make in (("stepped-z", lambda out: couplet.Simulation(scenario, settings, output_dir=out,
+                                                                     record_log=True, compress_log=True).run()),
+                       ("run-z", lambda out: couplet.run(scenario, settings, output_dir=out, compress_log=True))):
+        out = os.path.join(tmp, name)
+        make(out)
+        with open(os.path.join(out, "run.log"), "rb") as log_file:
+            check(log_file.read(8) == b"COUPLOGZ", f"{name}: compress_log=True wrote no compressed log")
+        check(couplet.read_log(os.path.join(out, "run.log")).decision_hash == cli["decision_hash"],
+              f"{name}: the compressed log has another hash")
+    out = os.path.join(tmp, "segmented")
+    long_run = dict(settings, **{"time.end": 200, "limits.run_log_segment_bytes": 1 << 20})
+    segmented = couplet.run(scenario, long_run, output_dir=out)
+    check(os.path.exists(os.path.join(out, "run.2.log")), "a 200 s run in 1 MiB segments wrote no run.2.log")
+    check(couplet.read_log(os.path.join(out, "run.log")).decision_hash == segmented.decision_hash,
+          "the segmented log has another hash than the run")
+
     expect_error(KeyError, lambda: sim["left.q"], "slave 'left' has no output 'q'", "unknown port")
     expect_error(KeyError, lambda: sim["nobody.x"], "no slave 'nobody'", "unknown slave")
     expect_error(couplet.ConfigurationError, lambda: couplet.Simulation(scenario, {"algorithm.stepp": 0.1}),
