@@ -22,6 +22,7 @@
 #include "host_tools/replay.hpp"
 #include "host_tools/report.hpp"
 #include "host_tools/run_log.hpp"
+#include "host_tools/run_log_stream.hpp"
 #include "host_tools/scenario.hpp"
 #include "host_tools/signals_table.hpp"
 #include "host_tools/system_builder.hpp"
@@ -263,9 +264,15 @@ ExportTable grid_export(const RunLog& log) {
 
 }  // namespace
 
+// Streams the log: a log of any length replays in the same memory.
 int replay_log_command(const std::string& log_path, bool verify) {
-  const RunLog log = read_with_warning(log_path);
-  const ReplayOutcome outcome = replay_run_log(log);
+  RunLogStream stream(log_path);
+  const ReplayOutcome outcome = replay_run_log(stream);
+  stream.read_to_end();  // a replay that diverged stopped reading there
+  const RunLog& log = stream.log();
+  if (log.damaged())
+    std::cerr << "couplet: warning: " << log_path << ": " << log.tail_problem
+              << "; read up to there\n";
   std::cout << "  replayed               " << outcome.plans << " plans, " << outcome.macro_steps
             << " macro steps, " << outcome.calls << " slave calls\n";
   std::cout << "  decision hash          " << hash_text(outcome.replayed_hash);

@@ -7,6 +7,7 @@
 
 #include "couplet/errors.hpp"
 #include "host_tools/algorithm_factory.hpp"
+#include "host_tools/run_log_stream.hpp"
 #include "host_tools/scenario.hpp"
 #include "host_tools/system_builder.hpp"
 #include "runtime/executor.hpp"
@@ -40,63 +41,66 @@ bool same_bits(double a, double b) {
 }
 
 /// Where the recorded calls stand, shared by the replay slaves: the executor is
-/// sequential, so the calls come in one global order.
+/// sequential, so the calls come in one global order. The calls come from the
+/// stream one at a time: replay holds one plan's calls, whatever the log's length.
 class CallCursor {
  public:
-  explicit CallCursor(const RunLog& log) : log_(log) {}
+  explicit CallCursor(RunLogStream& stream) : stream_(stream) {}
 
   /// The replayed master has completed `plans` plans: its next calls must be
   /// the ones recorded with that plan index (SlaveCall.plan counts the plans
   /// completed before the call: 0 for the initialization and the first plan).
   void plans_completed(std::uint64_t plans) { plans_completed_ = plans; }
 
-  /// The next recorded call, which must be `kind` on `slave`, of the plan under way.
+  /// The next recorded call, which must be `kind` on `slave`, of the plan under
+  /// way; valid until the next take().
   const LoggedCall& take(std::size_t slave, CallKind kind) {
-    if (next_ == log_.calls.size()) {
+    const RunLog& log = stream_.log();
+    const LoggedCall* next = stream_.next_call();
+    if (next == nullptr) {
       throw ReplayExhausted("the replayed master calls " + std::string(call_kind_name(kind)) +
-                            " on slave '" + log_.slaves[slave].name + "'; the log ends before");
+                            " on slave '" + log.slaves[slave].name + "'; the log ends before");
     }
-    const LoggedCall& call = log_.calls[next_];
+    const LoggedCall& call = *next;
     if (call.plan != plans_completed_) {
       throw ReplayDivergence(
           "the replayed master calls " + std::string(call_kind_name(kind)) + " on slave '" +
-          log_.slaves[slave].name + "' after " + std::to_string(plans_completed_) +
+          log.slaves[slave].name + "' after " + std::to_string(plans_completed_) +
           " plans; the next recorded call (" + call_kind_name(call.kind) + " on slave '" +
-          log_.slaves[call.slave].name + "') was made after " + std::to_string(call.plan));
+          log.slaves[call.slave].name + "') was made after " + std::to_string(call.plan));
     }
     if (call.slave != slave || call.kind != kind) {
       throw ReplayDivergence(where(call) + ": the recorded master called " +
                              call_kind_name(call.kind) + " on slave '" +
-                             log_.slaves[call.slave].name + "', the replayed one " +
-                             call_kind_name(kind) + " on slave '" + log_.slaves[slave].name + "'");
+                             log.slaves[call.slave].name + "', the replayed one " +
+                             call_kind_name(kind) + " on slave '" + log.slaves[slave].name + "'");
     }
-    ++next_;
     return call;
   }
 
   /// "macro step 18 (plan 36)" for the plan a call belongs to.
-  std::string where(const LoggedCall& call) const { return plan_text(call.plan); }
+  std::string where(const LoggedCall& call) { return plan_text(call.plan); }
 
   /// A plan works on the macro step it completes, or repeats or refreshes the
   /// last one completed: either way the recorded count after it (a cut log may
   /// lack that record: then the step after the previous plan's).
-  std::string plan_text(std::uint64_t plan) const {
+  std::string plan_text(std::uint64_t plan) {
     if (plan == 0) return "initialization (plan 0)";
     std::uint64_t macro_step = 1;
-    if (plan - 1 < log_.plans.size()) {
-      macro_step = log_.plans[plan - 1].macro_steps;
-    } else if (plan >= 2 && plan - 2 < log_.plans.size()) {
-      macro_step = log_.plans[plan - 2].macro_steps + 1;
+    if (const LoggedPlan* recorded = stream_.plan(plan)) {
+      macro_step = recorded->macro_steps;
+    } else if (const LoggedPlan* previous = plan >= 2 ? stream_.plan(plan - 1) : nullptr) {
+      macro_step = previous->macro_steps + 1;
     }
     return "macro step " + std::to_string(macro_step) + " (plan " + std::to_string(plan) + ")";
   }
 
-  bool exhausted() const { return next_ == log_.calls.size(); }
-  std::size_t taken() const { return next_; }
+  /// Whether the log holds no call beyond those taken (reads it to its end).
+  bool exhausted() { return stream_.read_to_end() == 0; }
+  std::uint64_t taken() const { return stream_.calls_taken(); }
 
  private:
-  const RunLog& log_;
-  std::size_t next_ = 0;
+  RunLogStream& stream_;
   std::uint64_t plans_completed_ = 0;
 };
 
@@ -247,13 +251,15 @@ System replay_system(const RunLog& log, CallCursor& cursor) {
 }
 
 /// After plan `plan`: progress and internals against the record.
-void compare_plan(const RunLog& log, const CallCursor& cursor, std::uint64_t plan,
+void compare_plan(RunLogStream& stream, CallCursor& cursor, std::uint64_t plan,
                   const Executor& executor, const Algorithm& algorithm,
                   std::vector<double>& internals) {
-  if (plan > log.plans.size()) {
+  const LoggedPlan* found = stream.plan(plan);
+  if (found == nullptr) {
     throw ReplayExhausted("the log ends before the record of plan " + std::to_string(plan));
   }
-  const LoggedPlan& recorded = log.plans[plan - 1];
+  const LoggedPlan& recorded = *found;
+  const RunLog& log = stream.log();
   const std::string where = "after " + cursor.plan_text(plan);
   if (recorded.macro_steps != executor.counters().macro_steps ||
       recorded.frontier != executor.frontier()) {
@@ -290,11 +296,12 @@ void check_header_against_scenario(const RunLog& log, const Scenario& scenario,
   }
 }
 
-ReplayOutcome replay_checked_log(const RunLog& log, const ReplayAlgorithmMaker& make) {
+ReplayOutcome replay_checked_log(RunLogStream& stream, const ReplayAlgorithmMaker& make) {
+  const RunLog& log = stream.log();
   const Scenario scenario = parse_scenario(log.scenario_text, log.scenario_source);
   const std::unique_ptr<Algorithm> algorithm = make(scenario);
   check_header_against_scenario(log, scenario, *algorithm);
-  CallCursor cursor(log);
+  CallCursor cursor(stream);
   System system = replay_system(log, cursor);
   Executor executor(system, *algorithm, log.start, log.end, evaluation_grid(scenario));
 
@@ -311,19 +318,21 @@ ReplayOutcome replay_checked_log(const RunLog& log, const ReplayAlgorithmMaker& 
   try {
     cursor.plans_completed(0);
     executor.initialize();
-    if (algorithm->internal_quantities() != log.internal_quantities) {
+    const std::vector<std::string>& quantities = stream.internal_quantities();
+    if (algorithm->internal_quantities() != quantities) {
       throw ReplayDivergence("the algorithm's internal quantities differ from the recorded ones");
     }
-    std::vector<double> internals(log.internal_quantities.size());
+    std::vector<double> internals(quantities.size());
     while (executor.advance()) {
       ++plan;
       cursor.plans_completed(plan);
-      compare_plan(log, cursor, plan, executor, *algorithm, internals);
+      compare_plan(stream, cursor, plan, executor, *algorithm, internals);
     }
   } catch (const ReplayDivergence& divergence) {
     outcome.divergence = divergence.what();
     return finish(false);
   } catch (const ReplayExhausted& exhausted) {
+    stream.read_to_end();  // how the log ends
     if (log.cut()) {
       outcome.note = "the log was cut (" + (log.damaged() ? log.tail_problem : "no end record") +
                      "): every decision before the cut was reproduced";
@@ -336,11 +345,13 @@ ReplayOutcome replay_checked_log(const RunLog& log, const ReplayAlgorithmMaker& 
     }
     outcome.divergence = exhausted.what();
     return finish(false);
+  } catch (const RunLogError&) {
+    throw;  // a record read on the way refused: the log, not the replay, is at fault
   } catch (const std::exception& error) {
     // The algorithm itself may end the run (e.g. no convergence): the same
     // failure at the same point is a reproduction.
-    if (log.end_record && !log.end_record->completed() && log.end_record->message == error.what() &&
-        cursor.exhausted()) {
+    if (cursor.exhausted() && log.end_record && !log.end_record->completed() &&
+        log.end_record->message == error.what()) {
       outcome.note = "the recorded failure was reproduced: " + std::string(error.what());
       return finish(true);
     }
@@ -376,12 +387,21 @@ ReplayOutcome replay_run_log(const RunLog& log) {
 }
 
 ReplayOutcome replay_run_log(const RunLog& log, const ReplayAlgorithmMaker& make) {
+  RunLogStream stream(log);
+  return replay_run_log(stream, make);
+}
+
+ReplayOutcome replay_run_log(RunLogStream& stream) {
+  return replay_run_log(stream, [](const Scenario& scenario) { return make_algorithm(scenario); });
+}
+
+ReplayOutcome replay_run_log(RunLogStream& stream, const ReplayAlgorithmMaker& make) {
   try {
-    return replay_checked_log(log, make);
+    return replay_checked_log(stream, make);
   } catch (const ConfigurationError& error) {
     // Only building the master lets one escape: in the run, errors are outcomes.
     throw ConfigurationError(
-        "run log '" + log.path +
+        "run log '" + stream.log().path +
         "': the logged configuration does not build a master: " + error.what());
   }
 }

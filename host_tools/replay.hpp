@@ -13,6 +13,7 @@
 #include <string>
 
 #include "host_tools/run_log.hpp"
+#include "host_tools/run_log_stream.hpp"
 #include "host_tools/scenario.hpp"
 #include "runtime/algorithm.hpp"
 
@@ -33,6 +34,11 @@ struct ReplayOutcome {
 /// master (e.g. an unknown algorithm key).
 ReplayOutcome replay_run_log(const RunLog& log);
 
+/// Replays the log `stream` reads, holding one plan's calls at a time: the
+/// memory does not grow with the log's length (`couplet replay`). A replay that
+/// diverges stops reading there; stream.read_to_end() then tells how the log ends.
+ReplayOutcome replay_run_log(RunLogStream& stream);
+
 /// The algorithm of the replayed master, made from the logged scenario.
 using ReplayAlgorithmMaker = std::function<std::unique_ptr<Algorithm>(const Scenario&)>;
 
@@ -41,5 +47,6 @@ using ReplayAlgorithmMaker = std::function<std::unique_ptr<Algorithm>(const Scen
 /// for a program that runs an algorithm of its own through the library's
 /// executor and recorder. Its name must be the logged one.
 ReplayOutcome replay_run_log(const RunLog& log, const ReplayAlgorithmMaker& make_algorithm);
+ReplayOutcome replay_run_log(RunLogStream& stream, const ReplayAlgorithmMaker& make_algorithm);
 
 }  // namespace couplet::tools

@@ -26,6 +26,11 @@ struct ReadingState {
   bool have_quantities = false;
   /// Which inputs the connections so far drive, per slave (Real, discrete).
   std::vector<std::vector<bool>> driven, discrete_driven;
+  /// Plan records read, and the last one's frontier and macro steps: what the
+  /// next records are checked against (a streaming reader drops the plans).
+  std::uint64_t plans = 0;
+  Time frontier = 0;
+  std::uint64_t macro_steps = 0;
 };
 
 /// The most LogScenarioText records a reader takes: the scenario file cap
@@ -519,13 +524,13 @@ std::string take_step_samples(const couplet_wire_SlaveCall& call, RunLog& log) {
   return {};
 }
 
-std::string take_call(const couplet_wire_SlaveCall& call, RunLog& log) {
+std::string take_call(const couplet_wire_SlaveCall& call, RunLog& log, const ReadingState& state) {
   // A call's plan index counts the plans completed before it (the recorder's
   // numbering): 0 for the initialization and the first plan.
-  if (call.plan != log.plans.size()) {
+  if (call.plan != state.plans) {
     return "a slave call with plan index " + std::to_string(call.plan) + " after " +
-           std::to_string(log.plans.size()) + " plan records (it must be " +
-           std::to_string(log.plans.size()) + ")";
+           std::to_string(state.plans) + " plan records (it must be " +
+           std::to_string(state.plans) + ")";
   }
   if (call.slave >= log.slaves.size()) {
     return "a slave call on slave " + std::to_string(call.slave) + ", but the log has " +
@@ -567,17 +572,18 @@ std::string take_call(const couplet_wire_SlaveCall& call, RunLog& log) {
   return {};
 }
 
-std::string plan_problem(const couplet_wire_LogPlan& plan, const RunLog& log) {
-  if (plan.plan != log.plans.size() + 1) {
+std::string plan_problem(const couplet_wire_LogPlan& plan, const RunLog& log,
+                         const ReadingState& state) {
+  if (plan.plan != state.plans + 1) {
     return "plan record " + std::to_string(plan.plan) + " where plan " +
-           std::to_string(log.plans.size() + 1) + " comes next";
+           std::to_string(state.plans + 1) + " comes next";
   }
   if (plan.internals_count != log.internal_quantities.size()) {
     return "plan " + std::to_string(plan.plan) + " holds " + std::to_string(plan.internals_count) +
            " internal values for " + std::to_string(log.internal_quantities.size()) + " quantities";
   }
-  const Time previous_frontier = log.plans.empty() ? log.start : log.plans.back().frontier;
-  const std::uint64_t previous_steps = log.plans.empty() ? 0 : log.plans.back().macro_steps;
+  const Time previous_frontier = state.plans == 0 ? log.start : state.frontier;
+  const std::uint64_t previous_steps = state.macro_steps;
   if (plan.frontier_ns < previous_frontier || plan.frontier_ns > log.end) {
     return "plan " + std::to_string(plan.plan) + " frontier " + std::to_string(plan.frontier_ns) +
            " ns lies outside [" + std::to_string(previous_frontier) + ", " +
@@ -593,25 +599,28 @@ std::string plan_problem(const couplet_wire_LogPlan& plan, const RunLog& log) {
   return {};
 }
 
-std::string take_plan(const couplet_wire_LogPlan& plan, RunLog& log, const ReadingState& state) {
+std::string take_plan(const couplet_wire_LogPlan& plan, RunLog& log, ReadingState& state) {
   if (!state.have_quantities) return "a plan record before the internal quantities record";
-  if (std::string problem = plan_problem(plan, log); !problem.empty()) return problem;
+  if (std::string problem = plan_problem(plan, log, state); !problem.empty()) return problem;
+  ++state.plans;
+  state.frontier = plan.frontier_ns;
+  state.macro_steps = plan.macro_steps;
   log.plans.push_back({plan.plan, plan.macro_steps, plan.frontier_ns,
                        std::vector<double>(plan.internals, plan.internals + plan.internals_count),
                        plan.pacer_lateness_ns, plan.wall_ns});
   return {};
 }
 
-std::string take_end(const couplet_wire_LogEnd& end, RunLog& log) {
+std::string take_end(const couplet_wire_LogEnd& end, RunLog& log, const ReadingState& state) {
   if (!enum_in_range(end.status, _couplet_wire_RunStatus_MIN, _couplet_wire_RunStatus_MAX))
     return "an end record with unknown status " + std::to_string(wire::enum_value(end.status));
-  if (end.plans != log.plans.size()) {
+  if (end.plans != state.plans) {
     return "the end record counts " + std::to_string(end.plans) + " plans, the log has " +
-           std::to_string(log.plans.size());
+           std::to_string(state.plans);
   }
   const bool completed = wire::enum_value(end.status) == couplet_wire_RunStatus_RUN_COMPLETED;
-  if (completed && (log.plans.empty() || log.plans.back().frontier != log.end ||
-                    log.plans.back().macro_steps != end.macro_steps)) {
+  if (completed &&
+      (state.plans == 0 || state.frontier != log.end || state.macro_steps != end.macro_steps)) {
     return "the end record says the run completed, but its last plan did not reach the end "
            "time with the end record's " +
            std::to_string(end.macro_steps) + " macro steps";
@@ -704,11 +713,11 @@ std::string take_record(const protocol::LogRecord& record, RunLog& log, ReadingS
     case couplet_wire_LogRecord_quantities_tag:
       return take_quantities(record.body.quantities, log, state);
     case couplet_wire_LogRecord_call_tag:
-      return take_call(record.body.call, log);
+      return take_call(record.body.call, log, state);
     case couplet_wire_LogRecord_plan_tag:
       return take_plan(record.body.plan, log, state);
     case couplet_wire_LogRecord_end_tag:
-      return take_end(record.body.end, log);
+      return take_end(record.body.end, log, state);
     case couplet_wire_LogRecord_link_totals_tag:
       return take_link_totals(record.body.link_totals, log);
     default:
@@ -754,43 +763,86 @@ std::string RunLog::input_name(std::size_t slave, std::size_t port) const {
   return slaves.at(slave).name + "." + slaves.at(slave).description.inputs.at(port).name;
 }
 
-RunLog read_run_log(const std::string& path) {
-  RunLog log;
-  log.path = path;
-  const std::string file = "run log '" + path + "': ";
-  std::optional<protocol::RunLogReader> opened;
-  try {
-    opened.emplace(path);
-  } catch (const std::runtime_error& error) {
-    throw RunLogError(error.what());
+struct RunLogReading::Impl {
+  explicit Impl(const std::string& path) : file("run log '" + path + "': ") {
+    try {
+      reader.emplace(path);
+    } catch (const std::runtime_error& error) {
+      throw RunLogError(error.what());
+    }
   }
-  protocol::RunLogReader& reader = *opened;
-  const auto record = std::make_unique<protocol::LogRecord>();
+
+  std::string file;  ///< "run log 'PATH': ", the prefix of every message
+  std::optional<protocol::RunLogReader> reader;
+  const std::unique_ptr<protocol::LogRecord> record = std::make_unique<protocol::LogRecord>();
   ReadingState state;
-  for (;;) {
-    const protocol::LogReadStatus status = reader.next(*record);
-    if (status == protocol::LogReadStatus::record) {
-      if (const std::string problem = take_record(*record, log, state); !problem.empty())
-        throw RunLogError(file + reader.record_position() + ": " + problem);
-      continue;
-    }
-    // A frame whose checksum holds but which does not decode was written so:
-    // not damage from a crash, and nothing after it can be trusted.
-    if (status == protocol::LogReadStatus::malformed) throw RunLogError(file + reader.problem());
-    // Without the structure nothing can be read.
-    if (!state.have_connections) {
-      throw RunLogError(file + (status == protocol::LogReadStatus::end
-                                    ? "ends at byte offset " + std::to_string(reader.offset()) +
-                                          ", before its header, slaves and connections are "
-                                          "complete"
-                                    : reader.problem()));
-    }
-    log.tail = status;
-    if (status != protocol::LogReadStatus::end) log.tail_problem = reader.problem();
-    break;
+  std::string refused;  ///< why a record was refused: reading stops there
+};
+
+RunLogReading::RunLogReading(const std::string& path) : impl_(std::make_unique<Impl>(path)) {
+  log_.path = path;
+}
+
+RunLogReading::~RunLogReading() = default;
+RunLogReading::RunLogReading(RunLogReading&&) noexcept = default;
+
+bool RunLogReading::has_internal_quantities() const {
+  return impl_->state.have_quantities;
+}
+
+bool RunLogReading::read_record() {
+  if (!impl_->refused.empty()) throw RunLogError(impl_->refused);  // nothing after it is read
+  if (ended_) return false;
+  try {
+    return read_next();
+  } catch (const RunLogError& error) {
+    impl_->refused = error.what();
+    throw;
   }
-  log.frames = reader.frames_read();
-  return log;
+}
+
+bool RunLogReading::read_next() {
+  protocol::RunLogReader& reader = *impl_->reader;
+  const protocol::LogReadStatus status = reader.next(*impl_->record);
+  if (status == protocol::LogReadStatus::record) {
+    if (const std::string problem = take_record(*impl_->record, log_, impl_->state);
+        !problem.empty())
+      throw RunLogError(impl_->file + reader.record_position() + ": " + problem);
+    last_was_call_ = impl_->record->which_body == couplet_wire_LogRecord_call_tag;
+    log_.frames = reader.frames_read();
+    return true;
+  }
+  // A frame whose checksum holds but which does not decode was written so:
+  // not damage from a crash, and nothing after it can be trusted.
+  if (status == protocol::LogReadStatus::malformed)
+    throw RunLogError(impl_->file + reader.problem());
+  // Without the structure nothing can be read.
+  if (!impl_->state.have_connections) {
+    throw RunLogError(impl_->file +
+                      (status == protocol::LogReadStatus::end
+                           ? "ends at byte offset " + std::to_string(reader.offset()) +
+                                 ", before its header, slaves and connections are "
+                                 "complete"
+                           : reader.problem()));
+  }
+  log_.tail = status;
+  if (status != protocol::LogReadStatus::end) log_.tail_problem = reader.problem();
+  log_.frames = reader.frames_read();
+  ended_ = true;
+  last_was_call_ = false;
+  return false;
+}
+
+void RunLogReading::read_structure() {
+  while (!impl_->state.have_connections && read_record()) {
+  }
+}
+
+RunLog read_run_log(const std::string& path) {
+  RunLogReading reading(path);
+  while (reading.read_record()) {
+  }
+  return std::move(reading.log());
 }
 
 }  // namespace couplet::tools

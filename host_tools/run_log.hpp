@@ -6,6 +6,7 @@
 // record is checked once, here, so that the consumers can trust what they get.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -135,6 +136,43 @@ struct RunLog {
   /// "slave.port" of a discrete (Integer, Boolean) output or input.
   std::string discrete_output_name(std::size_t slave, std::size_t port) const;
   std::string discrete_input_name(std::size_t slave, std::size_t port) const;
+};
+
+/// A run log read record by record, each checked as read_run_log() checks it:
+/// the reading under read_run_log() and the streaming reader (RunLogStream).
+/// Calls and plans accumulate in log(); a streaming consumer removes those it
+/// has used.
+class RunLogReading {
+ public:
+  /// Opens `path` (its first segment). Throws RunLogError naming it when it
+  /// cannot be opened or is not a run log.
+  explicit RunLogReading(const std::string& path);
+  ~RunLogReading();
+  RunLogReading(RunLogReading&&) noexcept;
+  RunLogReading& operator=(RunLogReading&&) = delete;
+
+  /// Reads and checks the next record into log(); false once the log has ended
+  /// (log().tail and tail_problem say how). Throws RunLogError as read_run_log(),
+  /// and the same again on every later call.
+  bool read_record();
+  /// Reads up to the last connections record (the structure replay builds on).
+  void read_structure();
+  bool ended() const { return ended_; }
+  /// The last record read was a slave call: CALL_STEP_SAMPLES records may
+  /// still add samples to log().calls.back().
+  bool last_was_call() const { return last_was_call_; }
+  bool has_internal_quantities() const;
+  RunLog& log() { return log_; }
+  const RunLog& log() const { return log_; }
+
+ private:
+  bool read_next();
+
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  RunLog log_;
+  bool ended_ = false;
+  bool last_was_call_ = false;
 };
 
 /// Reads `path`. Throws RunLogError naming the file when it cannot be opened,

@@ -596,8 +596,10 @@ ReplayResult replay(const std::filesystem::path& path, bool verify) {
   ReplayResult result;
   {
     const py::gil_scoped_release unlocked;
-    const RunLog log = tools::read_run_log(path.string());
-    const tools::ReplayOutcome outcome = tools::replay_run_log(log);
+    tools::RunLogStream stream(path.string());  // in memory independent of the log's length
+    const tools::ReplayOutcome outcome = tools::replay_run_log(stream);
+    stream.read_to_end();
+    const RunLog& log = stream.log();
     const bool corrupted = log.tail == protocol::LogReadStatus::corrupted ||
                            log.tail == protocol::LogReadStatus::malformed;
     result.identical = outcome.identical;
