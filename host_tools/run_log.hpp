@@ -1,5 +1,6 @@
 #pragma once
-// A run log read into memory, for replay, export, inspect and report
+// A run log read into memory, for export, inspect and report, or record by
+// record (RunLogReading; replay streams it, host_tools/run_log_stream.hpp)
 // (docs/run-log.md). Reading stops at the first frame that is cut or corrupted;
 // everything before it is kept and `tail` says what happened there. A frame
 // whose checksum holds but whose record breaks the format is an error: every

@@ -88,8 +88,6 @@ class RunLogReader {
   /// segment; of a compressed log, bytes of its frames as they were before
   /// compression.
   std::uint64_t offset() const { return offset_; }
-  /// The segment read now: 1 for the first file, 2 for run.2.log, ...
-  std::uint32_t segment() const { return segment_; }
   /// Whether the log is compressed ("COUPLOGZ").
   bool compressed() const { return compressed_; }
   /// "frame 17 at byte offset 4711" (compressed: "frame 17 in block 3") for
