@@ -268,7 +268,6 @@ ExportTable grid_export(const RunLog& log) {
 int replay_log_command(const std::string& log_path, bool verify) {
   RunLogStream stream(log_path);
   const ReplayOutcome outcome = replay_run_log(stream);
-  stream.read_to_end();  // a replay that diverged stopped reading there
   const RunLog& log = stream.log();
   if (log.damaged())
     std::cerr << "couplet: warning: " << log_path << ": " << log.tail_problem

@@ -397,7 +397,9 @@ ReplayOutcome replay_run_log(RunLogStream& stream) {
 
 ReplayOutcome replay_run_log(RunLogStream& stream, const ReplayAlgorithmMaker& make) {
   try {
-    return replay_checked_log(stream, make);
+    ReplayOutcome outcome = replay_checked_log(stream, make);
+    stream.read_to_end();  // a replay that diverged stopped reading there
+    return outcome;
   } catch (const ConfigurationError& error) {
     // Only building the master lets one escape: in the run, errors are outcomes.
     throw ConfigurationError(

@@ -35,8 +35,8 @@ struct ReplayOutcome {
 ReplayOutcome replay_run_log(const RunLog& log);
 
 /// Replays the log `stream` reads, holding one plan's calls at a time: the
-/// memory does not grow with the log's length (`couplet replay`). A replay that
-/// diverges stops reading there; stream.read_to_end() then tells how the log ends.
+/// memory does not grow with the log's length (`couplet replay`). Reads the log
+/// to its end, so that stream.log() then tells how it ends.
 ReplayOutcome replay_run_log(RunLogStream& stream);
 
 /// The algorithm of the replayed master, made from the logged scenario.

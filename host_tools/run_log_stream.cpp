@@ -39,8 +39,7 @@ const LoggedPlan* RunLogStream::plan(std::uint64_t number) {
     if (!reading_ || !reading_->read_record()) return nullptr;
   }
   if (number <= plans_dropped_) return nullptr;
-  const LoggedPlan* found = &log().plans[number - 1 - plans_dropped_];
-  return found;
+  return &log().plans[number - 1 - plans_dropped_];
 }
 
 const std::vector<std::string>& RunLogStream::internal_quantities() {

@@ -487,13 +487,12 @@ void Recorder::check_projection(const Executor& executor) {
   next_projection_ = done >= horizon / 2 ? std::numeric_limits<Time>::max()
                                          : start_ + std::min(2 * done, horizon / 2);
   const std::uint64_t written = bytes_written_.load();
+  const double grown = static_cast<double>(written - std::min(written, bytes_at_first_plan_));
+  const double done_ns = static_cast<double>(std::max<Time>(done, 1));
   const double projected =
-      static_cast<double>(bytes_at_first_plan_) +
-      static_cast<double>(written - std::min(written, bytes_at_first_plan_)) *
-          (static_cast<double>(horizon) / static_cast<double>(std::max<Time>(done, 1)));
+      static_cast<double>(bytes_at_first_plan_) + grown * static_cast<double>(horizon) / done_ns;
   if (projected <= static_cast<double>(max_bytes_)) return;
-  const double rate = static_cast<double>(written - std::min(written, bytes_at_first_plan_)) /
-                      (static_cast<double>(std::max<Time>(done, 1)) * 1e-9);
+  const double rate = grown / (done_ns * 1e-9);
   stop_run(executor,
            "run log '" + path_ + "' grows by " + std::to_string(static_cast<std::uint64_t>(rate)) +
                " bytes per simulated second: it would take " +

@@ -598,7 +598,6 @@ ReplayResult replay(const std::filesystem::path& path, bool verify) {
     const py::gil_scoped_release unlocked;
     tools::RunLogStream stream(path.string());  // in memory independent of the log's length
     const tools::ReplayOutcome outcome = tools::replay_run_log(stream);
-    stream.read_to_end();
     const RunLog& log = stream.log();
     const bool corrupted = log.tail == protocol::LogReadStatus::corrupted ||
                            log.tail == protocol::LogReadStatus::malformed;
