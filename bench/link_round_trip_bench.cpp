@@ -16,9 +16,8 @@
 // N: the macro steps measured per case (default 20000), after a warm-up of 200
 // plans (the executor's advance() calls). Each remote case runs without busy
 // polling (busy_poll_us:0) and with a window of W µs (default 50).
-#include <benchmark/benchmark.h>
-
 #include <arpa/inet.h>
+#include <benchmark/benchmark.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -26,12 +25,15 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "bench/iteration_flag.hpp"
 #include "bench/macro_step_run.hpp"
 #include "host_tools/algorithm_factory.hpp"
 #include "host_tools/system_builder.hpp"
+#include "protocol/codec.hpp"
+#include "protocol/frame_key.hpp"
 #include "runtime/executor.hpp"
 
 namespace couplet {
@@ -153,13 +155,27 @@ void run_macro_steps(benchmark::State& state, const std::vector<std::string>& as
 // The remote cases run twice: busy_poll_us:0 sleeps in ppoll at once, the
 // other asks the socket again for that many microseconds first (link.busy_poll,
 // on the master and both targets).
-std::vector<std::string> remote_slaves(const benchmark::State& state) {
+std::vector<std::string> remote_slaves(const benchmark::State& state,
+                                       const std::string& key_file = {}) {
   const std::string busy_poll = std::to_string(static_cast<double>(state.range(0)) * 1e-6);
+  const std::string key = key_file.empty() ? std::string() : ", key_file: " + key_file;
   const auto link = [&](const char* slave) {
     return std::string("slaves.") + slave +
-           ".link={spawn: true, udp: \"127.0.0.1:0\", busy_poll: " + busy_poll + "}";
+           ".link={spawn: true, udp: \"127.0.0.1:0\", busy_poll: " + busy_poll + key + "}";
   };
   return {link("left"), link("right")};
+}
+
+/// A fresh key file for the sealed cases, removed at exit.
+const std::string& bench_key_file() {
+  static const struct KeyFile {
+    std::string path = (std::filesystem::temp_directory_path() /
+                        ("couplet-bench-" + std::to_string(::getpid()) + ".key"))
+                           .string();
+    KeyFile() { protocol::write_new_frame_key(path); }
+    ~KeyFile() { std::filesystem::remove(path); }
+  } key_file;
+  return key_file.path;
 }
 
 std::vector<std::string> with(std::vector<std::string> assignments,
@@ -171,6 +187,11 @@ std::vector<std::string> with(std::vector<std::string> assignments,
 void BM_LocalSlaves(benchmark::State& state) { run_macro_steps(state, {}); }
 void BM_TwoRemoteSlavesUdp(benchmark::State& state) {
   run_macro_steps(state, remote_slaves(state));
+}
+// Every frame sealed (a nonce and a SipHash-2-4-128 tag, docs/links.md
+// "Authenticated links"): the cost of authentication per macro step.
+void BM_TwoRemoteSlavesUdpSealed(benchmark::State& state) {
+  run_macro_steps(state, remote_slaves(state, bench_key_file()));
 }
 void BM_TwoRemoteEulerSlavesUdp(benchmark::State& state) {
   run_macro_steps(state, with(remote_slaves(state), {"slaves.left.solver={type: euler}",
@@ -184,11 +205,50 @@ void BM_TwoRemoteSlavesUdpDefectControl(benchmark::State& state) {
                               {"algorithm={type: defect_control, step: 0.01, input_order: 1}"}));
 }
 
+// Encoding and decoding one step request of the two-mass switch (order 1, one
+// sample), plain and sealed: what the tag costs per frame, without the link.
+void BM_StepRequestFrame(benchmark::State& state) {
+  const bool sealed = state.range(0) != 0;
+  protocol::FrameKey key{};
+  key[0] = 1;
+  const protocol::FrameCodec codec = sealed ? protocol::FrameCodec(key) : protocol::FrameCodec();
+  auto request = std::make_unique<protocol::Envelope>();
+  request->session = 0x0123'4567'89AB'CDEFULL;
+  request->sequence = 4711;
+  request->which_body = couplet_wire_Envelope_step_request_tag;
+  auto& step = request->body.step_request;
+  step.start_ns = 1'000'000'000;
+  step.end_ns = 1'010'000'000;
+  step.inputs_count = 2;
+  for (auto& input : std::span(step.inputs).first(2)) {
+    input.origin = 1.0;
+    input.scale = 0.01;
+    input.coefficients_count = 2;
+    input.coefficients[0] = 0.123456789;
+    input.coefficients[1] = -0.00123456789;
+  }
+  step.sample_times_ns_count = 1;
+  step.sample_times_ns[0] = 1'005'000'000;
+  auto decoded = std::make_unique<protocol::Envelope>();
+  std::vector<std::uint8_t> frame(protocol::kMaxFrameBytes);
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    bytes = codec.encode(*request, 99, frame).size;
+    std::uint64_t nonce = 0;
+    if (!codec.decode(std::span(frame).first(bytes), *decoded, nonce))
+      state.SkipWithError("does not decode");
+    benchmark::DoNotOptimize(decoded->sequence);
+  }
+  state.counters["frame_bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_StepRequestFrame)->ArgName("sealed")->Arg(0)->Arg(1);
+
 // Registered at run time: their fixed iteration count is the --macro_steps flag.
 void register_benchmarks(benchmark::IterationCount macro_steps, std::int64_t busy_poll_us) {
   const std::pair<const char*, void (*)(benchmark::State&)> cases[] = {
       {"BM_LocalSlaves", BM_LocalSlaves},
       {"BM_TwoRemoteSlavesUdp", BM_TwoRemoteSlavesUdp},
+      {"BM_TwoRemoteSlavesUdpSealed", BM_TwoRemoteSlavesUdpSealed},
       {"BM_TwoRemoteEulerSlavesUdp", BM_TwoRemoteEulerSlavesUdp},
       {"BM_TwoRemoteSlavesUdpTaylor", BM_TwoRemoteSlavesUdpTaylor},
       {"BM_TwoRemoteSlavesUdpDefectControl", BM_TwoRemoteSlavesUdpDefectControl},

@@ -30,10 +30,12 @@ std::string seconds_text(double seconds) {
 
 }  // namespace
 
-LinkClient::LinkClient(std::string slave_name, std::unique_ptr<Transport> transport, const LinkPolicy& policy)
+LinkClient::LinkClient(std::string slave_name, std::unique_ptr<Transport> transport,
+                       const LinkPolicy& policy)
     : slave_name_(std::move(slave_name)),
       transport_(std::move(transport)),
       policy_(policy),
+      codec_(policy.key ? protocol::FrameCodec(*policy.key) : protocol::FrameCodec()),
       session_(new_session_id()),
       request_(std::make_unique<protocol::Envelope>()),
       answer_(std::make_unique<protocol::Envelope>()),
@@ -41,11 +43,12 @@ LinkClient::LinkClient(std::string slave_name, std::unique_ptr<Transport> transp
       received_frame_(protocol::kMaxFrameBytes),
       pushed_frame_(protocol::kMaxFrameBytes),
       heartbeat_(std::make_unique<protocol::Envelope>()),
-      heartbeat_frame_(64),
+      heartbeat_frame_(96),
       heard_baseline_(SteadyClock::now()),
       listening_baseline_(heard_baseline_),
       last_wake_(heard_baseline_),
-      stall_threshold_(std::chrono::duration_cast<std::chrono::nanoseconds>(policy.peer_timeout) / 10) {
+      stall_threshold_(std::chrono::duration_cast<std::chrono::nanoseconds>(policy.peer_timeout) /
+                       10) {
   // Start the sequence at a random point: a target that still remembers an old
   // session must not mistake its numbers for ours (and wraparound gets exercised).
   std::random_device device;
@@ -56,7 +59,7 @@ void LinkClient::send() {
   request_->session = session_;
   sequence_ = protocol::next_sequence(sequence_);
   request_->sequence = sequence_;
-  const protocol::EncodeResult encoded = protocol::encode_frame(*request_, sent_frame_);
+  const protocol::EncodeResult encoded = codec_.encode(*request_, nonce_, sent_frame_);
   if (!encoded) {
     throw ProtocolViolation("slave '" + slave_name_ + "': request does not fit the wire protocol: " + encoded.reason);
   }
@@ -95,19 +98,30 @@ const protocol::Envelope* LinkClient::receive_until(Deadline deadline, bool acce
   if (accept_push && pushed_size_ > 0) {
     const std::size_t size = pushed_size_;
     pushed_size_ = 0;
-    if (protocol::decode_frame(std::span(pushed_frame_).first(size), *answer_)) return answer_.get();
+    std::uint64_t nonce = 0;
+    if (codec_.decode(std::span(pushed_frame_).first(size), *answer_, nonce)) return answer_.get();
   }
   for (;;) {
     const std::size_t size = transport_->receive(received_frame_, deadline);
     const Deadline now = SteadyClock::now();
     woke(now, deadline);
     if (size == 0) return nullptr;
-    if (!protocol::decode_frame(std::span(received_frame_).first(size), *answer_)) {
-      ++counters_.drops;
+    std::uint64_t nonce = 0;
+    if (const protocol::DecodeResult decoded =
+            codec_.decode(std::span(received_frame_).first(size), *answer_, nonce);
+        !decoded) {
+      const bool authentic = decoded.error != protocol::FrameError::unauthenticated &&
+                             decoded.error != protocol::FrameError::unsealed &&
+                             decoded.error != protocol::FrameError::sealed;
+      ++(authentic ? counters_.drops : counters_.unauthenticated);
       continue;
     }
     if (answer_->session != session_) {
       ++counters_.foreign;
+      continue;
+    }
+    if (!carries_session_nonce(nonce)) {
+      ++counters_.replayed;
       continue;
     }
     heard_baseline_ = listening_baseline_ = now;  // a sign of life, whatever it says
@@ -256,10 +270,19 @@ const protocol::Envelope* LinkClient::await_push(std::int64_t time, Deadline dea
       continue;
     }
     // Ahead of the time awaited (whose push was lost): keep it for the next step.
-    const protocol::EncodeResult kept = protocol::encode_frame(*message, pushed_frame_);
+    const protocol::EncodeResult kept = codec_.encode(*message, nonce_, pushed_frame_);
     pushed_size_ = kept.size;
     return nullptr;
   }
+}
+
+bool LinkClient::carries_session_nonce(std::uint64_t nonce) {
+  if (!codec_.sealed() || nonce == nonce_) return true;
+  // The target's first sealed answer with a nonce (its answer to Hello) sets
+  // the session's; until then refusals (busy) come without one.
+  if (nonce_ != 0 || nonce == 0) return false;
+  nonce_ = nonce;
+  return true;
 }
 
 void LinkClient::send_heartbeat() {
@@ -269,7 +292,7 @@ void LinkClient::send_heartbeat() {
   heartbeat.which_body = couplet_wire_Envelope_heartbeat_tag;
   heartbeat.body.heartbeat.sender_time_ns = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now().time_since_epoch()).count());
-  const protocol::EncodeResult encoded = protocol::encode_frame(heartbeat, heartbeat_frame_);
+  const protocol::EncodeResult encoded = codec_.encode(heartbeat, nonce_, heartbeat_frame_);
   if (encoded) transport_->send(std::span(heartbeat_frame_).first(encoded.size));
 }
 
@@ -317,6 +340,11 @@ void LinkClient::fail_dead(const char* activity, double model_time, Deadline sil
                      std::to_string(attempts_) + " attempts) during " + activity + " at t = " +
                      seconds_text(model_time) + " s: the target is dead or the link is down";
   peer_declared_dead_ = true;
+  if (codec_.sealed() && (nonce_ == 0 || counters_.unauthenticated > 0)) {
+    // A target without this key drops the sealed frames it cannot check.
+    text += ", or the target has no key or another key than this link's key_file (" +
+            std::to_string(counters_.unauthenticated) + " frames failed authentication here)";
+  }
   if (stalled_while_waiting_ >= policy_.peer_timeout / 10) {
     text += " (this master itself was not scheduled for " + seconds_text(stalled) +
             " s meanwhile; that time is not counted)";

@@ -7,6 +7,11 @@
 // once); answers to earlier requests, frames of other sessions and damaged
 // frames are counted and ignored.
 //
+// With a key (LinkPolicy::key) every frame is sealed; the target's answer to
+// Hello brings the session's nonce, which every later frame carries both ways
+// (docs/links.md "Authenticated links"). Frames that fail are dropped and
+// counted, never answered.
+//
 // Liveness is separate from loss: the peer is dead only after the peer timeout
 // with nothing valid heard from it while this master was waiting. Time this
 // master itself was not scheduled (a wait that returned late) is not the peer's silence;
@@ -91,6 +96,9 @@ class LinkClient {
   /// A valid frame of this session, or nullptr at the deadline. Heartbeat echoes
   /// are consumed; pushes are returned when `accept_push`, else kept for later.
   const protocol::Envelope* receive_until(Deadline deadline, bool accept_push = false);
+  /// With a key: whether a frame of this session carries its nonce; the first
+  /// one that carries any sets it (the answer to Hello).
+  bool carries_session_nonce(std::uint64_t nonce);
   /// Sends the last request again.
   void resend();
   /// Time lost beyond `expected` is this master's own: the silence baselines move on by it.
@@ -111,7 +119,10 @@ class LinkClient {
   std::string slave_name_;
   std::unique_ptr<Transport> transport_;
   LinkPolicy policy_;
+  protocol::FrameCodec codec_;
   std::uint64_t session_ = 0;
+  std::uint64_t nonce_ =
+      0;  ///< with a key: the target's session nonce, once its answer to Hello came
   protocol::Sequence sequence_ = 0;
   std::unique_ptr<protocol::Envelope> request_;
   std::unique_ptr<protocol::Envelope> answer_;

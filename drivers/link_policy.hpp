@@ -4,6 +4,9 @@
 // target, and the counters summary.json reports.
 #include <chrono>
 #include <cstdint>
+#include <optional>
+
+#include "protocol/frame_key.hpp"
 
 namespace couplet::drivers {
 
@@ -28,6 +31,10 @@ struct LinkPolicy {
   /// end (SIGINT, SIGTERM). A request outstanding for kInterruptPatience is
   /// then abandoned, so that a long step does not hold the run. Null: never.
   bool (*interrupted)() = nullptr;
+  /// Seals every frame with this pre-shared key and accepts only frames sealed
+  /// with it (docs/links.md "Authenticated links"); none: plain frames.
+  /// Scenario key `link: {key_file}`.
+  std::optional<protocol::FrameKey> key;
 };
 
 /// How long a request may still take once the master has been interrupted: an
@@ -41,6 +48,8 @@ struct LinkCounters {
   std::uint64_t working = 0;          ///< "still working" replies from the target
   std::uint64_t drops = 0;            ///< frames rejected: truncated, corrupted, malformed
   std::uint64_t foreign = 0;          ///< frames of another session
+  std::uint64_t unauthenticated = 0;  ///< with a key: frames plain, under another key, or forged
+  std::uint64_t replayed = 0;         ///< with a key: frames without the session's nonce
   std::uint64_t late_results = 0;     ///< wall-clock mode: results after their deadline
   std::uint64_t missed_results = 0;   ///< wall-clock mode: results replaced by the miss policy
   std::uint64_t stale_inputs = 0;     ///< real-time targets: periods run on an old input (none arrived)

@@ -12,6 +12,8 @@ nlohmann::json link_counters_json(const drivers::LinkCounters& counters) {
       {"working", counters.working},
       {"drops", counters.drops},
       {"foreign", counters.foreign},
+      {"unauthenticated", counters.unauthenticated},
+      {"replayed", counters.replayed},
       {"late_results", counters.late_results},
       {"missed_results", counters.missed_results},
       {"stale_inputs", counters.stale_inputs},
@@ -44,6 +46,8 @@ std::vector<couplet_wire_LogLinkTotals> link_totals(const System& system) {
     record.working = counters.working;
     record.drops = counters.drops;
     record.foreign = counters.foreign;
+    record.unauthenticated = counters.unauthenticated;
+    record.replayed = counters.replayed;
     record.late_results = counters.late_results;
     record.missed_results = counters.missed_results;
     record.stale_inputs = counters.stale_inputs;

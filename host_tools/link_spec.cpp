@@ -58,7 +58,7 @@ std::vector<std::string> argument_list(const YAML::Node& node, const std::string
 LinkSpec parse_link(const YAML::Node& node, const std::string& source, const std::string& path) {
   check_keys(node, source, path,
              {"udp", "serial", "spawn", "program", "arguments", "realtime", "timeout",
-              "retransmit_timeout", "busy_poll"});
+              "retransmit_timeout", "busy_poll", "key_file"});
   LinkSpec link;
   link.where = locate(source, node, path);
   if (node["spawn"]) link.spawn = require_flag(node["spawn"], source, path + ".spawn");
@@ -121,6 +121,13 @@ LinkSpec parse_link(const YAML::Node& node, const std::string& source, const std
   }
   if (link.realtime && !link.spawn) {
     throw ConfigurationError(link.where + ": realtime: true starts a spawned target in real-time mode; it needs spawn: true");
+  }
+  if (const YAML::Node key_file = node["key_file"]) {
+    // Read when the link is made, not here: a run log's scenario must still
+    // parse for replay on a machine without the key.
+    link.key_file_where = locate(source, key_file, path + ".key_file");
+    link.key_file = resolve_scenario_file(require_string(key_file, source, path + ".key_file"),
+                                          source, link.key_file_where);
   }
   return link;
 }

@@ -10,7 +10,8 @@
 //                                                   emulator)
 // Optional: timeout (s, dead peer), retransmit_timeout (s), realtime (spawned
 // target advances on the wall clock), busy_poll (s a UDP receive asks again
-// before sleeping, on the master and a spawned target).
+// before sleeping, on the master and a spawned target), key_file (every frame
+// authenticated with the pre-shared key in that file; a spawned target gets it too).
 #include <yaml-cpp/yaml.h>
 
 #include <optional>
@@ -36,6 +37,8 @@ struct LinkSpec {
   /// 2-core VM it makes the remote step slower (docs/links.md, "Busy polling").
   double busy_poll = 0.0;
   std::string where;                  ///< "file:line: slaves.right.link" for messages
+  std::string key_file;               ///< the pre-shared key's file; empty: plain frames
+  std::string key_file_where;         ///< "file:line: slaves.right.link.key_file"
 
   bool is_udp() const { return !udp.empty(); }
 };

@@ -2,14 +2,16 @@
 // Exit codes: 0 success, 1 the run failed (slave or solver failure), 2 bad
 // configuration or usage, 128 + the signal for a run interrupted by SIGINT (130)
 // or SIGTERM (143). Errors are one line on stderr.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <optional>
-#include <unistd.h>
 
+#include "couplet/errors.hpp"
 #include "host_tools/chain_generator.hpp"
 #include "host_tools/check_setup.hpp"
 #include "host_tools/commands.hpp"
@@ -21,7 +23,7 @@
 #include "host_tools/resim.hpp"
 #include "host_tools/run_compare.hpp"
 #include "host_tools/test_command.hpp"
-#include "couplet/errors.hpp"
+#include "protocol/frame_key.hpp"
 
 // The project's version (CMakeLists.txt project(VERSION)), given by the build.
 #ifndef COUPLET_VERSION
@@ -233,6 +235,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   chain->add_option("-o,--output", generated_path, "scenario file to write (default: standard output)");
 
+  std::string key_path;
+  CLI::App* keygen = app.add_subcommand(
+      "keygen", "write a new random key for authenticated links (docs/links.md)");
+  keygen->add_option("FILE", key_path, "the key file to create (mode 0600; must not exist)")
+      ->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -252,6 +260,12 @@ int main(int argc, char** argv) {
     if (models->parsed()) {
       if (fmu_paths.empty()) std::cout << describe_models(couplet::models::ModelCatalog::builtin());
       for (const std::string& path : fmu_paths) std::cout << describe_fmu(path);
+      return 0;
+    }
+    if (keygen->parsed()) {
+      couplet::protocol::write_new_frame_key(key_path);
+      std::cout << key_path << ": a new 128-bit key; give the target --key-file " << key_path
+                << " and its link key_file: " << key_path << "\n";
       return 0;
     }
     if (generate->parsed()) {

@@ -10,6 +10,7 @@
 #include "host_tools/scenario_file_path.hpp"
 #include "host_tools/system_builder.hpp"
 #include "host_tools/target_process.hpp"
+#include "protocol/frame_key.hpp"
 #include "runtime/exact_text.hpp"
 #include "targets/configuration.hpp"
 #include "targets/device_source.hpp"
@@ -46,6 +47,7 @@ std::vector<std::string> target_arguments(const SlaveSpec& spec) {
     arguments.insert(arguments.end(), {"--serial", link.serial_device});
   }
   if (link.realtime) arguments.push_back("--realtime");
+  if (!link.key_file.empty()) arguments.insert(arguments.end(), {"--key-file", link.key_file});
   if (link.is_udp() && link.busy_poll > 0.0)
     arguments.push_back("--busy-poll=" + exact_text(link.busy_poll));
   arguments.push_back("--once");
@@ -60,6 +62,13 @@ drivers::LinkPolicy policy_of(const SlaveSpec& spec) {
   policy.peer_timeout = std::chrono::microseconds(static_cast<long>(link.timeout * 1e6));
   policy.max_step_time = std::chrono::microseconds(static_cast<long>(spec.max_step_time * 1e6));
   policy.interrupted = &InterruptGuard::requested;
+  if (!link.key_file.empty()) {
+    try {
+      policy.key = protocol::read_frame_key(link.key_file);
+    } catch (const ConfigurationError& error) {
+      throw ConfigurationError(link.key_file_where + ": " + error.what());
+    }
+  }
   return policy;
 }
 

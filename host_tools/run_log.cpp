@@ -647,6 +647,8 @@ drivers::LinkCounters link_counters_of(const couplet_wire_LogLinkTotals& totals)
   counters.working = totals.working;
   counters.drops = totals.drops;
   counters.foreign = totals.foreign;
+  counters.unauthenticated = totals.unauthenticated;
+  counters.replayed = totals.replayed;
   counters.late_results = totals.late_results;
   counters.missed_results = totals.missed_results;
   counters.stale_inputs = totals.stale_inputs;

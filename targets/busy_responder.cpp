@@ -16,9 +16,11 @@ std::int64_t steady_ns(drivers::Deadline time) {
 
 }  // namespace
 
-BusyResponder::BusyResponder(drivers::Transport& transport, std::chrono::milliseconds after)
+BusyResponder::BusyResponder(drivers::Transport& transport, std::chrono::milliseconds after,
+                             const protocol::FrameCodec& codec)
     : transport_(transport),
       after_(after),
+      codec_(codec),
       in_progress_(protocol::kMaxFrameBytes),
       incoming_(protocol::kMaxFrameBytes),
       outgoing_(protocol::kMaxFrameBytes),
@@ -56,29 +58,34 @@ void BusyResponder::run() {
 }
 
 void BusyResponder::answer_repeats() {
-  if (!protocol::decode_frame(std::span(in_progress_).first(in_progress_size_), *request_)) return;
+  std::uint64_t nonce = 0;
+  if (!codec_.decode(std::span(in_progress_).first(in_progress_size_), *request_, nonce)) return;
   const std::uint64_t session = request_->session;
   const std::uint32_t sequence = request_->sequence;
   while (busy_.load(std::memory_order_acquire) && !quit_.load()) {
     const std::size_t size = transport_.receive(incoming_, drivers::SteadyClock::now() + kListenSlice);
-    if (size == 0 || !protocol::decode_frame(std::span(incoming_).first(size), *received_)) continue;
-    if (received_->session != session) continue;  // the master retransmits what matters
+    std::uint64_t received_nonce = 0;
+    if (size == 0 || !codec_.decode(std::span(incoming_).first(size), *received_, received_nonce))
+      continue;
+    // The master retransmits what matters; with a key, only the session's own frames are answered.
+    if (received_->session != session || received_nonce != nonce) continue;
     if (received_->which_body == couplet_wire_Envelope_heartbeat_tag) {
       answer_->which_body = couplet_wire_Envelope_heartbeat_tag;
       answer_->body.heartbeat.sender_time_ns = static_cast<std::uint64_t>(steady_ns(drivers::SteadyClock::now()));
-      reply(*answer_, session, received_->sequence);
+      reply(*answer_, session, received_->sequence, nonce);
     } else if (received_->sequence == sequence) {
       answer_->which_body = couplet_wire_Envelope_working_tag;
-      reply(*answer_, session, sequence);
+      reply(*answer_, session, sequence, nonce);
       working_replies_.fetch_add(1, std::memory_order_relaxed);
     }
   }
 }
 
-void BusyResponder::reply(protocol::Envelope& message, std::uint64_t session, std::uint32_t sequence) {
+void BusyResponder::reply(protocol::Envelope& message, std::uint64_t session,
+                          std::uint32_t sequence, std::uint64_t nonce) {
   message.session = session;
   message.sequence = sequence;
-  const protocol::EncodeResult encoded = protocol::encode_frame(message, outgoing_);
+  const protocol::EncodeResult encoded = codec_.encode(message, nonce, outgoing_);
   if (encoded) transport_.send(std::span(outgoing_).first(encoded.size));
 }
 

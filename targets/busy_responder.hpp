@@ -27,8 +27,10 @@ namespace couplet::targets {
 
 class BusyResponder {
  public:
-  /// Answers repeats of a request that has been in progress for `after`.
-  BusyResponder(drivers::Transport& transport, std::chrono::milliseconds after);
+  /// Answers repeats of a request that has been in progress for `after`, in
+  /// frames of `codec` (the server's: sealed with the request's nonce when it has a key).
+  BusyResponder(drivers::Transport& transport, std::chrono::milliseconds after,
+                const protocol::FrameCodec& codec);
   ~BusyResponder();
   BusyResponder(const BusyResponder&) = delete;
   BusyResponder& operator=(const BusyResponder&) = delete;
@@ -44,10 +46,12 @@ class BusyResponder {
  private:
   void run();
   void answer_repeats();
-  void reply(protocol::Envelope& message, std::uint64_t session, std::uint32_t sequence);
+  void reply(protocol::Envelope& message, std::uint64_t session, std::uint32_t sequence,
+             std::uint64_t nonce);
 
   drivers::Transport& transport_;
   std::chrono::milliseconds after_;
+  const protocol::FrameCodec& codec_;
   std::mutex transport_mutex_;
   std::atomic<bool> busy_{false};
   std::atomic<std::int64_t> busy_since_ns_{0};

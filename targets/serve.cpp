@@ -46,6 +46,10 @@ class SessionLoop {
     if (size == 0) return;
     const drivers::Deadline now = drivers::SteadyClock::now();
     const drivers::PeerAddress sender = transport_.last_sender();
+    if (!options_.allowed.admits(sender)) {
+      server_.drop_disallowed();
+      return;
+    }
     const bool from_session_peer = !server_.has_session() || sender == session_peer_;
     const std::span<const std::uint8_t> frame = std::span(incoming_).first(size);
     if (responder != nullptr) responder->begin(frame);
@@ -101,7 +105,7 @@ void sleep_until(drivers::Deadline deadline) {
 ServeOutcome serve(TargetServer& server, drivers::Transport& transport, const ServeOptions& options,
                    const std::atomic<bool>& stop_requested) {
   SessionLoop loop(server, transport, options);
-  BusyResponder responder(transport, options.working_after);
+  BusyResponder responder(transport, options.working_after, server.codec());
   while (!stop_requested.load(std::memory_order_relaxed)) {
     const auto now = drivers::SteadyClock::now();
     if (const auto outcome = loop.ended(now)) return *outcome;

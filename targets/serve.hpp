@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "drivers/transport.hpp"
+#include "targets/address_filter.hpp"
 #include "targets/target_server.hpp"
 
 namespace couplet::targets {
@@ -21,6 +22,8 @@ struct ServeOptions {
   /// Virtual time: repeats of a request still being carried out after this
   /// long are answered with Working (targets/busy_responder.hpp).
   std::chrono::milliseconds working_after{20};
+  /// Frames from addresses it does not admit are dropped unread (`--allow`).
+  AddressFilter allowed;
 };
 
 enum class ServeOutcome { stop_requested, session_stopped, session_abandoned };

@@ -15,6 +15,7 @@
 #include "drivers/realtime_setup.hpp"
 #include "drivers/serial_transport.hpp"
 #include "drivers/udp_transport.hpp"
+#include "protocol/frame_key.hpp"
 #include "targets/device_source.hpp"
 #include "targets/serve.hpp"
 #include "targets/target_server.hpp"
@@ -103,7 +104,24 @@ TargetOptions target_options(const TargetProgramSettings& settings, bool realtim
       std::chrono::milliseconds(static_cast<long>(std::ceil(settings.session_timeout * 1000.0)));
   options.accepts_configure = !settings.refuse_configure;
   options.realtime = realtime;
+  if (!settings.key_file.empty()) options.key = protocol::read_frame_key(settings.key_file);
   return options;
+}
+
+/// Whether `--udp HOST:PORT` listens on loopback only (nobody else can reach it).
+bool is_loopback(const std::string& udp) {
+  return udp.rfind("127.", 0) == 0 || udp.rfind("localhost:", 0) == 0 ||
+         udp.rfind("[::1]:", 0) == 0;
+}
+
+/// What was dropped for the link's security, on stderr when the program ends.
+void print_security_report(const std::string& program, const TargetServer& server) {
+  const TargetCounters& counters = server.counters();
+  if (counters.unauthenticated + counters.replayed + counters.disallowed == 0) return;
+  std::cerr << program << ": dropped " << counters.unauthenticated
+            << " frames that failed authentication, " << counters.replayed
+            << " replayed or without their session's nonce, " << counters.disallowed
+            << " from addresses --allow does not admit\n";
 }
 
 int serve_source(const std::string& program, const TargetProgramSettings& settings,
@@ -112,6 +130,18 @@ int serve_source(const std::string& program, const TargetProgramSettings& settin
   std::unique_ptr<drivers::Transport> transport;
   std::string ready;
   PseudoTerminal pty;
+  ServeOptions serve_options;
+  serve_options.once = settings.once;
+  if (!settings.allowed.empty()) {
+    if (settings.udp.empty())
+      throw ConfigurationError("--allow applies to UDP only: a serial line has no addresses");
+    serve_options.allowed = AddressFilter(settings.allowed);
+  }
+  if (!settings.udp.empty() && settings.key_file.empty() && !is_loopback(settings.udp)) {
+    std::cerr << program << ": warning: serving " << settings.udp
+              << " without --key-file: any host that reaches this port can drive the target "
+                 "(docs/deploy.md)\n";
+  }
   if (!settings.udp.empty()) {
     auto socket = drivers::UdpTransport::bind(settings.udp);
     socket->set_busy_poll(std::chrono::duration<double>(settings.busy_poll));
@@ -131,14 +161,13 @@ int serve_source(const std::string& program, const TargetProgramSettings& settin
   }
   std::cout << program << " ready " << ready << std::endl;
 
-  ServeOptions serve_options;
-  serve_options.once = settings.once;
   if (realtime) {
     serve_realtime(server, *transport, serve_options, stop_requested);
     print_realtime_report(program, server);
   } else {
     serve(server, *transport, serve_options, stop_requested);
   }
+  print_security_report(program, server);
   return 0;
 }
 
@@ -170,6 +199,11 @@ void add_target_options(CLI::App& app, TargetProgramSettings& settings) {
                "behave like a device that refuses configuration");
   app.add_flag("--describe", settings.describe,
                "print what is served (ports, parameters), then exit");
+  app.add_option("--key-file", settings.key_file,
+                 "authenticate every frame with the key in FILE (32 hex digits, mode 0600; "
+                 "`couplet keygen FILE` makes one; docs/links.md)");
+  app.add_option("--allow", settings.allowed,
+                 "UDP: accept frames only from ADDR or ADDR/PREFIX (repeatable)");
 }
 
 std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {

@@ -5,6 +5,7 @@
 //
 //   PROGRAM [--param k=v]... (--udp HOST:PORT | --serial DEVICE [--baud N])
 //           [--realtime] [--once] [--session-timeout S] [--cpu N] [--priority P]
+//           [--key-file FILE] [--allow ADDR[/PREFIX]]...
 //   PROGRAM --describe
 //
 // Once it listens, it prints exactly one line on stdout, then nothing more:
@@ -38,6 +39,8 @@ struct TargetProgramSettings {
   int priority = 80;
   bool refuse_configure = false;
   bool describe = false;
+  std::string key_file;              ///< seal every frame with this key (docs/links.md)
+  std::vector<std::string> allowed;  ///< --allow ADDR[/PREFIX]: who may send frames (UDP)
 };
 
 /// Adds the options every target program shares to `app`.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <random>
 
 #include "couplet/errors.hpp"
 #include "protocol/wire_conversions.hpp"
@@ -41,6 +42,7 @@ TargetServer::TargetServer(const models::ModelCatalog& catalog, TargetOptions op
 TargetServer::TargetServer(std::shared_ptr<const models::SlaveSource> source, TargetOptions options)
     : source_(std::move(source)),
       options_(std::move(options)),
+      codec_(options_.key ? protocol::FrameCodec(*options_.key) : protocol::FrameCodec()),
       request_(std::make_unique<protocol::Envelope>()),
       reply_(std::make_unique<protocol::Envelope>()),
       cache_(protocol::kMaxFrameBytes) {
@@ -78,7 +80,7 @@ void TargetServer::rebuild(const SlaveConfiguration& configuration) {
 }
 
 bool TargetServer::may_open_session(drivers::Deadline now) const {
-  return session_ == 0 || stopped_ || now - last_heard_ > options_.session_timeout;
+  return session_ == 0 || stopped_ || !confirmed_ || now - last_heard_ > options_.session_timeout;
 }
 
 bool TargetServer::has_ended(std::uint64_t session) const {
@@ -95,6 +97,15 @@ void TargetServer::open_session(std::uint64_t session, protocol::Sequence sequen
   session_ = session;
   last_sequence_ = sequence;
   stopped_ = false;
+  // Without a key nothing but the session id ties frames to the session.
+  session_nonce_ = 0;
+  confirmed_ = !codec_.sealed();
+  last_heartbeat_ns_ = 0;
+  if (codec_.sealed()) {
+    std::random_device device;
+    while (session_nonce_ == 0)
+      session_nonce_ = (static_cast<std::uint64_t>(device()) << 32) ^ device();
+  }
   SlaveConfiguration initial;
   initial.slave_name = options_.model;
   initial.model = options_.model;
@@ -106,8 +117,11 @@ std::size_t TargetServer::handle(std::span<const std::uint8_t> frame,
                                  bool from_session_peer) {
   ++counters_.frames;
   protocol::Envelope& request = *request_;
-  if (!protocol::decode_frame(frame, request)) {
-    ++counters_.rejected;
+  std::uint64_t nonce = 0;
+  if (const protocol::DecodeResult decoded = codec_.decode(frame, request, nonce); !decoded) {
+    if (decoded.error == protocol::FrameError::unsealed) return refuse_plain(frame, answer);
+    ++(decoded.error == protocol::FrameError::unauthenticated ? counters_.unauthenticated
+                                                              : counters_.rejected);
     return 0;
   }
   reply_->session = request.session;
@@ -124,6 +138,10 @@ std::size_t TargetServer::handle(std::span<const std::uint8_t> frame,
     // (a straggler of an earlier run): that session's master is gone.
     if (request.which_body != couplet_wire_Envelope_hello_tag || has_ended(request.session)) {
       ++counters_.foreign;
+      return 0;
+    }
+    if (nonce != 0) {  // a Hello comes before any nonce: this one was made up or replayed
+      ++counters_.replayed;
       return 0;
     }
     if (request.body.hello.version != couplet_wire_Version_VERSION_CURRENT) {
@@ -145,7 +163,15 @@ std::size_t TargetServer::handle(std::span<const std::uint8_t> frame,
     return cache_size_;
   }
 
-  last_heard_ = now;
+  if (!proves_session(request, nonce)) {
+    ++counters_.replayed;
+    return 0;
+  }
+  // With a key only fresh frames keep the session alive: a recorded repeat of
+  // the last request must not hold the session of a master that has gone.
+  const bool fresh = request.which_body == couplet_wire_Envelope_heartbeat_tag ||
+                     protocol::is_newer(request.sequence, last_sequence_);
+  if (!codec_.sealed() || fresh) last_heard_ = now;
   if (stopped_) {
     // After Stop only a repeat of it (its Ack was lost) is answered; nothing of
     // the stopped session runs any more.
@@ -184,13 +210,45 @@ std::size_t TargetServer::handle(std::span<const std::uint8_t> frame,
   return cache_size_;
 }
 
+bool TargetServer::proves_session(const protocol::Envelope& request, std::uint64_t nonce) {
+  if (!codec_.sealed()) return true;
+  if (nonce != session_nonce_) {
+    // The Hello again (its Describe was lost) carries no nonce yet.
+    return !confirmed_ && nonce == 0 && request.which_body == couplet_wire_Envelope_hello_tag;
+  }
+  confirmed_ = true;
+  if (request.which_body != couplet_wire_Envelope_heartbeat_tag) return true;
+  // A heartbeat is unsequenced: its time orders it, so that a recorded one
+  // cannot keep alive the session of a master that has gone.
+  if (request.body.heartbeat.sender_time_ns <= last_heartbeat_ns_) return false;
+  last_heartbeat_ns_ = request.body.heartbeat.sender_time_ns;
+  return true;
+}
+
+std::size_t TargetServer::refuse_plain(std::span<const std::uint8_t> frame,
+                                       std::span<std::uint8_t> answer) {
+  ++counters_.unauthenticated;
+  if (!protocol::decode_frame(frame, *request_) ||
+      request_->which_body != couplet_wire_Envelope_hello_tag) {
+    return 0;
+  }
+  reply_->session = request_->session;
+  reply_->sequence = request_->sequence;
+  answer_error(
+      couplet_wire_ErrorCode_ERROR_BAD_REQUEST,
+      "this target requires authenticated frames: give the link the target's key (key_file)");
+  return protocol::encode_frame(*reply_, answer).size;
+}
+
 std::size_t TargetServer::encode_answer(std::span<std::uint8_t> answer) {
-  const protocol::EncodeResult encoded = protocol::encode_frame(*reply_, answer);
+  // Answers to a Hello that opened no session (busy, another version) carry no nonce.
+  const std::uint64_t nonce = reply_->session == session_ ? session_nonce_ : 0;
+  const protocol::EncodeResult encoded = codec_.encode(*reply_, nonce, answer);
   if (encoded) return encoded.size;
   // Cannot happen with answers built within the limits; say so rather than be silent.
   answer_error(couplet_wire_ErrorCode_ERROR_UNSPECIFIED,
                std::string("answer does not encode: ") + encoded.reason);
-  return protocol::encode_frame(*reply_, answer).size;
+  return codec_.encode(*reply_, nonce, answer).size;
 }
 
 void TargetServer::execute(drivers::Deadline now) {

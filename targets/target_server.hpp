@@ -15,6 +15,14 @@
 // and a Hello of a session that has ended (the last kEndedSessions of them)
 // never reopens it.
 //
+// With a key (TargetOptions::key) a session opens only with a sealed Hello and
+// gets a random nonce, which the target's answers carry and the master's
+// frames must carry from then on: frames recorded in another session (a
+// replay) fail. Until the first frame with the nonce confirms the session, a
+// Hello of another session may replace it, so a replayed Hello cannot hold the
+// target; a heartbeat must be newer than the session's last one, and only new
+// requests and heartbeats keep the session alive (a repeat is still answered).
+//
 // Every request is checked before it is carried out (docs/links.md "What each
 // side validates"); one that breaks a rule is answered with ERROR_BAD_REQUEST
 // naming the field. Linearize is answered only by a slave that can linearize,
@@ -54,6 +62,11 @@ struct TargetOptions {
   /// clock; a step request only updates the inputs, applied from its arrival;
   /// at each communication time the server pushes the outputs.
   bool realtime = false;
+  /// With a key, every frame is sealed (docs/links.md "Authenticated links"):
+  /// plain and forged frames are dropped, a plain Hello is answered with a
+  /// plain Error that says a key is required, and each session gets a fresh
+  /// nonce that its frames must carry.
+  std::optional<protocol::FrameKey> key;
 };
 
 struct TargetCounters {
@@ -67,6 +80,11 @@ struct TargetCounters {
   std::uint64_t executed = 0;   ///< requests carried out
   std::uint64_t steps = 0;      ///< of which steps
   std::uint64_t busy = 0;       ///< Hellos refused while another session was alive
+  std::uint64_t unauthenticated =
+      0;  ///< with a key: plain frames, frames under another key or forged
+  std::uint64_t replayed =
+      0;  ///< with a key: of the session but without its nonce, or a repeated heartbeat
+  std::uint64_t disallowed = 0;  ///< from addresses --allow does not admit (dropped unread)
 };
 
 class TargetServer {
@@ -89,6 +107,9 @@ class TargetServer {
   std::size_t handle(std::span<const std::uint8_t> frame, std::span<std::uint8_t> answer, drivers::Deadline now,
                      bool from_session_peer = true);
 
+  /// The serving loop dropped a frame from an address it does not admit.
+  void drop_disallowed() { ++counters_.disallowed; }
+
   /// Real-time mode: when (steady clock) the model reaches its next
   /// communication time; nullopt while it does not run (before Start, or before
   /// the first step request has told the period).
@@ -106,6 +127,8 @@ class TargetServer {
   /// The current session's id (0: none yet).
   std::uint64_t session() const { return session_; }
   const TargetCounters& counters() const { return counters_; }
+  /// How frames are sealed and checked: the busy responder answers with it too.
+  const protocol::FrameCodec& codec() const { return codec_; }
   const std::string& model() const { return options_.model; }
   std::chrono::milliseconds session_timeout() const { return options_.session_timeout; }
   const SlaveDescription& description() const { return slave_->description(); }
@@ -151,13 +174,24 @@ class TargetServer {
   }
   std::size_t end_output_count() const;
   std::size_t encode_answer(std::span<std::uint8_t> answer);
+  /// With a key: a plain Hello is told that this target requires sealed frames
+  /// (in a plain Error: the master has no key to read another); other plain frames get nothing.
+  std::size_t refuse_plain(std::span<const std::uint8_t> frame, std::span<std::uint8_t> answer);
+  /// With a key: whether a decoded frame of the current session carries its
+  /// nonce (a repeated Hello carries none while the session is unconfirmed),
+  /// and a heartbeat is newer than the last; confirms the session.
+  bool proves_session(const protocol::Envelope& request, std::uint64_t nonce);
 
   std::shared_ptr<const models::SlaveSource> source_;
   TargetOptions options_;
   std::string slave_name_;
   std::unique_ptr<Slave> slave_;
 
+  protocol::FrameCodec codec_;
   std::uint64_t session_ = 0;
+  std::uint64_t session_nonce_ = 0;      ///< with a key: fresh per session; 0 without
+  bool confirmed_ = false;               ///< a frame with the session's nonce has arrived
+  std::uint64_t last_heartbeat_ns_ = 0;  ///< with a key: the session's newest heartbeat
   protocol::Sequence last_sequence_ = 0;
   drivers::Deadline last_heard_{};
   bool stopped_ = false;

@@ -6,6 +6,7 @@
 // most records intact. A record cut short by the end of the input takes what is
 // left.
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -13,6 +14,10 @@
 #include <vector>
 
 namespace couplet::fuzz {
+
+/// The key of the codec target's sealed frames (its seeds are sealed with it).
+inline constexpr std::array<std::uint8_t, 16> kSealingKey{0x6b, 0x65, 0x79, 0, 0, 0, 0, 0,
+                                                          0,    0,    0,    0, 0, 0, 0, 1};
 
 struct Record {
   std::uint8_t operation = 0;

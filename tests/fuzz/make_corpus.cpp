@@ -14,6 +14,7 @@
 // (docs/hardening.md "Seed corpora").
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -280,6 +281,27 @@ int main(int argc, char** argv) {
     write(root / "framing" / stem, cobs_line({all[k]}));
   }
   write(root / "framing" / "session-line", cobs_line(all));
+  // Sealed frames for the codec (first byte: bit 1), under the harness's key:
+  // a Hello, a step request and its result, whole and as nonce + payload.
+  const protocol::FrameCodec sealing(fuzz::kSealingKey);
+  for (const std::size_t k : {std::size_t{0}, sent.size() - 2, sent.size() + received.size() - 2}) {
+    auto message = std::make_unique<protocol::Envelope>();
+    if (!protocol::decode_frame(all.at(k), *message))
+      throw std::runtime_error("a recorded frame does not decode");
+    const std::uint64_t nonce = k == 0 ? 0 : 0x0123'4567'89AB'CDEFULL;
+    Frame sealed(protocol::kMaxFrameBytes);
+    sealed.resize(sealing.encode(*message, nonce, sealed).size);
+    const std::string stem = "sealed-" + std::to_string(k);
+    write(root / "codec" / (stem + "-frame"), prefixed(2, sealed));
+    Frame nonce_and_payload(sizeof nonce);
+    std::memcpy(nonce_and_payload.data(), &nonce, sizeof nonce);
+    const auto payload =
+        std::span(sealed).subspan(protocol::kFrameHeaderBytes + protocol::kFrameNonceBytes,
+                                  sealed.size() - protocol::kFrameHeaderBytes -
+                                      protocol::kFrameSealBytes - protocol::kFrameChecksumBytes);
+    nonce_and_payload.insert(nonce_and_payload.end(), payload.begin(), payload.end());
+    write(root / "codec" / (stem + "-payload"), prefixed(3, nonce_and_payload));
+  }
   const std::vector<Frame> linearizing = with_linearize(sent);
   const Frame linearize = linearizing.at(3);  // Hello, Initialize, EvaluateOutputs, Linearize
   const Frame linearization = linearization_answer(received);

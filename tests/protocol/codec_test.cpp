@@ -1,15 +1,20 @@
 // Frames of the wire protocol: every message round-trips exactly; truncated,
 // bit-flipped, oversized and schema-breaking frames are rejected with a reason
 // (docs/links.md, protocol/codec.hpp).
-#include <gtest/gtest.h>
+#include "protocol/codec.hpp"
 
+#include <gtest/gtest.h>
+#include <sodium.h>
+
+#include <algorithm>
+#include <array>
+#include <boost/endian/conversion.hpp>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <vector>
 
-#include "protocol/codec.hpp"
 #include "protocol/crc32.hpp"
 #include "protocol/limits.hpp"
 
@@ -25,6 +30,16 @@ std::unique_ptr<Envelope> blank(pb_size_t body) {
   message->sequence = 0xFFFF'FFFEU;
   message->which_body = body;
   return message;
+}
+
+std::uint32_t load_crc(const Frame& frame) {
+  return boost::endian::load_little_u32(&frame[frame.size() - kFrameChecksumBytes]);
+}
+
+/// Makes a frame's CRC right again after a change (a forger can, a line cannot).
+void store_crc(Frame& frame) {
+  const std::size_t checked = frame.size() - kFrameChecksumBytes;
+  boost::endian::store_little_u32(&frame[checked], crc32(std::span(frame).first(checked)));
 }
 
 Frame encode(const Envelope& message) {
@@ -285,6 +300,93 @@ TEST(Codec, EncodingBeyondCapacityFails) {
   message->body.step_result.samples_count = kMaxSampleValues + 1;
   Frame frame(kMaxFrameBytes);
   EXPECT_FALSE(encode_frame(*message, frame));
+}
+
+// ---------------------------------------------------------------------------
+// Sealed frames (format version 2): a nonce and a SipHash-2-4-128 tag.
+
+constexpr FrameKey kKey{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+
+Frame seal(const FrameCodec& codec, const Envelope& message, std::uint64_t nonce) {
+  Frame frame(kMaxFrameBytes);
+  const EncodeResult result = codec.encode(message, nonce, frame);
+  EXPECT_TRUE(result) << result.reason;
+  frame.resize(result.size);
+  return frame;
+}
+
+TEST(SealedCodec, TheTagIsSipHash24With128BitsOverHeaderNonceAndPayload) {
+  // The primitive: the reference vector of SipHash-2-4-128 (key 00..0f, empty
+  // message), which the embedded core's SipHash must give too.
+  std::array<std::uint8_t, kFrameTagBytes> empty{};
+  crypto_shorthash_siphashx24(empty.data(), nullptr, 0, kKey.data());
+  EXPECT_EQ(empty, (std::array<std::uint8_t, 16>{0xa3, 0x81, 0x7f, 0x04, 0xba, 0x25, 0xa8, 0xe6,
+                                                 0x6d, 0xf6, 0x72, 0x14, 0xc7, 0x55, 0x02, 0x93}));
+  // The layout: C5 02 length | nonce | payload | tag | CRC-32.
+  const FrameCodec codec(kKey);
+  const auto message = blank(couplet_wire_Envelope_stop_tag);
+  const Frame plain = encode(*message);
+  const Frame sealed = seal(codec, *message, 0x1122'3344'5566'7788ULL);
+  const std::size_t payload = plain.size() - kFrameHeaderBytes - kFrameChecksumBytes;
+  ASSERT_EQ(sealed.size(), plain.size() + kFrameSealBytes);
+  EXPECT_EQ(sealed[1], kSealedFrameVersion);
+  EXPECT_EQ(sealed[4], 0x88) << "the nonce, little endian";
+  EXPECT_EQ(sealed[11], 0x11);
+  EXPECT_TRUE(std::equal(plain.begin() + kFrameHeaderBytes,
+                         plain.begin() + kFrameHeaderBytes + payload,
+                         sealed.begin() + kFrameHeaderBytes + kFrameNonceBytes))
+      << "the payload is the plain frame's";
+  const std::size_t tagged = kFrameHeaderBytes + kFrameNonceBytes + payload;
+  std::array<std::uint8_t, kFrameTagBytes> tag{};
+  crypto_shorthash_siphashx24(tag.data(), sealed.data(), tagged, kKey.data());
+  EXPECT_TRUE(std::equal(tag.begin(), tag.end(), sealed.begin() + tagged));
+  EXPECT_EQ(load_crc(sealed), crc32(std::span(sealed).first(sealed.size() - kFrameChecksumBytes)));
+}
+
+TEST(SealedCodec, EveryMessageRoundTripsWithItsNonce) {
+  const FrameCodec codec(kKey);
+  for (const auto& message : every_message()) {
+    const Frame frame = seal(codec, *message, 42);
+    auto decoded = std::make_unique<Envelope>();
+    std::uint64_t nonce = 0;
+    ASSERT_TRUE(codec.decode(frame, *decoded, nonce)) << "body " << message->which_body;
+    EXPECT_EQ(nonce, 42U);
+    EXPECT_EQ(seal(codec, *decoded, nonce), frame) << "body " << message->which_body;
+  }
+}
+
+TEST(SealedCodec, AnotherKeyAPlainFrameAndAChangedByteAreRefusedByName) {
+  const FrameCodec codec(kKey);
+  FrameKey other_key = kKey;
+  other_key[15] ^= 0x80;
+  const FrameCodec other(other_key);
+  const FrameCodec keyless;
+  const auto message = blank(couplet_wire_Envelope_stop_tag);
+  auto decoded = std::make_unique<Envelope>();
+  std::uint64_t nonce = 7;
+
+  DecodeResult result = other.decode(seal(codec, *message, 1), *decoded, nonce);
+  EXPECT_EQ(result.error, FrameError::unauthenticated);
+  EXPECT_STREQ(result.reason, "unauthenticated: the tag does not match this side's key");
+  EXPECT_EQ(nonce, 0U) << "no nonce from a frame that failed";
+  EXPECT_EQ(codec.decode(encode(*message), *decoded, nonce).error, FrameError::unsealed);
+  EXPECT_EQ(keyless.decode(seal(codec, *message, 1), *decoded, nonce).error, FrameError::sealed);
+  EXPECT_EQ(decode_frame(seal(codec, *message, 1), *decoded).error, FrameError::sealed);
+
+  // Every byte before the tag changed, the CRC made right again: the tag fails.
+  const Frame genuine = seal(codec, *message, 9);
+  const std::size_t tagged = genuine.size() - kFrameTagBytes - kFrameChecksumBytes;
+  for (std::size_t k = kFrameHeaderBytes; k < tagged; ++k) {
+    Frame forged = genuine;
+    forged[k] ^= 0x01;
+    store_crc(forged);
+    EXPECT_EQ(codec.decode(forged, *decoded, nonce).error, FrameError::unauthenticated)
+        << "byte " << k;
+  }
+  // Line noise is still noise: a flipped bit without a new CRC is corruption.
+  Frame noisy = genuine;
+  noisy[5] ^= 0x10;
+  EXPECT_EQ(codec.decode(noisy, *decoded, nonce).error, FrameError::corrupted);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "models/catalog.hpp"
 #include "models/slave_source.hpp"
 #include "protocol/codec.hpp"
+#include "protocol/crc32.hpp"
 #include "protocol/wire_conversions.hpp"
 #include "targets/target_program.hpp"
 #include "test_fmus.hpp"
@@ -634,6 +635,186 @@ TEST(TargetServer, MalformedRealTimeRequestsAreBadRequestsNamingTheField) {
   ASSERT_TRUE(server.next_boundary().has_value());
   std::vector<std::uint8_t> push(protocol::kMaxFrameBytes);
   EXPECT_GT(server.advance_realtime(push, drivers::SteadyClock::now()), 0U);
+}
+
+// ---------------------------------------------------------------------------
+// Authenticated sessions (docs/links.md "Authenticated links").
+
+constexpr protocol::FrameKey kKey{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+
+TargetOptions keyed_mass_options() {
+  TargetOptions options = mass_options();
+  options.key = kKey;
+  return options;
+}
+
+/// A master with a key (or another key) speaking sealed frames by hand.
+class SealedDriver {
+ public:
+  SealedDriver(TargetServer& server, const protocol::FrameKey& key)
+      : server_(server), codec_(key) {}
+
+  Frame frame(std::uint64_t session, protocol::Sequence sequence, pb_size_t body,
+              std::uint64_t nonce,
+              const std::function<void(protocol::Envelope&)>& fill = {}) const {
+    auto message = std::make_unique<protocol::Envelope>();
+    *message = protocol::Envelope{};
+    message->session = session;
+    message->sequence = sequence;
+    message->which_body = body;
+    if (body == couplet_wire_Envelope_hello_tag)
+      message->body.hello.version = couplet_wire_Version_VERSION_CURRENT;
+    if (fill) fill(*message);
+    Frame bytes(protocol::kMaxFrameBytes);
+    bytes.resize(codec_.encode(*message, nonce, bytes).size);
+    return bytes;
+  }
+  Frame send(const Frame& request, drivers::Deadline now = drivers::SteadyClock::now()) {
+    Frame answer(protocol::kMaxFrameBytes);
+    answer.resize(server_.handle(request, answer, now));
+    return answer;
+  }
+  /// Decodes a sealed answer; `nonce` receives its nonce.
+  std::unique_ptr<protocol::Envelope> decode(const Frame& answer, std::uint64_t& nonce) const {
+    auto message = std::make_unique<protocol::Envelope>();
+    const protocol::DecodeResult result = codec_.decode(answer, *message, nonce);
+    EXPECT_TRUE(result) << result.reason;
+    return message;
+  }
+  /// Hello; returns the session's nonce from the Describe.
+  std::uint64_t hello(std::uint64_t session, protocol::Sequence sequence) {
+    std::uint64_t nonce = 0;
+    const auto answer =
+        decode(send(frame(session, sequence, couplet_wire_Envelope_hello_tag, 0)), nonce);
+    EXPECT_EQ(answer->which_body, couplet_wire_Envelope_describe_tag);
+    return nonce;
+  }
+
+ private:
+  TargetServer& server_;
+  protocol::FrameCodec codec_;
+};
+
+TEST(AuthenticatedTargetServer, EachSessionGetsItsOwnNonceThatItsFramesMustCarry) {
+  TargetServer server(models::ModelCatalog::builtin(), keyed_mass_options());
+  SealedDriver master(server, kKey);
+  const std::uint64_t nonce = master.hello(kSession, 1);
+  EXPECT_NE(nonce, 0U);
+  const auto init = [](protocol::Envelope& m) { m.body.initialize.start_ns = 0; };
+  // Without the nonce, or with another one (a frame recorded in another session): dropped.
+  EXPECT_TRUE(master.send(master.frame(kSession, 2, couplet_wire_Envelope_initialize_tag, 0, init))
+                  .empty());
+  EXPECT_TRUE(
+      master.send(master.frame(kSession, 2, couplet_wire_Envelope_initialize_tag, nonce + 1, init))
+          .empty());
+  EXPECT_EQ(server.counters().replayed, 2U);
+  EXPECT_EQ(server.counters().executed, 1U) << "the Hello only";
+  std::uint64_t answered = 0;
+  EXPECT_EQ(master
+                .decode(master.send(master.frame(kSession, 2, couplet_wire_Envelope_initialize_tag,
+                                                 nonce, init)),
+                        answered)
+                ->which_body,
+            couplet_wire_Envelope_ack_tag);
+  EXPECT_EQ(answered, nonce);
+  // A second session's nonce differs.
+  master.send(master.frame(kSession, 3, couplet_wire_Envelope_stop_tag, nonce));
+  EXPECT_NE(master.hello(kSession + 1, 1), nonce);
+}
+
+TEST(AuthenticatedTargetServer, DropsPlainForgedAndForeignKeyFramesAndTellsAPlainHelloWhy) {
+  TargetServer server(models::ModelCatalog::builtin(), keyed_mass_options());
+  SealedDriver master(server, kKey);
+  const std::uint64_t nonce = master.hello(kSession, 1);
+  // A spoofed Stop: plain, or sealed under another key, with the session's id, next sequence and
+  // nonce.
+  Driver plain(server);
+  EXPECT_TRUE(plain.send(plain.frame(kSession, 2, couplet_wire_Envelope_stop_tag)).empty());
+  protocol::FrameKey other = kKey;
+  other[0] ^= 1;
+  SealedDriver forger(server, other);
+  EXPECT_TRUE(
+      forger.send(forger.frame(kSession, 2, couplet_wire_Envelope_stop_tag, nonce)).empty());
+  // A byte of a genuine frame changed, its CRC made right again: the tag still fails.
+  Frame tampered = master.frame(kSession, 2, couplet_wire_Envelope_stop_tag, nonce);
+  tampered[protocol::kFrameHeaderBytes + protocol::kFrameNonceBytes + 2] ^= 0x40;
+  const std::size_t checked = tampered.size() - protocol::kFrameChecksumBytes;
+  const std::uint32_t crc = protocol::crc32(std::span(tampered).first(checked));
+  std::memcpy(&tampered[checked], &crc, sizeof crc);  // little endian, as on the wire (x86, ARM)
+  EXPECT_TRUE(master.send(tampered).empty());
+  EXPECT_EQ(server.counters().unauthenticated, 3U);
+  EXPECT_FALSE(server.session_stopped());
+
+  // A master without a key is told why, in a frame it can read.
+  TargetServer fresh(models::ModelCatalog::builtin(), keyed_mass_options());
+  Driver keyless(fresh);
+  const auto refusal =
+      keyless.decode(keyless.send(keyless.frame(kSession, 1, couplet_wire_Envelope_hello_tag)));
+  ASSERT_EQ(refusal->which_body, couplet_wire_Envelope_error_tag);
+  EXPECT_EQ(refusal->body.error.code, couplet_wire_ErrorCode_ERROR_BAD_REQUEST);
+  EXPECT_STREQ(
+      refusal->body.error.text,
+      "this target requires authenticated frames: give the link the target's key (key_file)");
+  EXPECT_FALSE(fresh.has_session());
+}
+
+TEST(AuthenticatedTargetServer, AReplayedHelloCannotHoldTheTarget) {
+  TargetServer server(models::ModelCatalog::builtin(), keyed_mass_options());
+  SealedDriver replayer(server, kKey);
+  // A Hello recorded earlier opens a session, but nobody can go on with its nonce.
+  const Frame recorded_hello = replayer.frame(kSession, 1, couplet_wire_Envelope_hello_tag, 0);
+  EXPECT_FALSE(replayer.send(recorded_hello).empty());
+  // Heartbeats recorded in its old run carry the old nonce: dropped.
+  const auto beat = [](protocol::Envelope& m) { m.body.heartbeat.sender_time_ns = 1'000'000; };
+  EXPECT_TRUE(
+      replayer.send(replayer.frame(kSession, 0, couplet_wire_Envelope_heartbeat_tag, 77, beat))
+          .empty());
+  // The real master's Hello replaces the unconfirmed session instead of meeting BUSY.
+  SealedDriver master(server, kKey);
+  const std::uint64_t nonce = master.hello(kSession + 9, 40);
+  EXPECT_EQ(server.session(), kSession + 9);
+  EXPECT_EQ(server.counters().busy, 0U);
+  // The replaced session has ended: its Hello never reopens it.
+  EXPECT_TRUE(replayer.send(recorded_hello).empty());
+  // Once confirmed by a frame with its nonce, the session holds: another recorded Hello meets BUSY
+  // ...
+  EXPECT_FALSE(
+      master.send(master.frame(kSession + 9, 0, couplet_wire_Envelope_heartbeat_tag, nonce, beat))
+          .empty());
+  std::uint64_t answered = 0;
+  const Frame other_hello = replayer.frame(kSession + 3, 5, couplet_wire_Envelope_hello_tag, 0);
+  EXPECT_EQ(master.decode(master.send(other_hello), answered)->which_body,
+            couplet_wire_Envelope_error_tag);
+  EXPECT_EQ(answered, 0U) << "a refusal opens no session: no nonce";
+  EXPECT_EQ(server.counters().busy, 1U);
+  // ... and its own Hello, repeated now, is no sign of life; nor is a heartbeat that is not newer.
+  const std::uint64_t replayed = server.counters().replayed;
+  EXPECT_TRUE(
+      master.send(master.frame(kSession + 9, 40, couplet_wire_Envelope_hello_tag, 0)).empty());
+  EXPECT_TRUE(
+      master.send(master.frame(kSession + 9, 0, couplet_wire_Envelope_heartbeat_tag, nonce, beat))
+          .empty());
+  EXPECT_EQ(server.counters().replayed, replayed + 2);
+}
+
+TEST(AuthenticatedTargetServer, ARepeatedRequestDoesNotKeepAGoneMastersSessionAlive) {
+  TargetServer server(models::ModelCatalog::builtin(),
+                      keyed_mass_options());  // session timeout 60 s
+  SealedDriver master(server, kKey);
+  const auto start = drivers::SteadyClock::now();
+  const std::uint64_t nonce = master.hello(kSession, 1);
+  const Frame initialize =
+      master.frame(kSession, 2, couplet_wire_Envelope_initialize_tag, nonce,
+                   [](protocol::Envelope& m) { m.body.initialize.start_ns = 0; });
+  EXPECT_FALSE(master.send(initialize, start).empty());
+  // Recorded and sent again 59 s later: answered from the cache, but no sign of life.
+  EXPECT_FALSE(master.send(initialize, start + std::chrono::seconds(59)).empty());
+  std::uint64_t answered = 0;
+  const Frame next_hello = master.frame(kSession + 1, 1, couplet_wire_Envelope_hello_tag, 0);
+  EXPECT_EQ(master.decode(master.send(next_hello, start + std::chrono::seconds(61)), answered)
+                ->which_body,
+            couplet_wire_Envelope_describe_tag)
+      << "the session expired 60 s after its last new request";
 }
 
 }  // namespace
