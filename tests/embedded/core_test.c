@@ -11,20 +11,24 @@
  * encoder is not trusted to test its decoder. Answers are taken out of the
  * capture buffer and decoded back into Envelopes.
  *
+ * Sealed frames (a core with a key) are sealed and opened by the test's own
+ * code from the format in docs/links.md, with couplet_siphash24_128 checked
+ * first against the SipHash paper's reference vectors.
+ *
  * Every failed check prints file:line; the exit status is non-zero if any
  * check failed. Strict C99, as the core itself. */
 #include <inttypes.h>
 #include <math.h>
+#include <pb_decode.h>
+#include <pb_encode.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <pb_decode.h>
-#include <pb_encode.h>
-
 #include "couplet_embedded.h"
 #include "frame.h"
+#include "siphash.h"
 #include "translational_mass.h"
 
 /* ======================================================================== */
@@ -279,18 +283,26 @@ static const couplet_callbacks stopping_gear_callbacks = {
 static couplet_slave slave;
 static translational_mass mass;
 
-static void start_slave(const couplet_description* description,
-                        const couplet_callbacks* callbacks, void* model) {
+/* With a key (NULL: none) and in real time or virtual time. */
+static void start_slave_with(const couplet_description* description,
+                             const couplet_callbacks* callbacks, void* model, bool realtime,
+                             const uint8_t* key) {
   couplet_slave_options options;
   const char* problem;
-  options.realtime = false;
+  options.realtime = realtime;
   options.session_timeout_ns = SESSION_TIMEOUT_NS;
+  options.key = key;
   fake_clock_ns = CLOCK_ORIGIN_NS;
   memset(&counter, 0, sizeof counter);
   memset(&mass, 0, sizeof mass);
   clear_capture();
   problem = couplet_slave_init(&slave, description, callbacks, model, &fake_platform, &options);
   if (!CHECK(problem == NULL)) printf("  couplet_slave_init: %s\n", problem);
+}
+
+static void start_slave(const couplet_description* description, const couplet_callbacks* callbacks,
+                        void* model) {
+  start_slave_with(description, callbacks, model, false, NULL);
 }
 
 static void start_counter_slave(void) {
@@ -540,6 +552,8 @@ typedef struct {
   port_sink discrete_inputs; /* Describe */
   port_sink discrete_outputs;
   int64_sink discrete_values; /* Ack or StepResult .discrete_outputs */
+  bool sealed;                /* the last answer was a sealed frame ... */
+  uint64_t nonce;             /* ... with this nonce */
 } answer_log;
 
 static answer_log answers;
@@ -615,12 +629,70 @@ static bool prepare_answer_body(pb_istream_t* stream, const pb_field_t* field, v
   return true;
 }
 
+/* ---- sealed frames, built and opened here from docs/links.md ---- */
+
+/* The key requests are sealed with (NULL: plain frames) and answers must be
+ * sealed with, and the nonce requests carry. */
+static const uint8_t* test_key;
+static uint64_t test_nonce;
+
+static uint32_t load_le32(const uint8_t* bytes) {
+  return (uint32_t)bytes[0] | ((uint32_t)bytes[1] << 8) | ((uint32_t)bytes[2] << 16) |
+         ((uint32_t)bytes[3] << 24);
+}
+
+static void store_le(uint8_t* bytes, uint64_t value, size_t count) {
+  size_t k;
+  for (k = 0; k < count; ++k) bytes[k] = (uint8_t)(value >> (8 * k));
+}
+
+/* Rewrites a plain frame's CRC (after a deliberate change). */
+static void recompute_crc(uint8_t* frame, size_t size) {
+  store_le(frame + size - 4, couplet_crc32(frame, size - 4), 4);
+}
+
+/* The sealed frame (version 2) of a plain one's payload: C5 02 len16 |
+ * nonce u64 | payload | SipHash-2-4-128 of all before | CRC-32 of all before. */
+static size_t seal_frame(const uint8_t* plain, size_t plain_size, uint8_t* sealed,
+                         const uint8_t* key, uint64_t nonce) {
+  const size_t n = plain_size - 8;
+  sealed[0] = 0xC5;
+  sealed[1] = 0x02;
+  sealed[2] = (uint8_t)n;
+  sealed[3] = (uint8_t)(n >> 8);
+  store_le(sealed + 4, nonce, 8);
+  memcpy(sealed + 12, plain + 4, n);
+  couplet_siphash24_128(key, sealed, 12 + n, sealed + 12 + n);
+  recompute_crc(sealed, 32 + n);
+  return 32 + n;
+}
+
+/* Opens a sealed answer under test_key: the layout, the CRC and the tag
+ * exactly. Returns false if any is wrong. */
+static bool open_sealed(const uint8_t* frame, size_t size, const uint8_t** payload,
+                        size_t* payload_size, uint64_t* nonce) {
+  uint8_t tag[16];
+  size_t n;
+  if (test_key == NULL || size < 32 || frame[0] != 0xC5 || frame[1] != 0x02) return false;
+  n = (size_t)frame[2] | ((size_t)frame[3] << 8);
+  if (size != 32 + n || couplet_crc32(frame, 28 + n) != load_le32(frame + 28 + n)) return false;
+  couplet_siphash24_128(test_key, frame, 12 + n, tag);
+  if (memcmp(tag, frame + 12 + n, 16) != 0) return false;
+  *nonce = (uint64_t)load_le32(frame + 4) | ((uint64_t)load_le32(frame + 8) << 32);
+  *payload = frame + 12;
+  *payload_size = n;
+  return true;
+}
+
 static void decode_answer(const uint8_t* frame, size_t size) {
   const uint8_t* payload;
   size_t payload_size;
   pb_istream_t stream;
   ++answers.frames;
-  if (couplet_frame_open(frame, size, &payload, &payload_size) != NULL) {
+  answers.sealed = size >= 2 && frame[1] == 0x02;
+  answers.nonce = 0;
+  if (answers.sealed ? !open_sealed(frame, size, &payload, &payload_size, &answers.nonce)
+                     : couplet_frame_open(frame, size, &payload, &payload_size) != NULL) {
     ++answers.undecodable;
     return;
   }
@@ -688,10 +760,14 @@ static size_t exchange_frame(const uint8_t* frame, size_t size) {
   return exchange_bytes(wire, cobs_encode(frame, size, wire));
 }
 
+/* A request, sealed with test_key and test_nonce when test_key is set. */
 static size_t transmit(const couplet_wire_Envelope* request) {
   static uint8_t frame[FRAME_BYTES];
+  static uint8_t sealed[FRAME_BYTES + 24];
   const size_t size = encode_frame(request, frame, sizeof frame);
   CHECK(size > 0);
+  if (test_key != NULL)
+    return exchange_frame(sealed, seal_frame(frame, size, sealed, test_key, test_nonce));
   return exchange_frame(frame, size);
 }
 
@@ -710,6 +786,18 @@ static size_t send_initialize(uint64_t session, uint32_t sequence, int64_t start
 static size_t send_heartbeat(uint64_t session, uint32_t sequence) {
   couplet_wire_Envelope request = envelope(session, sequence, couplet_wire_Envelope_heartbeat_tag);
   request.body.heartbeat.sender_time_ns = 42;
+  return transmit(&request);
+}
+
+static size_t send_heartbeat_at(uint64_t session, int64_t sender_time_ns) {
+  couplet_wire_Envelope request = envelope(session, 0, couplet_wire_Envelope_heartbeat_tag);
+  request.body.heartbeat.sender_time_ns = sender_time_ns;
+  return transmit(&request);
+}
+
+static size_t send_start(uint64_t session, uint32_t sequence, double realtime_factor) {
+  couplet_wire_Envelope request = envelope(session, sequence, couplet_wire_Envelope_start_tag);
+  request.body.start.realtime_factor = realtime_factor;
   return transmit(&request);
 }
 
@@ -1888,6 +1976,404 @@ static void test_stop_request(void) {
   CHECK_EQ(gears.gear, 5); /* the last step was not taken */
 }
 
+/* ======================================================================== */
+/* 12-15. Sealed frames: a core with a key                                   */
+/* ======================================================================== */
+
+/* SipHash-2-4-128 against the reference vectors of the SipHash paper's
+ * authors (vectors.h, vectors_sip128: key 00 01 .. 0f, message 00 01 .. of
+ * each length), which libsodium's crypto_shorthash_siphashx24 gives too. */
+static void test_siphash(void) {
+  static const struct {
+    size_t length;
+    const char* tag; /* hexadecimal, first byte first */
+  } vectors[] = {
+      {0, "a3817f04ba25a8e66df67214c7550293"},  {1, "da87c1d86b99af44347659119b22fc45"},
+      {2, "8177228da4a45dc7fca38bdef60affe4"},  {7, "a1f1ebbed8dbc153c0b84aa61ff08239"},
+      {8, "3b62a9ba6258f5610f83e264f31497b4"},  {9, "264499060ad9baabc47f8b02bb6d71ed"},
+      {15, "5493e99933b0a8117e08ec0f97cfc3d9"}, {16, "6ee2a4ca67b054bbfd3315bf85230577"},
+      {17, "473d06e8738db89854c066c47ae47740"}, {31, "2939b0183223fafc1723de4f52c43d35"},
+      {32, "7c3956ca5eeafc3e363e9d556546eb68"}, {63, "5150d1772f50834a503e069a973fbd7c"},
+  };
+  uint8_t key[16];
+  uint8_t message[64];
+  uint8_t tag[16];
+  size_t k;
+  for (k = 0; k < 16; ++k) key[k] = (uint8_t)k;
+  for (k = 0; k < sizeof message; ++k) message[k] = (uint8_t)k;
+  for (k = 0; k < sizeof vectors / sizeof vectors[0]; ++k) {
+    uint8_t expected[16];
+    size_t j;
+    for (j = 0; j < 16; ++j) {
+      unsigned byte = 0;
+      sscanf(vectors[k].tag + 2 * j, "%2x", &byte);
+      expected[j] = (uint8_t)byte;
+    }
+    memset(tag, 0, sizeof tag);
+    couplet_siphash24_128(key, message, vectors[k].length, tag);
+    if (!CHECK(memcmp(tag, expected, 16) == 0))
+      printf("  SipHash-2-4-128 of %u bytes differs from the reference\n",
+             (unsigned)vectors[k].length);
+  }
+
+  /* The core's sealed frame, byte for byte the one built here from the
+   * format; the core's checks accept it and refuse one changed byte. */
+  {
+    static uint8_t core_frame[64];
+    static uint8_t plain[64];
+    static uint8_t reference[64];
+    static const uint8_t payload[5] = {0x08, 0x2A, 0x10, 0x07, 0xFF};
+    const uint64_t nonce = 0x0123456789ABCDEFu;
+    const uint8_t* opened;
+    size_t opened_size;
+    uint64_t opened_nonce = 0;
+    size_t size;
+    memcpy(core_frame + COUPLET_FRAME_SEALED_HEADER_BYTES, payload, sizeof payload);
+    size = couplet_frame_close_sealed(core_frame, sizeof payload, key, nonce);
+    CHECK_EQ(size, 32 + sizeof payload);
+    memcpy(plain + 4, payload, sizeof payload);
+    CHECK_EQ(seal_frame(plain, 8 + sizeof payload, reference, key, nonce), size);
+    CHECK(memcmp(core_frame, reference, size) == 0);
+    CHECK_EQ(core_frame[1], 2);
+    CHECK_EQ(core_frame[4], 0xEF); /* the nonce, little endian */
+    CHECK_EQ(core_frame[11], 0x01);
+    CHECK(couplet_frame_open_sealed(core_frame, size, &opened_nonce, &opened, &opened_size) ==
+          NULL);
+    CHECK_EQ(opened_nonce, nonce);
+    CHECK_EQ(opened_size, sizeof payload);
+    CHECK(couplet_frame_authentic(core_frame, size, key));
+    for (k = 0; k < size - 4; ++k) {
+      core_frame[k] ^= 0x01;
+      recompute_crc(core_frame, size);
+      if (k != 1 && couplet_frame_open_sealed(core_frame, size, &opened_nonce, &opened,
+                                              &opened_size) == NULL) {
+        if (!CHECK(!couplet_frame_authentic(core_frame, size, key)))
+          printf("  a sealed frame with byte %u changed is authentic\n", (unsigned)k);
+      }
+      core_frame[k] ^= 0x01;
+    }
+    recompute_crc(core_frame, size);
+    CHECK(couplet_frame_authentic(core_frame, size, key));
+    key[15] ^= 0x80; /* another key */
+    CHECK(!couplet_frame_authentic(core_frame, size, key));
+  }
+}
+
+static const uint8_t master_key[16] = {0x3c, 0x91, 0x0e, 0x5a, 0x77, 0xd2, 0x4b, 0x18,
+                                       0xa6, 0x09, 0xf3, 0x6e, 0x2d, 0xc4, 0x85, 0x50};
+static const uint8_t other_key[16] = {0x3c, 0x91, 0x0e, 0x5a, 0x77, 0xd2, 0x4b, 0x18,
+                                      0xa6, 0x09, 0xf3, 0x6e, 0x2d, 0xc4, 0x85, 0x51};
+
+/* The counting device with master_key; requests sealed with it. */
+static void start_keyed_counter_slave(bool realtime) {
+  start_slave_with(&counter_description, &counter_callbacks, &counter, realtime, master_key);
+  test_key = master_key;
+  test_nonce = 0;
+}
+
+/* A sealed answer, under master_key, with this nonce. */
+static bool expect_sealed(const char* file, int line, uint64_t nonce) {
+  bool ok = check(answers.frames == 1 && answers.sealed, file, line, "the answer is sealed");
+  ok = check_u64(answers.nonce, nonce, file, line, "the answer's nonce") && ok;
+  return ok;
+}
+#define EXPECT_SEALED(nonce) expect_sealed(__FILE__, __LINE__, (nonce))
+
+/* A whole session with a key: the Describe carries the session's nonce, the
+ * Hello is repeated from the cache until a request confirms the session, and
+ * frames without the nonce or the tag are dropped. */
+static void test_sealed_session(void) {
+  const uint64_t a = 0xA11CE0000000000Au;
+  const uint64_t b = 0xB0B000000000000Bu;
+  static wire_copy describe_a;
+  static uint8_t frame[FRAME_BYTES];
+  static uint8_t sealed[FRAME_BYTES + 24];
+  couplet_counters before;
+  uint64_t nonce_a;
+  size_t size;
+  size_t k;
+
+  start_keyed_counter_slave(false);
+  send_hello(a, 1);
+  EXPECT_ANSWER(describe, a, 1);
+  EXPECT_SEALED(answers.nonce);
+  nonce_a = answers.nonce;
+  CHECK(nonce_a != 0);
+  /* The wire bytes themselves: C5 02, then the nonce, little endian. */
+  {
+    static uint8_t decoded[FRAME_BYTES];
+    size_t decoded_size = 0;
+    if (CHECK(captured_size > 2 &&
+              cobs_decode(captured + 1, captured_size - 2, decoded, &decoded_size))) {
+      CHECK_EQ(decoded[0], 0xC5);
+      CHECK_EQ(decoded[1], 0x02);
+      CHECK_EQ(decoded_size, 32u + ((size_t)decoded[2] | ((size_t)decoded[3] << 8)));
+      for (k = 0; k < 8; ++k) CHECK_EQ(decoded[4 + k], (uint8_t)(nonce_a >> (8 * k)));
+    }
+  }
+  keep_wire(&describe_a);
+
+  /* The Hello again (the Describe was lost): the cached Describe, same bytes. */
+  before = *counters();
+  fake_clock_ns += 1000;
+  send_hello(a, 1);
+  CHECK(same_wire(&describe_a));
+  CHECK_EQ(counters()->repeats - before.repeats, 1);
+  CHECK_EQ(counters()->executed - before.executed, 0);
+
+  /* Requests without the session's nonce: dropped, counted stale. */
+  before = *counters();
+  test_nonce = nonce_a ^ 1u;
+  send_initialize(a, 2, 0);
+  EXPECT_SILENCE();
+  test_nonce = 0;
+  send_initialize(a, 2, 0);
+  EXPECT_SILENCE();
+  CHECK_EQ(counters()->stale - before.stale, 2);
+  CHECK_EQ(counters()->executed - before.executed, 0);
+  CHECK_EQ(counter.initialize_calls, 0);
+
+  /* With it: executed, answered with it. The session is now confirmed. */
+  test_nonce = nonce_a;
+  send_initialize(a, 2, 0);
+  EXPECT_ANSWER(ack, a, 2);
+  EXPECT_SEALED(nonce_a);
+  CHECK_EQ(counter.initialize_calls, 1);
+  /* The Hello's repeat (nonce 0) is now a straggler: dropped, counted stale. */
+  before = *counters();
+  test_nonce = 0;
+  send_hello(a, 1);
+  EXPECT_SILENCE();
+  CHECK_EQ(counters()->stale - before.stale, 1);
+  CHECK_EQ(counters()->repeats - before.repeats, 0);
+
+  /* A step request with one payload byte changed and its CRC made right
+   * again (a forgery, or a frame of another key): no answer, counted
+   * unauthenticated, not rejected, the step not taken. */
+  {
+    const test_polynomial input = constant(1.0);
+    couplet_wire_Envelope request = envelope(a, 3, couplet_wire_Envelope_step_request_tag);
+    polynomial_list list;
+    list.items = &input;
+    list.count = 1;
+    request.body.step_request.start_ns = 0;
+    request.body.step_request.end_ns = MS;
+    request.body.step_request.inputs.funcs.encode = encode_polynomials;
+    request.body.step_request.inputs.arg = &list;
+    size =
+        seal_frame(frame, encode_frame(&request, frame, sizeof frame), sealed, master_key, nonce_a);
+    before = *counters();
+    sealed[12 + 3] ^= 0x40;
+    recompute_crc(sealed, size);
+    exchange_frame(sealed, size);
+    EXPECT_SILENCE();
+    CHECK_EQ(counters()->unauthenticated - before.unauthenticated, 1);
+    CHECK_EQ(counters()->rejected - before.rejected, 0);
+    /* The same change without the CRC made right: line noise, rejected. */
+    sealed[size - 1] ^= 0x01;
+    exchange_frame(sealed, size);
+    EXPECT_SILENCE();
+    CHECK_EQ(counters()->rejected - before.rejected, 1);
+    CHECK_EQ(counters()->unauthenticated - before.unauthenticated, 1);
+    /* Sealed under another key, the nonce right: unauthenticated. */
+    size =
+        seal_frame(frame, encode_frame(&request, frame, sizeof frame), sealed, other_key, nonce_a);
+    exchange_frame(sealed, size);
+    EXPECT_SILENCE();
+    /* A changed tag byte, CRC made right: unauthenticated. */
+    size =
+        seal_frame(frame, encode_frame(&request, frame, sizeof frame), sealed, master_key, nonce_a);
+    sealed[size - 5] ^= 0x80;
+    recompute_crc(sealed, size);
+    exchange_frame(sealed, size);
+    EXPECT_SILENCE();
+    CHECK_EQ(counters()->unauthenticated - before.unauthenticated, 3);
+    CHECK_EQ(counters()->executed - before.executed, 0);
+    CHECK_EQ(counter.step_calls, 0);
+    /* The request as sealed: it runs. */
+    sealed[size - 5] ^= 0x80;
+    recompute_crc(sealed, size);
+    exchange_frame(sealed, size);
+    EXPECT_ANSWER(step_result, a, 3);
+    EXPECT_SEALED(nonce_a);
+    CHECK_EQ(counter.step_calls, 1);
+  }
+
+  /* Plain frames of the session: dropped, counted unauthenticated. */
+  before = *counters();
+  test_key = NULL;
+  send_counter_step(a, 4, MS, 2 * MS);
+  EXPECT_SILENCE();
+  send_heartbeat(a, 0);
+  EXPECT_SILENCE();
+  CHECK_EQ(counters()->unauthenticated - before.unauthenticated, 2);
+  CHECK_EQ(counter.step_calls, 1);
+  /* A plain Hello (a master without a key) is told why, in a plain Error. */
+  send_hello(b, 9);
+  EXPECT_ERROR(ERROR_BAD_REQUEST, b, 9,
+               "this target requires authenticated frames: give the link a key_file");
+  CHECK(!answers.sealed);
+  CHECK_EQ(counters()->unauthenticated - before.unauthenticated, 3);
+  CHECK_EQ(counters()->busy - before.busy, 0);
+  CHECK_EQ(counters()->executed - before.executed, 0);
+
+  /* Session A is confirmed: another session's Hello gets BUSY, sealed with
+   * nonce 0 (it opens no session). */
+  test_key = master_key;
+  test_nonce = 0;
+  send_hello(b, 10);
+  EXPECT_ERROR(ERROR_BUSY, b, 10, "another session");
+  EXPECT_SEALED(0);
+  CHECK_EQ(counters()->busy - before.busy, 1);
+  /* A Hello carrying a nonce opens nothing. */
+  test_nonce = nonce_a;
+  send_hello(b, 11);
+  EXPECT_SILENCE();
+  CHECK_EQ(counters()->stale - before.stale, 1);
+
+  /* A keeps going. */
+  send_counter_step(a, 4, MS, 2 * MS);
+  EXPECT_ANSWER(step_result, a, 4);
+  EXPECT_SEALED(nonce_a);
+  CHECK_EQ(counter.step_calls, 2);
+  send_stop(a, 5);
+  EXPECT_ANSWER(ack, a, 5);
+  EXPECT_SEALED(nonce_a);
+  CHECK(couplet_slave_session_ended(&slave));
+
+  /* The next session has another nonce. */
+  test_nonce = 0;
+  send_hello(b, 12);
+  EXPECT_ANSWER(describe, b, 12);
+  EXPECT_SEALED(answers.nonce);
+  CHECK(answers.nonce != 0 && answers.nonce != nonce_a);
+  test_key = NULL;
+}
+
+/* A session no request has confirmed does not hold the target: a replayed
+ * Hello cannot lock the real master out. */
+static void test_sealed_unconfirmed(void) {
+  const uint64_t a = 0x0A0A0A0A0A0A0A0Au;
+  const uint64_t b = 0x0B0B0B0B0B0B0B0Bu;
+  couplet_counters before;
+  uint64_t nonce_a;
+  uint64_t nonce_b;
+
+  start_keyed_counter_slave(false);
+  send_hello(a, 1);
+  EXPECT_ANSWER(describe, a, 1);
+  nonce_a = answers.nonce;
+  before = *counters();
+  send_hello(b, 1);
+  EXPECT_ANSWER(describe, b, 1); /* not BUSY: A was never confirmed */
+  EXPECT_SEALED(answers.nonce);
+  nonce_b = answers.nonce;
+  CHECK(nonce_b != 0 && nonce_b != nonce_a);
+  CHECK_EQ(counters()->busy - before.busy, 0);
+  CHECK_EQ(counters()->executed - before.executed, 1);
+  /* A's master, late: its session is gone. */
+  test_nonce = nonce_a;
+  send_initialize(a, 2, 0);
+  EXPECT_SILENCE();
+  CHECK_EQ(counters()->foreign - before.foreign, 1);
+  /* B confirms; now A's Hello is refused. */
+  test_nonce = nonce_b;
+  send_initialize(b, 2, 0);
+  EXPECT_ANSWER(ack, b, 2);
+  EXPECT_SEALED(nonce_b);
+  test_nonce = 0;
+  send_hello(a, 1);
+  EXPECT_ERROR(ERROR_BUSY, a, 1, "another session");
+  EXPECT_SEALED(0);
+  CHECK_EQ(counters()->busy - before.busy, 1);
+  test_key = NULL;
+}
+
+/* Heartbeats of a keyed session must come with increasing sender times, and
+ * neither a replayed heartbeat nor a replayed request keeps a session whose
+ * master is gone alive. */
+static void test_sealed_heartbeats(void) {
+  const uint64_t a = 0x4EA7000000000001u;
+  const uint64_t b = 0x4EA7000000000002u;
+  couplet_counters before;
+  uint64_t nonce_a;
+
+  start_keyed_counter_slave(false);
+  send_hello(a, 1);
+  nonce_a = answers.nonce;
+  test_nonce = nonce_a;
+  send_initialize(a, 2, 0);
+  EXPECT_ANSWER(ack, a, 2);
+  send_heartbeat_at(a, 1000);
+  EXPECT_ANSWER(heartbeat, a, 0);
+  EXPECT_SEALED(nonce_a);
+  before = *counters();
+  send_heartbeat_at(a, 1000); /* the same heartbeat again */
+  EXPECT_SILENCE();
+  send_heartbeat_at(a, 999);
+  EXPECT_SILENCE();
+  CHECK_EQ(counters()->stale - before.stale, 2);
+  send_heartbeat_at(a, 1001);
+  EXPECT_ANSWER(heartbeat, a, 0);
+  EXPECT_SEALED(nonce_a);
+
+  /* A's master dies after that heartbeat; a replay of it and of its last
+   * request (answered from the cache) come after. */
+  fake_clock_ns += SESSION_TIMEOUT_NS / 10 * 6;
+  send_heartbeat_at(a, 1001);
+  EXPECT_SILENCE();
+  send_initialize(a, 2, 0);
+  EXPECT_ANSWER(ack, a, 2);
+  fake_clock_ns += SESSION_TIMEOUT_NS / 10 * 6;
+  CHECK(couplet_slave_session_ended(&slave));
+  test_nonce = 0;
+  send_hello(b, 1);
+  EXPECT_ANSWER(describe, b, 1);
+  CHECK(answers.nonce != 0 && answers.nonce != nonce_a);
+  test_key = NULL;
+}
+
+/* Real-time pushes (StepResult, sequence 0) carry the session's nonce. A
+ * keyless core drops sealed frames as unknown frames. */
+static void test_sealed_push(void) {
+  const uint64_t a = 0x9054000000000001u;
+  const test_polynomial input = constant(1.0);
+  couplet_counters before;
+  uint64_t nonce_a;
+
+  start_keyed_counter_slave(true);
+  send_hello(a, 1);
+  nonce_a = answers.nonce;
+  test_nonce = nonce_a;
+  send_initialize(a, 2, 0);
+  EXPECT_ANSWER(ack, a, 2);
+  send_start(a, 3, 1.0);
+  EXPECT_ANSWER(ack, a, 3);
+  send_step(a, 4, 0, 10 * MS, &input, 1);
+  EXPECT_SILENCE(); /* an input: answered by the next push */
+  fake_clock_ns += 10 * MS;
+  clear_capture();
+  couplet_slave_poll(&slave);
+  parse_answers();
+  if (EXPECT_ANSWER(step_result, a, 0)) {
+    EXPECT_SEALED(nonce_a);
+    CHECK_EQ(answers.envelope.body.step_result.time_ns, 10 * MS);
+  }
+
+  start_counter_slave();
+  test_key = master_key;
+  test_nonce = 0;
+  before = *counters();
+  send_hello(a, 1);
+  EXPECT_SILENCE();
+  CHECK_EQ(counters()->rejected - before.rejected, 1);
+  CHECK_EQ(counters()->unauthenticated - before.unauthenticated, 0);
+  test_key = NULL;
+  send_hello(a, 1);
+  EXPECT_ANSWER(describe, a, 1);
+  CHECK(!answers.sealed);
+}
+
 typedef struct {
   const char* name;
   void (*run)(void);
@@ -1906,6 +2392,11 @@ int main(void) {
       {"9 translational mass", test_translational_mass},
       {"10 discrete ports", test_discrete_ports},
       {"11 stop request", test_stop_request},
+      {"12 siphash", test_siphash},
+      {"13 sealed session", test_sealed_session},
+      {"14 sealed unconfirmed", test_sealed_unconfirmed},
+      {"15 sealed heartbeats", test_sealed_heartbeats},
+      {"16 sealed push", test_sealed_push},
   };
   size_t k;
   unsigned cases_failed = 0;

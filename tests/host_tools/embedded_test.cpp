@@ -14,6 +14,7 @@
 
 #include "damaging_serial_relay.hpp"
 #include "process_support.hpp"
+#include "protocol/frame_key.hpp"
 #include "test_fmus.hpp"
 #include "test_support.hpp"
 
@@ -84,6 +85,24 @@ INSTANTIATE_TEST_SUITE_P(
                       AlgorithmCase{"defect_control",
                                     "{type: defect_control, tol: 1.0e-4, step: 0.01, input_order: 1}"}),
     [](const auto& test) { return std::string(test.param.label); });
+
+// With a key on both sides every frame is sealed: the core's SipHash tags are
+// the host's (libsodium's), so a keyed run decides as the built-in model does.
+TEST(EmbeddedOverPty, ASealedSessionGivesTheBuiltinModelsResults) {
+  const std::string algorithm = "{type: jacobi, step: 0.01, input_order: 0}";
+  const Outcome builtin = run_case(builtin_left(common(algorithm)), "emb-sealed-builtin");
+  const std::filesystem::path key = fresh_directory("emb-sealed-key");
+  std::filesystem::create_directories(key);
+  protocol::write_new_frame_key(key / "core.key");
+  const std::string link = "{spawn: true, program: " + std::string(COUPLET_EMBEDDED_MASS) +
+                           ", serial: {device: pty}, key_file: " + (key / "core.key").string() +
+                           "}";
+  const Outcome device = run_case(device_left(common(algorithm), link), "emb-sealed-device");
+  expect_identical(builtin, device);
+  const auto& counters = device.summary.at("links").at("left");
+  EXPECT_EQ(counters.at("unauthenticated").get<int>(), 0);
+  EXPECT_EQ(counters.at("drops").get<int>(), 0);
+}
 
 TEST(EmbeddedThroughDamagingRelay, CompletesWithTheBuiltinModelsHash) {
   for (const AlgorithmCase& c :

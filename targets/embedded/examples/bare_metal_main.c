@@ -26,7 +26,7 @@ int main(void) {
   static const couplet_platform platform = {write_uart, monotonic_ns, 0};
   /* Virtual time: the board steps when the master asks. With realtime = true
    * the model runs on the board's clock instead (docs/embedded.md). */
-  static const couplet_slave_options options = {false, 3000000000u};
+  static const couplet_slave_options options = {false, 3000000000u, 0 /* no key */};
   const char* problem;
   /* The slave before the UART interrupt: init clears the receive ring (it
    * needs no board, so its problem is reported once the board is up). */

@@ -7,7 +7,12 @@
  * calls couplet_slave_poll, writes go to the line.
  *
  *   couplet-embedded-mass --serial pty|DEVICE [--baud N] [--realtime] [--once]
- *                         [--session-timeout SECONDS]
+ *                         [--session-timeout SECONDS] [--key-file FILE]
+ *
+ * --key-file: frames are sealed with the pre-shared key in FILE (exactly 32
+ * hexadecimal digits, the key's first byte first, optionally one newline; not
+ * readable by group or others), as a master with `link: {key_file: FILE}`
+ * seals them (docs/embedded.md, "Keys").
  *
  * Prints "translational_mass ready serial PATH" once it listens (what a
  * scenario's `link: {spawn: true, program: ...}` waits for). Exit codes: 0
@@ -21,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -139,9 +145,70 @@ static int usage(const char* problem) {
   fprintf(stderr,
           "%s: %s\n"
           "usage: %s --serial pty|DEVICE [--baud N] [--realtime] [--once]\n"
-          "                             [--session-timeout SECONDS]\n",
+          "                             [--session-timeout SECONDS] [--key-file FILE]\n",
           COUPLET_PROGRAM, problem, COUPLET_PROGRAM);
   return 2;
+}
+
+static int hex_digit(int character) {
+  if (character >= '0' && character <= '9') return character - '0';
+  if (character >= 'a' && character <= 'f') return character - 'a' + 10;
+  if (character >= 'A' && character <= 'F') return character - 'A' + 10;
+  return -1;
+}
+
+/* Reads the key: the file holds exactly 32 hexadecimal digits, optionally
+ * followed by one newline, and no one but its owner may read it. Returns
+ * NULL, or why not (the message names the file). */
+static const char* read_key_file(const char* path, uint8_t key[COUPLET_KEY_BYTES], char* message,
+                                 size_t capacity) {
+  char text[2 * COUPLET_KEY_BYTES + 2];
+  struct stat status;
+  size_t length;
+  size_t k;
+  int descriptor = open(path, O_RDONLY | O_NOCTTY);
+  const char* reason = NULL;
+  if (descriptor < 0) {
+    snprintf(message, capacity, "--key-file '%s': cannot read it: %s", path, strerror(errno));
+    return message;
+  }
+  if (fstat(descriptor, &status) != 0) {
+    reason = strerror(errno);
+  } else if (!S_ISREG(status.st_mode)) {
+    reason = "not a regular file";
+  } else if ((status.st_mode & 077) != 0) {
+    snprintf(text, sizeof text, "%04o", (unsigned)(status.st_mode & 07777));
+    snprintf(message, capacity,
+             "--key-file '%s': its mode %s lets group or others at it; a key others can read "
+             "authenticates nobody (chmod 600)",
+             path, text);
+    close(descriptor);
+    return message;
+  } else {
+    const ssize_t got = read(descriptor, text, sizeof text);
+    length = got > 0 ? (size_t)got : 0;
+    if (got < 0) {
+      reason = strerror(errno);
+    } else if (length == sizeof text ||
+               !(length == 2 * COUPLET_KEY_BYTES ||
+                 (length == 2 * COUPLET_KEY_BYTES + 1 && text[length - 1] == '\n'))) {
+      reason = "it must hold exactly 32 hexadecimal digits, optionally followed by one newline";
+    } else {
+      for (k = 0; k < COUPLET_KEY_BYTES && reason == NULL; ++k) {
+        const int high = hex_digit((unsigned char)text[2 * k]);
+        const int low = hex_digit((unsigned char)text[2 * k + 1]);
+        if (high < 0 || low < 0) {
+          reason = "it must hold exactly 32 hexadecimal digits, optionally followed by one newline";
+        } else {
+          key[k] = (uint8_t)(high * 16 + low);
+        }
+      }
+    }
+  }
+  close(descriptor);
+  if (reason == NULL) return NULL;
+  snprintf(message, capacity, "--key-file '%s': %s", path, reason);
+  return message;
 }
 
 int main(int argc, char** argv) {
@@ -150,7 +217,8 @@ int main(int argc, char** argv) {
   const char* serial = NULL;
   long baud = 115200;
   int once = 0;
-  couplet_slave_options options = {false, 3000000000u};
+  couplet_slave_options options = {false, 3000000000u, NULL};
+  static uint8_t key[COUPLET_KEY_BYTES];
   couplet_platform platform;
   char path[256];
   int descriptor;
@@ -178,6 +246,14 @@ int main(int argc, char** argv) {
       if (*end != '\0' || !(seconds > 0.0 && seconds < 1.0e6))
         return usage("--session-timeout needs a positive number of seconds");
       options.session_timeout_ns = (uint64_t)(seconds * 1e9);
+      ++argument;
+    } else if (strcmp(word, "--key-file") == 0 && value != NULL) {
+      char message[600];
+      if (read_key_file(value, key, message, sizeof message) != NULL) {
+        fprintf(stderr, COUPLET_PROGRAM ": %s\n", message);
+        return 2;
+      }
+      options.key = key;
       ++argument;
     } else {
       char message[300];
@@ -230,10 +306,12 @@ int main(int argc, char** argv) {
   {
     const couplet_counters* counters = couplet_slave_counters(&slave);
     fprintf(stderr,
-            COUPLET_PROGRAM ": %lu frames, %lu rejected, %lu repeats, %lu stale, %lu steps\n",
+            COUPLET_PROGRAM
+            ": %lu frames, %lu rejected, %lu repeats, %lu stale, %lu steps, "
+            "%lu unauthenticated\n",
             (unsigned long)counters->frames, (unsigned long)counters->rejected,
             (unsigned long)counters->repeats, (unsigned long)counters->stale,
-            (unsigned long)counters->steps);
+            (unsigned long)counters->steps, (unsigned long)counters->unauthenticated);
   }
   close(descriptor);
   return 0;

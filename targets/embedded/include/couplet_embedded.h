@@ -4,7 +4,8 @@
  * A device is a description (ports, parameters, what it can do) plus three
  * callbacks; the board supplies a byte writer, received bytes and a monotonic
  * clock. The core speaks the couplet wire protocol (docs/links.md): COBS frames
- * with a CRC-32, delimited at both ends; nanopb messages of the same schema as
+ * with a CRC-32, delimited at both ends, sealed with a pre-shared key if it is
+ * given one; nanopb messages of the same schema as
  * the host; sessions; exactly-once requests (a repeated request is answered
  * from the answer cache without running the step again, older ones are
  * ignored); heartbeats; virtual-time and real-time modes.
@@ -160,7 +161,15 @@ typedef struct {
   bool realtime;
   /* A session nobody speaks in for this long may be taken over (> 0). */
   uint64_t session_timeout_ns;
+  /* NULL: plain frames (format version 1), as a master without a key sends.
+   * Otherwise the pre-shared key, COUPLET_KEY_BYTES bytes (the host's
+   * `link: {key_file: F}`), copied by couplet_slave_init: every frame is
+   * sealed (format version 2, a SipHash-2-4-128 tag and a session nonce) and
+   * frames without the key's tag are dropped (docs/embedded.md, "Keys"). */
+  const uint8_t* key;
 } couplet_slave_options;
+
+#define COUPLET_KEY_BYTES 16
 
 typedef struct {
   uint32_t frames;          /* frames received whole */
@@ -174,6 +183,7 @@ typedef struct {
   uint32_t overrun;         /* received bytes lost: the ring was full */
   uint32_t periods;         /* real-time mode: communication times reached */
   uint32_t starved_periods; /* real-time mode: periods without a fresh input */
+  uint32_t unauthenticated; /* with a key: plain frames, sealed ones with a wrong tag */
 } couplet_counters;
 
 /* The slave: declare one (static storage); its fields are private. */

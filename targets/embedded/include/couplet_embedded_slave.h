@@ -7,6 +7,10 @@
 #include "couplet.pb.h" /* nanopb, generated from protocol/couplet.proto */
 
 #define COUPLET_FRAME_OVERHEAD 8 /* 4 header bytes, 4 CRC bytes */
+/* A sealed frame's extra bytes: an 8-byte nonce and a 16-byte tag. The frame
+ * buffers hold them on top of their knobs, so that a request or answer fits
+ * sealed whenever it fits plain. */
+#define COUPLET_SEAL_OVERHEAD 24
 /* Heartbeat answers, BUSY refusals and real-time pushes are built here, so
  * that they never overwrite the answer cache. */
 #define COUPLET_SCRATCH_FRAME_BYTES                                                \
@@ -63,15 +67,15 @@ struct couplet_slave {
   volatile size_t ring_head; /* written by couplet_slave_receive */
   volatile size_t ring_tail; /* written by couplet_slave_poll */
   couplet_cobs_decoder cobs;
-  uint8_t rx_frame[COUPLET_RX_FRAME_BYTES];
+  uint8_t rx_frame[COUPLET_RX_FRAME_BYTES + COUPLET_SEAL_OVERHEAD];
   couplet_wire_Envelope request;
   couplet_staged_request staged;
 
   /* Answers. */
   couplet_wire_Envelope reply;
-  uint8_t cache[COUPLET_TX_FRAME_BYTES]; /* the answer to last_sequence */
+  uint8_t cache[COUPLET_TX_FRAME_BYTES + COUPLET_SEAL_OVERHEAD]; /* the answer to last_sequence */
   size_t cache_size;
-  uint8_t scratch[COUPLET_SCRATCH_FRAME_BYTES];
+  uint8_t scratch[COUPLET_SCRATCH_FRAME_BYTES + COUPLET_SEAL_OVERHEAD];
   couplet_double_span reply_values;  /* what the reply's repeated doubles encode from */
   couplet_double_span reply_samples;
   couplet_int64_span reply_discrete_outputs;
@@ -84,6 +88,15 @@ struct couplet_slave {
   bool stopped;
   bool initialized;
   char slave_name[64]; /* the scenario's name, for messages */
+
+  /* Sealed frames (options.key given). */
+  bool keyed;
+  uint8_t key[COUPLET_KEY_BYTES];
+  uint64_t nonce;           /* the session's: every frame of it carries it */
+  bool confirmed;           /* a request carried the nonce: the session holds the target */
+  uint32_t sessions_opened; /* one of the inputs of the next nonce */
+  bool heartbeat_seen;
+  uint64_t last_heartbeat_ns; /* the master's sender_time_ns: heartbeats must increase */
 
   /* The session's configuration. */
   double parameters[COUPLET_MAX_PARAMETERS];

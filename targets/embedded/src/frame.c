@@ -1,5 +1,7 @@
 #include "frame.h"
 
+#include "siphash.h"
+
 static const uint32_t crc_nibble_table[16] = {
     0x00000000u, 0x1DB71064u, 0x3B6E20C8u, 0x26D930ACu, 0x76DC4190u, 0x6B6B51F4u,
     0x4DB26158u, 0x5005713Cu, 0xEDB88320u, 0xF00F9344u, 0xD6D6A3E8u, 0xCB61B38Cu,
@@ -119,6 +121,53 @@ size_t couplet_frame_close(uint8_t* frame, size_t payload_size) {
   frame[1] = COUPLET_FRAME_VERSION;
   frame[2] = (uint8_t)payload_size;
   frame[3] = (uint8_t)(payload_size >> 8);
+  store_u32(frame + checked, couplet_crc32(frame, checked));
+  return checked + COUPLET_FRAME_CHECKSUM_BYTES;
+}
+
+const char* couplet_frame_open_sealed(const uint8_t* frame, size_t size, uint64_t* nonce,
+                                      const uint8_t** payload, size_t* payload_size) {
+  const size_t overhead =
+      COUPLET_FRAME_SEALED_HEADER_BYTES + COUPLET_FRAME_TAG_BYTES + COUPLET_FRAME_CHECKSUM_BYTES;
+  size_t length;
+  size_t checked;
+  if (size < overhead) return "truncated";
+  if (frame[0] != COUPLET_FRAME_MAGIC || frame[1] != COUPLET_FRAME_SEALED_VERSION) return "foreign";
+  length = (size_t)frame[2] | ((size_t)frame[3] << 8);
+  if (size < overhead + length) return "truncated";
+  if (size > overhead + length) return "oversized";
+  checked = COUPLET_FRAME_SEALED_HEADER_BYTES + length + COUPLET_FRAME_TAG_BYTES;
+  if (couplet_crc32(frame, checked) != load_u32(frame + checked)) return "corrupted";
+  *nonce = (uint64_t)load_u32(frame + COUPLET_FRAME_HEADER_BYTES) |
+           ((uint64_t)load_u32(frame + COUPLET_FRAME_HEADER_BYTES + 4) << 32);
+  *payload = frame + COUPLET_FRAME_SEALED_HEADER_BYTES;
+  *payload_size = length;
+  return NULL;
+}
+
+bool couplet_frame_authentic(const uint8_t* frame, size_t size, const uint8_t* key) {
+  const size_t tagged = size - COUPLET_FRAME_TAG_BYTES - COUPLET_FRAME_CHECKSUM_BYTES;
+  uint8_t tag[COUPLET_FRAME_TAG_BYTES];
+  uint8_t difference = 0;
+  size_t k;
+  couplet_siphash24_128(key, frame, tagged, tag);
+  /* Every byte compared whatever the first difference: the time taken tells
+   * nothing about how much of a forged tag was right. */
+  for (k = 0; k < COUPLET_FRAME_TAG_BYTES; ++k) difference |= (uint8_t)(tag[k] ^ frame[tagged + k]);
+  return difference == 0;
+}
+
+size_t couplet_frame_close_sealed(uint8_t* frame, size_t payload_size, const uint8_t* key,
+                                  uint64_t nonce) {
+  const size_t tagged = COUPLET_FRAME_SEALED_HEADER_BYTES + payload_size;
+  const size_t checked = tagged + COUPLET_FRAME_TAG_BYTES;
+  frame[0] = COUPLET_FRAME_MAGIC;
+  frame[1] = COUPLET_FRAME_SEALED_VERSION;
+  frame[2] = (uint8_t)payload_size;
+  frame[3] = (uint8_t)(payload_size >> 8);
+  store_u32(frame + COUPLET_FRAME_HEADER_BYTES, (uint32_t)nonce);
+  store_u32(frame + COUPLET_FRAME_HEADER_BYTES + 4, (uint32_t)(nonce >> 32));
+  couplet_siphash24_128(key, frame, tagged, frame + tagged);
   store_u32(frame + checked, couplet_crc32(frame, checked));
   return checked + COUPLET_FRAME_CHECKSUM_BYTES;
 }

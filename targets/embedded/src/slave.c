@@ -9,12 +9,19 @@
 
 #include "couplet_embedded.h"
 #include "frame.h"
+#include "siphash.h"
 #include "text.h"
 
 #define MAX_END_OUTPUTS (COUPLET_MAX_OUTPUTS * (COUPLET_MAX_OUTPUT_DERIVATIVE_ORDER + 1))
 #define WIRE_MAX_PORTS 16
 #define WIRE_MAX_INPUT_DEGREE 7
 #define WIRE_MAX_DERIVATIVE_ORDER 3
+
+/* Compile-time checks (C99 has no static_assert): the public sizes of sealed
+ * frames are those of frame.h and siphash.h. */
+typedef char seal_overhead_matches_frame_h
+    [COUPLET_SEAL_OVERHEAD == COUPLET_FRAME_NONCE_BYTES + COUPLET_FRAME_TAG_BYTES ? 1 : -1];
+typedef char key_size_matches_siphash_h[COUPLET_KEY_BYTES == COUPLET_SIPHASH_KEY_BYTES ? 1 : -1];
 
 /* ---- sequence numbers: serial-number arithmetic (RFC 1982), 0 reserved ---- */
 
@@ -313,22 +320,31 @@ static void answer_error(couplet_slave* slave, couplet_wire_ErrorCode code, cons
   couplet_text_add(&text, b);
 }
 
-/* Encodes slave->reply as a frame into `frame`; an answer too large for it
- * becomes an Error saying so. Returns the frame's size. */
-static size_t encode_reply(couplet_slave* slave, uint8_t* frame, size_t capacity) {
-  pb_ostream_t stream = pb_ostream_from_buffer(
-      frame + COUPLET_FRAME_HEADER_BYTES,
-      capacity - COUPLET_FRAME_HEADER_BYTES - COUPLET_FRAME_CHECKSUM_BYTES);
-  if (pb_encode(&stream, couplet_wire_Envelope_fields, &slave->reply))
-    return couplet_frame_close(frame, stream.bytes_written);
-  answer_error(slave, couplet_wire_ErrorCode_ERROR_UNSPECIFIED,
-               "the answer does not fit the frame buffer (COUPLET_TX_FRAME_BYTES, "
-               "COUPLET_SCRATCH_FRAME_BYTES): ",
-               PB_GET_ERROR(&stream));
-  stream = pb_ostream_from_buffer(frame + COUPLET_FRAME_HEADER_BYTES,
-                                  capacity - COUPLET_FRAME_HEADER_BYTES - COUPLET_FRAME_CHECKSUM_BYTES);
-  if (!pb_encode(&stream, couplet_wire_Envelope_fields, &slave->reply)) return 0;
+/* Encodes slave->reply as a frame into `frame` (a buffer of `capacity`
+ * bytes, COUPLET_SEAL_OVERHEAD of them for a sealed frame's nonce and tag),
+ * plain or sealed with `nonce`; an answer too large for it becomes an Error
+ * saying so. Returns the frame's size. */
+static size_t encode_frame_as(couplet_slave* slave, uint8_t* frame, size_t capacity, bool sealed,
+                              uint64_t nonce) {
+  const size_t header = sealed ? COUPLET_FRAME_SEALED_HEADER_BYTES : COUPLET_FRAME_HEADER_BYTES;
+  /* The same room for the payload either way: a knob's frame, plain. */
+  const size_t room = capacity - COUPLET_SEAL_OVERHEAD - COUPLET_FRAME_OVERHEAD;
+  pb_ostream_t stream = pb_ostream_from_buffer(frame + header, room);
+  if (!pb_encode(&stream, couplet_wire_Envelope_fields, &slave->reply)) {
+    answer_error(slave, couplet_wire_ErrorCode_ERROR_UNSPECIFIED,
+                 "the answer does not fit the frame buffer (COUPLET_TX_FRAME_BYTES, "
+                 "COUPLET_SCRATCH_FRAME_BYTES): ",
+                 PB_GET_ERROR(&stream));
+    stream = pb_ostream_from_buffer(frame + header, room);
+    if (!pb_encode(&stream, couplet_wire_Envelope_fields, &slave->reply)) return 0;
+  }
+  if (sealed) return couplet_frame_close_sealed(frame, stream.bytes_written, slave->key, nonce);
   return couplet_frame_close(frame, stream.bytes_written);
+}
+
+/* An answer of the session: sealed with its nonce when the core has a key. */
+static size_t encode_reply(couplet_slave* slave, uint8_t* frame, size_t capacity) {
+  return encode_frame_as(slave, frame, capacity, slave->keyed, slave->nonce);
 }
 
 static void send_frame(couplet_slave* slave, const uint8_t* frame, size_t size) {
@@ -803,16 +819,48 @@ static void advance_realtime(couplet_slave* slave, uint64_t now) {
 
 /* ---- sessions and exactly-once ---- */
 
+/* With a key, a session no request has confirmed (by its nonce) does not
+ * hold the target: a replayed Hello cannot lock out the real master. */
 static bool may_open_session(const couplet_slave* slave, uint64_t now) {
-  return slave->session == 0 || slave->stopped ||
+  return slave->session == 0 || slave->stopped || (slave->keyed && !slave->confirmed) ||
          now - slave->last_heard_ns > slave->options.session_timeout_ns;
 }
 
-static void open_session(couplet_slave* slave, uint64_t session, uint32_t sequence) {
+static void store_le(uint8_t* bytes, uint64_t value, size_t count) {
+  size_t k;
+  for (k = 0; k < count; ++k) bytes[k] = (uint8_t)(value >> (8u * k));
+}
+
+/* A keyed session's nonce: the low 64 bits of SipHash-2-4-128 under the key
+ * of (session id | Hello's sequence | monotonic ns | sessions opened so far),
+ * little endian: unique per session, unpredictable without the key. Never 0,
+ * which marks frames outside a session. */
+static uint64_t draw_nonce(couplet_slave* slave, uint64_t session, uint32_t sequence,
+                           uint64_t now) {
+  uint8_t input[24];
+  uint8_t digest[COUPLET_SIPHASH_OUTPUT_BYTES];
+  uint64_t nonce = 0;
+  size_t k;
+  while (nonce == 0) {
+    ++slave->sessions_opened;
+    store_le(input, session, 8);
+    store_le(input + 8, sequence, 4);
+    store_le(input + 12, now, 8);
+    store_le(input + 20, slave->sessions_opened, 4);
+    couplet_siphash24_128(slave->key, input, sizeof input, digest);
+    for (k = 8; k-- > 0;) nonce = (nonce << 8) | digest[k];
+  }
+  return nonce;
+}
+
+static void open_session(couplet_slave* slave, uint64_t session, uint32_t sequence, uint64_t now) {
   slave->session = session;
   slave->last_sequence = sequence;
   slave->stopped = false;
   slave->cache_size = 0;
+  slave->confirmed = false;
+  slave->heartbeat_seen = false;
+  slave->nonce = slave->keyed ? draw_nonce(slave, session, sequence, now) : 0;
   reset_configuration(slave); /* a new session starts from the defaults */
 }
 
@@ -864,26 +912,102 @@ static void answer_and_cache(couplet_slave* slave) {
   send_frame(slave, slave->cache, slave->cache_size);
 }
 
-static bool decode_request(couplet_slave* slave, const uint8_t* frame, size_t size) {
+typedef enum {
+  FRAME_REJECTED,        /* broken (noise, truncated, over-long) or malformed */
+  FRAME_UNAUTHENTICATED, /* with a key: plain, or sealed under another key (or forged) */
+  FRAME_PLAIN_HELLO,     /* with a key: a plain Hello, told why it is refused */
+  FRAME_ACCEPTED         /* slave->request holds it */
+} frame_verdict;
+
+/* Opens a received frame and decodes its Envelope into slave->request;
+ * *nonce is a sealed frame's nonce (0 for a plain one). */
+static frame_verdict decode_request(couplet_slave* slave, const uint8_t* frame, size_t size,
+                                    uint64_t* nonce) {
+  const bool sealed = slave->keyed && size >= 2 && frame[1] == COUPLET_FRAME_SEALED_VERSION;
   const uint8_t* payload;
   size_t payload_size;
   pb_istream_t stream;
-  if (couplet_frame_open(frame, size, &payload, &payload_size) != NULL) return false;
+  bool decoded;
+  *nonce = 0;
+  if (sealed) {
+    if (couplet_frame_open_sealed(frame, size, nonce, &payload, &payload_size) != NULL)
+      return FRAME_REJECTED;
+    if (!couplet_frame_authentic(frame, size, slave->key)) return FRAME_UNAUTHENTICATED;
+  } else if (size > COUPLET_RX_FRAME_BYTES || /* the buffer's seal room is not for plain frames */
+             couplet_frame_open(frame, size, &payload, &payload_size) != NULL) {
+    return FRAME_REJECTED;
+  }
   memset(&slave->staged, 0, sizeof slave->staged);
   memset(&slave->request, 0, sizeof slave->request);
   slave->request.cb_body.funcs.decode = prepare_body;
   slave->request.cb_body.arg = slave;
   stream = pb_istream_from_buffer(payload, payload_size);
-  return pb_decode(&stream, couplet_wire_Envelope_fields, &slave->request) &&
-         slave->request.which_body != 0;
+  decoded = pb_decode(&stream, couplet_wire_Envelope_fields, &slave->request) &&
+            slave->request.which_body != 0;
+  if (slave->keyed && !sealed) {
+    return decoded && slave->request.which_body == couplet_wire_Envelope_hello_tag
+               ? FRAME_PLAIN_HELLO
+               : FRAME_UNAUTHENTICATED;
+  }
+  return decoded ? FRAME_ACCEPTED : FRAME_REJECTED;
+}
+
+/* A keyed core tells a master without the key why it gets no Describe: a
+ * plain Error in the Hello's envelope. Nothing else changes. */
+static void refuse_plain_hello(couplet_slave* slave) {
+  begin_reply(slave, slave->request.session, slave->request.sequence);
+  answer_error(slave, couplet_wire_ErrorCode_ERROR_BAD_REQUEST,
+               "this target requires authenticated frames: give the link a key_file", "");
+  send_frame(slave, slave->scratch,
+             encode_frame_as(slave, slave->scratch, sizeof slave->scratch, false, 0));
+}
+
+/* A sealed frame of the current session goes on only with the session's
+ * nonce; the one exception is a repeat of the Hello that opened the session
+ * (nonce 0), answered from the cache while no request has confirmed the
+ * session. Heartbeats must come with increasing sender times, so that a
+ * replayed one cannot keep a dead master's session alive. Returns whether
+ * the frame goes on. */
+static bool admit_sealed(couplet_slave* slave, uint64_t nonce, uint64_t now) {
+  const couplet_wire_Envelope* request = &slave->request;
+  if (nonce == 0 && !slave->confirmed && request->which_body == couplet_wire_Envelope_hello_tag &&
+      request->sequence == slave->last_sequence) {
+    slave->last_heard_ns = now;
+    ++slave->counters.repeats;
+    send_frame(slave, slave->cache, slave->cache_size);
+    return false;
+  }
+  if (nonce != slave->nonce) {
+    ++slave->counters.stale;
+    return false;
+  }
+  slave->confirmed = true;
+  if (request->which_body == couplet_wire_Envelope_heartbeat_tag) {
+    const uint64_t sent = request->body.heartbeat.sender_time_ns;
+    if (slave->heartbeat_seen && sent <= slave->last_heartbeat_ns) {
+      ++slave->counters.stale;
+      return false;
+    }
+    slave->heartbeat_seen = true;
+    slave->last_heartbeat_ns = sent;
+  }
+  return true;
 }
 
 static void handle_frame(couplet_slave* slave, const uint8_t* frame, size_t size) {
   const couplet_wire_Envelope* request = &slave->request;
+  uint64_t nonce;
   uint64_t now;
+  frame_verdict verdict;
   ++slave->counters.frames;
-  if (!decode_request(slave, frame, size)) {
+  verdict = decode_request(slave, frame, size, &nonce);
+  if (verdict == FRAME_REJECTED) {
     ++slave->counters.rejected;
+    return;
+  }
+  if (verdict != FRAME_ACCEPTED) { /* dropped unanswered, but for a plain Hello */
+    ++slave->counters.unauthenticated;
+    if (verdict == FRAME_PLAIN_HELLO && request->session != 0) refuse_plain_hello(slave);
     return;
   }
   now = slave->platform.monotonic_ns(slave->platform.context);
@@ -901,13 +1025,19 @@ static void handle_frame(couplet_slave* slave, const uint8_t* frame, size_t size
       ++slave->counters.foreign;
       return;
     }
+    if (slave->keyed && nonce != 0) { /* a sealed Hello opens a session with nonce 0 */
+      ++slave->counters.stale;
+      return;
+    }
     if (!may_open_session(slave, now)) {
       ++slave->counters.busy;
       answer_error(slave, couplet_wire_ErrorCode_ERROR_BUSY, "the target serves another session", "");
-      send_frame(slave, slave->scratch, encode_reply(slave, slave->scratch, sizeof slave->scratch));
+      /* No session of the asker's: sealed with nonce 0. */
+      send_frame(slave, slave->scratch,
+                 encode_frame_as(slave, slave->scratch, sizeof slave->scratch, slave->keyed, 0));
       return;
     }
-    open_session(slave, request->session, request->sequence);
+    open_session(slave, request->session, request->sequence, now);
     slave->last_heard_ns = now;
     ++slave->counters.executed;
     describe(slave);
@@ -915,8 +1045,16 @@ static void handle_frame(couplet_slave* slave, const uint8_t* frame, size_t size
     return;
   }
 
-  slave->last_heard_ns = now;
+  /* Without a key any frame of the session shows that its master lives; with
+   * one only a fresh heartbeat or a new request does (a replayed frame would
+   * otherwise keep a dead master's session alive). */
+  if (slave->keyed) {
+    if (!admit_sealed(slave, nonce, now)) return;
+  } else {
+    slave->last_heard_ns = now;
+  }
   if (request->which_body == couplet_wire_Envelope_heartbeat_tag) {
+    slave->last_heard_ns = now;
     slave->reply.which_body = couplet_wire_Envelope_heartbeat_tag;
     slave->reply.body.heartbeat.sender_time_ns = now;
     send_frame(slave, slave->scratch, encode_reply(slave, slave->scratch, sizeof slave->scratch));
@@ -936,6 +1074,7 @@ static void handle_frame(couplet_slave* slave, const uint8_t* frame, size_t size
     return;
   }
   slave->last_sequence = request->sequence;
+  slave->last_heard_ns = now;
   ++slave->counters.executed;
   execute(slave, now);
   if (slave->reply.which_body == 0) { /* a real-time input: its answer is the next push */
@@ -1045,6 +1184,11 @@ const char* couplet_slave_init(couplet_slave* slave, const couplet_description* 
   couplet_text_begin(&identity, slave->identity, sizeof slave->identity);
   couplet_text_add(&identity, "device:");
   couplet_text_add(&identity, description->name);
+  if (options->key != NULL) { /* a copy: the caller's key may go */
+    slave->keyed = true;
+    memcpy(slave->key, options->key, sizeof slave->key);
+    slave->options.key = slave->key;
+  }
   couplet_cobs_reset(&slave->cobs);
   reset_configuration(slave);
   return NULL;
@@ -1074,7 +1218,9 @@ void couplet_slave_poll(couplet_slave* slave) {
     couplet_cobs_event event;
     tail = (tail + 1u) % COUPLET_RX_RING_BYTES;
     slave->ring_tail = tail;
-    event = couplet_cobs_feed(&slave->cobs, byte, slave->rx_frame, sizeof slave->rx_frame);
+    /* A sealed frame may be COUPLET_SEAL_OVERHEAD bytes longer than the knob. */
+    event = couplet_cobs_feed(&slave->cobs, byte, slave->rx_frame,
+                              slave->keyed ? sizeof slave->rx_frame : COUPLET_RX_FRAME_BYTES);
     if (event == COUPLET_COBS_FRAME) {
       handle_frame(slave, slave->rx_frame, slave->cobs.size);
       couplet_cobs_reset(&slave->cobs);

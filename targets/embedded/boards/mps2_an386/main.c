@@ -78,7 +78,7 @@ static void report_session(void) {
 int main(void) {
   static const couplet_platform platform = {write_uart, monotonic_ns, 0};
   /* Virtual time: the board steps when the master asks. */
-  static const couplet_slave_options options = {false, 3000000000u};
+  static const couplet_slave_options options = {false, 3000000000u, 0 /* no key */};
   const char* problem;
   bool reported = false;
   /* The slave first: init clears its receive ring, so a byte the interrupt
