@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <stdexcept>
+#include <thread>
 
 #include "dc_motor.hpp"
 #include "drivers/udp_transport.hpp"
@@ -193,6 +195,58 @@ TEST(DeviceSdk, ThrowingStepEndsTheRunNamingSlaveAndCause) {
     EXPECT_NE(message.find("encoder signal lost"), std::string::npos) << message;
     EXPECT_NE(message.find("step"), std::string::npos) << message;
   }
+}
+
+TEST(DeviceSdk, AHungStepIsDeclaredHungNamingTheSlaveWithinMaxStepTime) {
+  // A device whose step deadlocks once t passes 0.5 s; its responder thread
+  // still answers 'working', so only max_step_time can end the wait.
+  std::atomic<bool> release{false};
+  Device device;
+  device.description = {.name = "stuck", .inputs = {{.name = "u"}}, .outputs = {{.name = "y"}}};
+  device.callbacks.outputs = [](Time, std::span<const Polynomial>, std::span<double> values) {
+    values[0] = 1.0;
+  };
+  device.callbacks.step = [&release](const StepRequest& request, const OutputBuffers& result) {
+    while (request.end > to_ticks(0.5) && !release.load())
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    result.end_outputs[0] = 1.0;
+  };
+  const ServedDevice target(device);
+  const std::string text =
+      "name: stuck\n"
+      "time: {start: 0, end: 1}\n"
+      "slaves:\n"
+      "  sensor:\n"
+      "    device: stuck\n"
+      "    max_step_time: 0.3\n"
+      "    link: {udp: \"" +
+      target.endpoint +
+      "\", timeout: 1}\n"
+      "  mass:\n"
+      "    model: translational.mass\n"
+      "connections:\n"
+      "  - {from: sensor.y, to: mass.f}\n"
+      "  - {from: mass.x, to: sensor.u}\n"
+      "algorithm: {type: jacobi, step: 0.1}\n";
+  const tools::Scenario scenario = tools::parse_scenario(text, "stuck.yaml");
+  const auto began = std::chrono::steady_clock::now();
+  std::string message;
+  try {
+    tools::run_scenario(scenario, {fresh_directory("device-hangs").string(), false});
+  } catch (const SlaveError& error) {
+    message = error.what();
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  release = true;  // the serving thread can end now
+  EXPECT_NE(message.find("slave 'sensor'"), std::string::npos) << message;
+  EXPECT_NE(message.find("the target answered 'working' for 0.3 s (max_step_time) during step"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("declared hung"), std::string::npos) << message;
+  // max_step_time, then a Stop the target cannot answer (its patience), well within max_step_time +
+  // timeout.
+  EXPECT_LT(seconds, 0.3 + 1.0 + 1.0) << message;
 }
 
 /// A latch with Integer and Boolean ports: over each step it holds its
