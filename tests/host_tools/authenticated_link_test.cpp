@@ -299,8 +299,8 @@ TEST(AuthenticatedLink, ABadKeyOrAllowListIsRefusedByName) {
   std::ofstream(shared) << "000102030405060708090a0b0c0d0e0f\n";
   fs::permissions(shared, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
                               fs::perms::others_read);
-  const std::string readable =
-      "key file '" + shared.string() + "': may be read by others (mode 0644): chmod 600 it";
+  const std::string readable = "key file '" + shared.string() +
+                               "': group or others may read or change it (mode 0644): chmod 600 it";
 
   // The scenario names the key's line.
   const CoupletOutcome run = couplet_on_text(

@@ -70,7 +70,8 @@ TEST(FrameKey, RefusesByNameAKeyOthersMayReadOrThatIsNotOne) {
   const std::string digits = "000102030405060708090a0b0c0d0e0f";
   const fs::path shared = write_key_file(directory / "shared", digits, 0640);
   EXPECT_EQ(refusal(shared),
-            "key file '" + shared.string() + "': may be read by others (mode 0640): chmod 600 it");
+            "key file '" + shared.string() +
+                "': group or others may read or change it (mode 0640): chmod 600 it");
   const std::string format =
       "must hold exactly 32 hexadecimal digits (a 128-bit key), optionally followed by a newline";
   for (const std::string& text : {digits.substr(0, 30), digits + "00", digits + "\n\n",
