@@ -160,6 +160,29 @@ struct ServedDevice {
   ServedTarget target;
 };
 
+/// A scenario of 1 s in which the served device `name` (input u, output y),
+/// slave 'sensor' with the extra `sensor_keys` lines and `link_keys`, drives a
+/// translational mass and reads its position back.
+tools::Scenario sensor_and_mass(const ServedDevice& target, const std::string& name,
+                                const std::string& sensor_keys, const std::string& link_keys) {
+  const std::string text = "name: " + name +
+                           "\n"
+                           "time: {start: 0, end: 1}\n"
+                           "slaves:\n"
+                           "  sensor:\n"
+                           "    device: " +
+                           name + "\n" + sensor_keys + "    link: {udp: \"" + target.endpoint +
+                           "\"" + link_keys +
+                           "}\n"
+                           "  mass:\n"
+                           "    model: translational.mass\n"
+                           "connections:\n"
+                           "  - {from: sensor.y, to: mass.f}\n"
+                           "  - {from: mass.x, to: sensor.u}\n"
+                           "algorithm: {type: jacobi, step: 0.1}\n";
+  return tools::parse_scenario(text, name + ".yaml");
+}
+
 TEST(DeviceSdk, ThrowingStepEndsTheRunNamingSlaveAndCause) {
   // A device whose step fails once t passes 0.5 s.
   Device device;
@@ -172,20 +195,7 @@ TEST(DeviceSdk, ThrowingStepEndsTheRunNamingSlaveAndCause) {
     result.end_outputs[0] = 1.0;
   };
   const ServedDevice target(device);
-  const std::string text =
-      "name: flaky\n"
-      "time: {start: 0, end: 1}\n"
-      "slaves:\n"
-      "  sensor:\n"
-      "    device: flaky\n"
-      "    link: {udp: \"" + target.endpoint + "\"}\n"
-      "  mass:\n"
-      "    model: translational.mass\n"
-      "connections:\n"
-      "  - {from: sensor.y, to: mass.f}\n"
-      "  - {from: mass.x, to: sensor.u}\n"
-      "algorithm: {type: jacobi, step: 0.1}\n";
-  const tools::Scenario scenario = tools::parse_scenario(text, "flaky.yaml");
+  const tools::Scenario scenario = sensor_and_mass(target, "flaky", "", "");
   try {
     tools::run_scenario(scenario, {fresh_directory("device-throws").string(), false});
     FAIL() << "the run went on after the device failed";
@@ -212,23 +222,8 @@ TEST(DeviceSdk, AHungStepIsDeclaredHungNamingTheSlaveWithinMaxStepTime) {
     result.end_outputs[0] = 1.0;
   };
   const ServedDevice target(device);
-  const std::string text =
-      "name: stuck\n"
-      "time: {start: 0, end: 1}\n"
-      "slaves:\n"
-      "  sensor:\n"
-      "    device: stuck\n"
-      "    max_step_time: 0.3\n"
-      "    link: {udp: \"" +
-      target.endpoint +
-      "\", timeout: 1}\n"
-      "  mass:\n"
-      "    model: translational.mass\n"
-      "connections:\n"
-      "  - {from: sensor.y, to: mass.f}\n"
-      "  - {from: mass.x, to: sensor.u}\n"
-      "algorithm: {type: jacobi, step: 0.1}\n";
-  const tools::Scenario scenario = tools::parse_scenario(text, "stuck.yaml");
+  const tools::Scenario scenario =
+      sensor_and_mass(target, "stuck", "    max_step_time: 0.3\n", ", timeout: 1");
   const auto began = std::chrono::steady_clock::now();
   std::string message;
   try {
