@@ -24,9 +24,11 @@ expect() {  # expect EXIT_CODE OUTPUT_SUBSTRING -- COMMAND...
   fi
 }
 
-# A tree (no git) holding every file the YAML allow-list names, each using YAML::.
+# A tree (no git) holding every file the YAML allow-list names and a scenario
+# reader, each using YAML::.
 tree=$work/tree
-mkdir -p "$tree/runtime" "$tree/docs"
+mkdir -p "$tree/runtime" "$tree/docs" "$tree/host_tools/scenario"
+echo 'YAML::Node node;' >"$tree/host_tools/scenario/reader.cpp"
 sed -n '/^yaml_allowed=(/,/^)/p' "$check" | sed '1d;$d' | while read -r file; do
   mkdir -p "$tree/$(dirname "$file")"
   echo 'YAML::Node node;' >"$tree/$file"
@@ -53,8 +55,12 @@ printf '#include <x>\nvoid g() { YAML::Node n; }\n' >"$tree/runtime/reads_yaml.c
 expect 1 "runtime/reads_yaml.cpp:2:" -- "$check" yaml_confined "$tree"
 rm "$tree/runtime/reads_yaml.cpp"
 
-echo '// no longer reads YAML' >"$tree/host_tools/clock_spec.cpp"
-expect 1 "host_tools/clock_spec.cpp: allowed to use YAML:: but does not any more" -- \
+printf '#include <x>\nvoid g() { YAML::Node n; }\n' >"$tree/host_tools/reads_yaml.cpp"
+expect 1 "host_tools/reads_yaml.cpp:2:" -- "$check" yaml_confined "$tree"
+rm "$tree/host_tools/reads_yaml.cpp"
+
+echo '// no longer reads YAML' >"$tree/tests/fuzz/ssp_fuzz.cpp"
+expect 1 "tests/fuzz/ssp_fuzz.cpp: allowed to use YAML:: but does not any more" -- \
   "$check" yaml_confined "$tree"
 
 expect 2 'usage:' -- "$check" nonsense "$tree"

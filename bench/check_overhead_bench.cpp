@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "host_tools/algorithm_factory.hpp"
-#include "host_tools/check_setup.hpp"
-#include "host_tools/scenario.hpp"
-#include "host_tools/system_builder.hpp"
+#include "host_tools/assembly/algorithm_factory.hpp"
+#include "host_tools/assembly/system_builder.hpp"
+#include "host_tools/checks/check_setup.hpp"
+#include "host_tools/scenario/scenario.hpp"
 #include "runtime/executor.hpp"
 #include "support/allocation_counter.hpp"
 
@@ -51,7 +51,7 @@ void BM_TwoMassSwitchMacroStep(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
     System system = tools::build_system(scenario, models::ModelCatalog::builtin());
-    const auto algorithm = tools::make_algorithm(scenario);
+    const auto algorithm = tools::make_algorithm(scenario.algorithm);
     Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
                       tools::evaluation_grid(scenario));
     tools::CheckEvaluator checks = tools::make_check_evaluator(scenario, system);

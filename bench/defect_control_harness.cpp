@@ -26,8 +26,8 @@
 #include <thread>
 #include <vector>
 
-#include "host_tools/commands.hpp"
-#include "host_tools/scenario.hpp"
+#include "host_tools/cli/commands.hpp"
+#include "host_tools/scenario/scenario.hpp"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include "bench/iteration_flag.hpp"
 #include "drivers/remote_slave.hpp"
 #include "drivers/udp_transport.hpp"
-#include "host_tools/target_process.hpp"
+#include "host_tools/process/target_process.hpp"
 
 namespace couplet {
 namespace {

@@ -29,8 +29,8 @@
 
 #include "bench/iteration_flag.hpp"
 #include "bench/macro_step_run.hpp"
-#include "host_tools/algorithm_factory.hpp"
-#include "host_tools/system_builder.hpp"
+#include "host_tools/assembly/algorithm_factory.hpp"
+#include "host_tools/assembly/system_builder.hpp"
 #include "protocol/cobs.hpp"
 #include "protocol/codec.hpp"
 #include "runtime/executor.hpp"
@@ -58,7 +58,7 @@ void run_macro_steps(benchmark::State& state, const std::vector<std::string>& as
   const tools::Scenario scenario =
       tools::load_scenario(std::string(COUPLET_SOURCE_DIR) + "/scenarios/two_mass_switch.yaml", overrides);
   System system = tools::build_system(scenario, models::ModelCatalog::builtin());
-  std::unique_ptr<Algorithm> algorithm = tools::make_algorithm(scenario);
+  std::unique_ptr<Algorithm> algorithm = tools::make_algorithm(scenario.algorithm);
   Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end), {});
   executor.initialize();
   for (int warm_up = 0; warm_up < kWarmUpMacroSteps; ++warm_up) executor.advance();

@@ -27,12 +27,12 @@
 #include <string>
 #include <vector>
 
-#include "host_tools/algorithm_factory.hpp"
-#include "host_tools/scenario.hpp"
-#include "host_tools/system_builder.hpp"
+#include "host_tools/assembly/algorithm_factory.hpp"
+#include "host_tools/assembly/system_builder.hpp"
+#include "host_tools/scenario/scenario.hpp"
 #include "runtime/algorithms/f3ornits.hpp"
-#include "runtime/metrics.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/metrics.hpp"
 
 namespace {
 
@@ -59,7 +59,7 @@ Outcome run(const tools::Scenario& scenario, const models::MonolithicSolution* r
             const std::string& label) {
   const models::ModelCatalog catalog = models::ModelCatalog::builtin();
   System system = tools::build_system(scenario, catalog);
-  const auto algorithm = tools::make_algorithm(scenario);
+  const auto algorithm = tools::make_algorithm(scenario.algorithm);
   const auto* f3ornits = dynamic_cast<const F3ornits*>(algorithm.get());
   const std::vector<PortReference> signals = tools::resolve_signals(scenario, system);
   Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),

@@ -8,9 +8,9 @@
 //   build/bench/fmu_step_bench
 #include <benchmark/benchmark.h>
 
-#include "host_tools/algorithm_factory.hpp"
-#include "host_tools/scenario.hpp"
-#include "host_tools/system_builder.hpp"
+#include "host_tools/assembly/algorithm_factory.hpp"
+#include "host_tools/assembly/system_builder.hpp"
+#include "host_tools/scenario/scenario.hpp"
 #include "runtime/executor.hpp"
 #include "test_fmus.hpp"
 
@@ -47,7 +47,7 @@ void BM_TwoMassSwitch(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
     System system = tools::build_system(scenario, models::ModelCatalog::builtin());
-    const auto algorithm = tools::make_algorithm(scenario);
+    const auto algorithm = tools::make_algorithm(scenario.algorithm);
     Executor executor(system, *algorithm, to_ticks(scenario.start),
                                 to_ticks(scenario.end), tools::evaluation_grid(scenario));
     executor.initialize();

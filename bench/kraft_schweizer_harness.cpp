@@ -4,7 +4,7 @@
 // positions and velocities against h_mac, for the semi-implicit and the explicit
 // scheme, k = 0, 1, 2, at subsystem tolerances 1e-12 and 1e-6. The procedure
 // (one macro step from the reference state, the past coupling forces from the
-// chain integrated backwards) is host_tools/chain_convergence.hpp; docs/algorithms.md
+// chain integrated backwards) is host_tools/generators/chain_convergence.hpp; docs/algorithms.md
 // states it. Prints markdown tables with the observed orders between neighbouring
 // steps.
 //   build/bench/kraft_schweizer_harness [n_K n [tolerance ...]]
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "host_tools/chain_convergence.hpp"
+#include "host_tools/generators/chain_convergence.hpp"
 
 namespace {
 

@@ -44,7 +44,7 @@
 
 #include "couplet/slave.hpp"
 #include "couplet/time.hpp"
-#include "host_tools/chain_convergence.hpp"
+#include "host_tools/generators/chain_convergence.hpp"
 #include "models/catalog.hpp"
 #include "models/chain_assembly.hpp"
 #include "models/monolithic_reference.hpp"

@@ -30,8 +30,8 @@
 
 #include "bench/iteration_flag.hpp"
 #include "bench/macro_step_run.hpp"
-#include "host_tools/algorithm_factory.hpp"
-#include "host_tools/system_builder.hpp"
+#include "host_tools/assembly/algorithm_factory.hpp"
+#include "host_tools/assembly/system_builder.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/frame_key.hpp"
 #include "runtime/executor.hpp"
@@ -123,7 +123,7 @@ void run_macro_steps(benchmark::State& state, const std::vector<std::string>& as
   const tools::Scenario scenario =
       tools::load_scenario(std::string(COUPLET_SOURCE_DIR) + "/scenarios/two_mass_switch.yaml", overrides);
   System system = tools::build_system(scenario, models::ModelCatalog::builtin());
-  TimedAlgorithm algorithm(tools::make_algorithm(scenario));
+  TimedAlgorithm algorithm(tools::make_algorithm(scenario.algorithm));
   Executor executor(system, algorithm, to_ticks(scenario.start), to_ticks(scenario.end), {});
   executor.initialize();
   for (int warm_up = 0; warm_up < kWarmUpMacroSteps; ++warm_up) executor.advance();

@@ -15,8 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "couplet/simulation.hpp"
-#include "host_tools/algorithm_factory.hpp"
-#include "host_tools/system_builder.hpp"
+#include "host_tools/assembly/algorithm_factory.hpp"
+#include "host_tools/assembly/system_builder.hpp"
 #include "runtime/algorithms/jacobi.hpp"
 #include "runtime/executor.hpp"
 #include "support/allocation_counter.hpp"
@@ -181,7 +181,7 @@ void BM_ScenarioMacroStep(benchmark::State& state) {
       simulation.run();
     } else {
       System system = tools::build_system(scenario, catalog);
-      const std::unique_ptr<Algorithm> algorithm = tools::make_algorithm(scenario);
+      const std::unique_ptr<Algorithm> algorithm = tools::make_algorithm(scenario.algorithm);
       Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
                         tools::evaluation_grid(scenario));
       executor.initialize();

@@ -8,12 +8,12 @@
 #include <filesystem>
 #include <optional>
 
-#include "host_tools/algorithm_factory.hpp"
-#include "host_tools/commands.hpp"
-#include "host_tools/scenario.hpp"
-#include "host_tools/system_builder.hpp"
-#include "runtime/recorder.hpp"
+#include "host_tools/assembly/algorithm_factory.hpp"
+#include "host_tools/assembly/system_builder.hpp"
+#include "host_tools/cli/commands.hpp"
+#include "host_tools/scenario/scenario.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/recorder.hpp"
 
 namespace couplet {
 namespace {
@@ -42,7 +42,7 @@ void BM_TwoMassSwitch(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
     System system = tools::build_system(scenario, models::ModelCatalog::builtin());
-    const auto algorithm = tools::make_algorithm(scenario);
+    const auto algorithm = tools::make_algorithm(scenario.algorithm);
     Executor executor(system, *algorithm, to_ticks(scenario.start),
                                 to_ticks(scenario.end), tools::evaluation_grid(scenario));
     std::optional<Recorder> recorder;

@@ -26,11 +26,11 @@
 #include <thread>
 #include <vector>
 
-#include "host_tools/algorithm_factory.hpp"
-#include "host_tools/chain_generator.hpp"
-#include "host_tools/commands.hpp"
-#include "host_tools/scenario.hpp"
-#include "host_tools/system_builder.hpp"
+#include "host_tools/assembly/algorithm_factory.hpp"
+#include "host_tools/assembly/system_builder.hpp"
+#include "host_tools/cli/commands.hpp"
+#include "host_tools/generators/chain_generator.hpp"
+#include "host_tools/scenario/scenario.hpp"
 #include "runtime/executor.hpp"
 
 namespace {
@@ -49,7 +49,7 @@ Timing run_once(const tools::Scenario& scenario, std::size_t threads) {
   if (threads > 0) settings = {tools::ExecutorSettings::Type::threads, threads};
   const std::unique_ptr<ActionDispatcher> dispatcher = tools::make_dispatcher(settings);
   System system = tools::build_system(scenario, models::ModelCatalog::builtin());
-  const std::unique_ptr<Algorithm> algorithm = tools::make_algorithm(scenario);
+  const std::unique_ptr<Algorithm> algorithm = tools::make_algorithm(scenario.algorithm);
   Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
                     tools::evaluation_grid(scenario));
   executor.set_dispatcher(dispatcher.get());

@@ -180,7 +180,7 @@ class Simulation {
   std::string algorithm_name() const;
 
   class Impl;
-  /// For in-tree clients (host_tools/simulation_setup.hpp).
+  /// For in-tree clients (host_tools/simulation/simulation_setup.hpp).
   explicit Simulation(std::unique_ptr<Impl> impl);
   Impl& impl() { return *impl_; }
   const Impl& impl() const { return *impl_; }

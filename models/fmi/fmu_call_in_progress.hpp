@@ -1,7 +1,7 @@
 #pragma once
 // Which FMU the current thread is running code of, and where: an FMU that ends
 // the process (exit() inside fmi2DoStep) leaves couplet no error status to
-// check, so whoever catches the exit (host_tools/exit_watch.hpp) asks this
+// check, so whoever catches the exit (host_tools/process/exit_watch.hpp) asks this
 // instead, on the thread that called exit(). Setting and clearing it stores
 // one thread-local pointer: no allocation, no lock (the stepping path).
 #include <string>

@@ -16,7 +16,7 @@
 //
 // The session: open (Hello, Describe), set up, evaluate the outputs, linearize
 // when the description says the slave can (a tampered Describe may), three
-// steps with two samples each, Stop; as tests/host_tools/hostile_target_test.cpp.
+// steps with two samples each, Stop; as tests/host_tools/assembly/hostile_target_test.cpp.
 // The contract: a bad answer ends the session with a SlaveError or a
 // ProtocolViolation naming the slave; anything else (another exception, a
 // crash, undefined behaviour, a hang caught by libFuzzer's -timeout) is a finding.

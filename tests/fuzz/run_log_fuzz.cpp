@@ -1,4 +1,4 @@
-// Fuzz target: the run-log reader (host_tools/run_log.hpp) and the two tools
+// Fuzz target: the run-log reader (host_tools/runlog/run_log.hpp) and the two tools
 // that only read what it returns (inspect, export: communication and grid
 // rows). The input is written to a file and read as a run log, as `couplet
 // inspect` and `couplet export` do; at every "COUPSEG" after its start it is
@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "fuzz_input.hpp"
-#include "host_tools/log_export.hpp"
-#include "host_tools/log_inspect.hpp"
-#include "host_tools/run_log.hpp"
+#include "host_tools/runlog/log_export.hpp"
+#include "host_tools/runlog/log_inspect.hpp"
+#include "host_tools/runlog/run_log.hpp"
 #include "protocol/run_log_frame.hpp"
 
 namespace {

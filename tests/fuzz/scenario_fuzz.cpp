@@ -15,8 +15,8 @@
 
 #include "couplet/errors.hpp"
 #include "fuzz_input.hpp"
-#include "host_tools/commands.hpp"
-#include "host_tools/scenario.hpp"
+#include "host_tools/cli/commands.hpp"
+#include "host_tools/scenario/scenario.hpp"
 
 namespace {
 

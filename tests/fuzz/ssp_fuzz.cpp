@@ -15,8 +15,8 @@
 
 #include "couplet/errors.hpp"
 #include "fuzz_input.hpp"
-#include "host_tools/scenario.hpp"
-#include "host_tools/ssp_import.hpp"
+#include "host_tools/scenario/scenario.hpp"
+#include "host_tools/scenario/ssp_import.hpp"
 
 namespace {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "host_tools/algorithm_factory.hpp"
-#include "host_tools/commands.hpp"
-#include "host_tools/system_builder.hpp"
+#include "host_tools/assembly/algorithm_factory.hpp"
+#include "host_tools/assembly/system_builder.hpp"
+#include "host_tools/cli/commands.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/recorder.hpp"
 #include "support/allocation_counter.hpp"
@@ -33,7 +33,7 @@ inline SteppingAllocations allocations_after_warm_up(
     bool record = false, std::size_t queue_records = Recorder::kDefaultQueueRecords) {
   const tools::Scenario scenario = load(scenario_name, assignments);
   System system = tools::build_system(scenario, models::ModelCatalog::builtin());
-  const auto algorithm = tools::make_algorithm(scenario);
+  const auto algorithm = tools::make_algorithm(scenario.algorithm);
   // The scenario's executor (`executor:`), its threads started before the count.
   const std::unique_ptr<ActionDispatcher> dispatcher = tools::make_dispatcher(scenario.executor);
   Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),

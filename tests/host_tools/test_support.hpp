@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "host_tools/commands.hpp"
+#include "host_tools/cli/commands.hpp"
 
 namespace couplet::testing {
 

@@ -1,0 +1,391 @@
+#include "host_tools/cli/log_commands.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "couplet/errors.hpp"
+#include "host_tools/assembly/group_builder.hpp"
+#include "host_tools/assembly/system_builder.hpp"
+#include "host_tools/report/report.hpp"
+#include "host_tools/runlog/log_export.hpp"
+#include "host_tools/runlog/log_export_mat.hpp"
+#include "host_tools/runlog/log_inspect.hpp"
+#include "host_tools/runlog/replay.hpp"
+#include "host_tools/runlog/run_log.hpp"
+#include "host_tools/runlog/run_log_stream.hpp"
+#include "host_tools/runlog/signals_table.hpp"
+#include "host_tools/scenario/scenario.hpp"
+#include "protocol/run_log_frame.hpp"
+#include "runtime/decision_hash.hpp"
+#include "runtime/exact_text.hpp"
+
+namespace couplet::tools {
+
+namespace {
+
+/// Reads the log; a damaged tail is a warning: what came before it is used.
+RunLog read_with_warning(const std::string& path) {
+  RunLog log = read_run_log(path);
+  if (log.damaged())
+    std::cerr << "couplet: warning: " << path << ": " << log.tail_problem << "; read up to there\n";
+  return log;
+}
+
+bool corrupted(const RunLog& log) {
+  return log.tail == protocol::LogReadStatus::corrupted ||
+         log.tail == protocol::LogReadStatus::malformed;
+}
+
+std::string read_text_if_present(const std::filesystem::path& path) {
+  std::ifstream file(path);
+  if (!file) return "";
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+/// The start of every complaint about a run directory: both files, by name.
+[[noreturn]] void disagree(const std::string& file, const std::string& log_path,
+                           const std::string& why) {
+  throw RunLogError("'" + file + "' and '" + log_path + "' are not of the same run: " + why +
+                    " (the directory mixes two runs: run again into an empty one)");
+}
+
+/// Times as the summary and signals.csv write them (to_seconds, exact_text):
+/// equal up to the last bit; a nanosecond of slack for other writers.
+bool same_seconds(double a, double b) {
+  return std::fabs(a - b) <= std::max(1e-9, 1e-15 * std::fabs(b));
+}
+
+std::string seconds_of(double seconds) {
+  return exact_text(seconds) + " s";
+}
+
+/// The summary's counters against the log's end record.
+void check_summary_counters(const nlohmann::json& summary, const RunLog& log,
+                            const RunFiles& files) {
+  if (!log.end_record) return;
+  const std::pair<const char*, std::uint64_t> counters[] = {
+      {"macro_steps", log.end_record->macro_steps},
+      {"slave_steps", log.end_record->slave_steps},
+      {"rollbacks", log.end_record->rollbacks}};
+  for (const auto& [key, logged] : counters) {
+    const auto value = summary.find(key);
+    if (value == summary.end() || !value->is_number_unsigned()) continue;
+    if (value->get<std::uint64_t>() != logged) {
+      disagree(files.summary_path, files.log_path,
+               std::string(key) + " is " + std::to_string(value->get<std::uint64_t>()) +
+                   " in the summary, " + std::to_string(logged) + " in the log's end record");
+    }
+  }
+}
+
+/// The summary's end time: the log's end time for a completed run, else the
+/// time reached (at least the last plan's frontier: a failed plan may have
+/// advanced it before its record was written).
+void check_summary_end_time(const nlohmann::json& summary, const RunLog& log,
+                            const RunFiles& files) {
+  const auto value = summary.find("end_time");
+  if (value == summary.end() || !value->is_number()) return;
+  const double end_time = value->get<double>();
+  const Time reached = log.plans.empty() ? log.start : log.plans.back().frontier;
+  const bool completed = log.end_record && log.end_record->completed();
+  const bool agrees =
+      completed ? same_seconds(end_time, to_seconds(log.end))
+                : end_time >= to_seconds(reached) - 1e-9 && end_time <= to_seconds(log.end) + 1e-9;
+  if (!agrees) {
+    disagree(files.summary_path, files.log_path,
+             "the summary ends at t = " + seconds_of(end_time) + ", the log " +
+                 (completed ? "completed at t = " + seconds_of(to_seconds(log.end))
+                            : "reached t = " + seconds_of(to_seconds(reached))));
+  }
+}
+
+void check_summary(const RunLog& log, const RunFiles& files) {
+  if (files.summary_json.empty()) return;
+  const nlohmann::json summary = nlohmann::json::parse(files.summary_json, nullptr, false);
+  if (!summary.is_object()) return;  // the report says it could not be parsed
+  if (const auto algorithm = summary.find("algorithm");
+      algorithm != summary.end() && algorithm->is_string() &&
+      algorithm->get<std::string>() != log.algorithm) {
+    disagree(files.summary_path, files.log_path,
+             "the algorithm is '" + algorithm->get<std::string>() + "' in the summary, '" +
+                 log.algorithm + "' in the log");
+  }
+  if (const auto hash = summary.find("decision_hash"); hash != summary.end() && hash->is_string()) {
+    if (!log.end_record) {
+      disagree(files.summary_path, files.log_path,
+               "the summary gives decision hash " + hash->get<std::string>() +
+                   ", the log has no end record");
+    }
+    if (hash->get<std::string>() != hash_text(log.end_record->decision_hash)) {
+      disagree(files.summary_path, files.log_path,
+               "the decision hash is " + hash->get<std::string>() + " in the summary, " +
+                   hash_text(log.end_record->decision_hash) + " in the log");
+    }
+  }
+  check_summary_end_time(summary, log, files);
+  check_summary_counters(summary, log, files);
+  if (const auto run_log = summary.find("run_log");
+      run_log != summary.end() && run_log->is_object()) {
+    const auto bytes = run_log->find("bytes");
+    if (bytes != run_log->end() && bytes->is_number_unsigned() &&
+        bytes->get<std::uint64_t>() != files.log_bytes) {
+      disagree(files.summary_path, files.log_path,
+               "the summary's run log has " + std::to_string(bytes->get<std::uint64_t>()) +
+                   " bytes, the log " + std::to_string(files.log_bytes));
+    }
+  }
+}
+
+std::vector<std::string> split_fields(const std::string& line) {
+  std::vector<std::string> fields;
+  std::istringstream text(line);
+  for (std::string field; std::getline(text, field, ',');) fields.push_back(field);
+  return fields;
+}
+
+/// signals.csv's columns: "time", then outputs of the logged slaves (Real ones
+/// possibly with ":reference", then the Integer and Boolean ones).
+void check_signal_columns(const std::string& header, const RunLog& log, const RunFiles& files) {
+  std::set<std::string> outputs;
+  for (std::size_t s = 0; s < log.slaves.size(); ++s) {
+    for (std::size_t j = 0; j < log.slaves[s].description.outputs.size(); ++j)
+      outputs.insert(log.output_name(s, j));
+    for (std::size_t j = 0; j < log.slaves[s].description.discrete_outputs.size(); ++j)
+      outputs.insert(log.discrete_output_name(s, j));
+  }
+  const std::vector<std::string> columns = split_fields(header);
+  constexpr std::string_view kReference = ":reference";
+  for (std::size_t c = 1; c < columns.size(); ++c) {
+    std::string signal = columns[c];
+    if (signal.ends_with(kReference)) signal.resize(signal.size() - kReference.size());
+    if (!outputs.contains(signal)) {
+      disagree(files.signals_path, files.log_path,
+               "column '" + columns[c] + "' is no output of the logged slaves");
+    }
+  }
+}
+
+/// The evaluation grid of the logged scenario; empty when its text no longer
+/// loads (the report still shows the log).
+std::vector<Time> logged_grid(const RunLog& log) {
+  try {
+    return evaluation_grid(parse_scenario(log.scenario_text, log.scenario_source));
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+/// signals.csv's times: the logged scenario's evaluation grid, all of it when
+/// the run completed.
+void check_signal_times(std::istream& rows, const RunLog& log, const RunFiles& files) {
+  const std::vector<Time> grid = logged_grid(log);
+  if (grid.empty()) return;
+  std::size_t row = 0;
+  for (std::string line; std::getline(rows, line);) {
+    if (line.empty() || line == "\r") continue;
+    const std::string time = line.substr(0, line.find(','));
+    char* end = nullptr;
+    const double seconds = std::strtod(time.c_str(), &end);
+    if (row >= grid.size() || end == time.c_str() ||
+        !same_seconds(seconds, to_seconds(grid[row]))) {
+      disagree(files.signals_path, files.log_path,
+               "row " + std::to_string(row + 2) + " is at t = " + time + " s, " +
+                   (row >= grid.size() ? "after the logged scenario's last evaluation time"
+                                       : "the logged scenario's evaluation grid at " +
+                                             seconds_of(to_seconds(grid[row]))));
+    }
+    ++row;
+  }
+  if (log.end_record && log.end_record->completed() && row != grid.size()) {
+    disagree(files.signals_path, files.log_path,
+             "it has " + std::to_string(row) + " rows, the logged run completed " +
+                 std::to_string(grid.size()) + " evaluation times");
+  }
+}
+
+void check_signals(const RunLog& log, const RunFiles& files) {
+  if (files.signals_csv.empty()) return;
+  std::istringstream rows(files.signals_csv);
+  std::string header;
+  std::getline(rows, header);
+  if (!header.empty() && header.back() == '\r') header.pop_back();
+  check_signal_columns(header, log, files);
+  check_signal_times(rows, log, files);
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream file(path);
+  if (!file) throw std::runtime_error("cannot write '" + path + "': the file cannot be created");
+  file << text;
+  file.close();
+  if (!file) throw std::runtime_error("cannot write '" + path + "'");
+}
+
+/// The rows --grid asks for: the logged scenario's evaluation grid, with the
+/// columns of its signals.csv (signals_table()).
+ExportTable grid_export(const RunLog& log) {
+  std::vector<Time> grid;
+  std::vector<std::string> signals;
+  try {
+    const Scenario scenario = parse_scenario(log.scenario_text, log.scenario_source);
+    grid = evaluation_grid(scenario);
+    for (const std::string& written : scenario.evaluation_signals)
+      signals.push_back(outer_name(scenario, written));
+  } catch (const std::exception& error) {
+    throw RunLogError("run log '" + log.path +
+                      "': --grid needs the evaluation grid of the logged scenario, which does not "
+                      "load: " +
+                      error.what());
+  }
+  if (grid.empty()) {
+    throw RunLogError("run log '" + log.path +
+                      "': --grid: the logged scenario has no evaluation grid (evaluation.grid)");
+  }
+  const ExportTable all_outputs = grid_table(log, grid);
+  try {
+    return signals_table(all_outputs, signals);
+  } catch (const RunLogError& error) {
+    throw RunLogError("run log '" + log.path + "': --grid: " + error.what());
+  }
+}
+
+}  // namespace
+
+// Streams the log: a log of any length replays in the same memory.
+int replay_log_command(const std::string& log_path, bool verify) {
+  RunLogStream stream(log_path);
+  const ReplayOutcome outcome = replay_run_log(stream);
+  const RunLog& log = stream.log();
+  if (log.damaged())
+    std::cerr << "couplet: warning: " << log_path << ": " << log.tail_problem
+              << "; read up to there\n";
+  std::cout << "  replayed               " << outcome.plans << " plans, " << outcome.macro_steps
+            << " macro steps, " << outcome.calls << " slave calls\n";
+  std::cout << "  decision hash          " << hash_text(outcome.replayed_hash);
+  if (outcome.hash_compared)
+    std::cout << " (recorded " << hash_text(log.end_record->decision_hash) << ")";
+  std::cout << "\n";
+  if (!outcome.note.empty()) std::cout << "  note                   " << outcome.note << "\n";
+  if (!outcome.identical) {
+    std::cout << "  DIVERGED               " << outcome.divergence << "\n";
+    return verify ? 1 : 0;
+  }
+  if (verify && corrupted(log)) {
+    std::cout << "  NOT VERIFIED           the log is damaged: " << log.tail_problem << "\n";
+    return 1;
+  }
+  std::cout << "  verdict                every recorded decision reproduced bit for bit\n";
+  return 0;
+}
+
+int export_log_command(const std::string& log_path, const ExportOptions& options) {
+  const RunLog log = read_with_warning(log_path);
+  const ExportTable table = options.grid ? grid_export(log) : communication_table(log);
+  const char* rows = options.grid ? "evaluation-grid times" : "communication times";
+  if (options.csv_path.empty() && options.mat_path.empty()) std::cout << csv_text(table);
+  if (!options.csv_path.empty()) {
+    write_text(options.csv_path, csv_text(table));
+    std::cerr << "couplet: " << table.rows.size() << " rows (" << rows << ") written to "
+              << options.csv_path << "\n";
+  }
+  if (!options.mat_path.empty()) {
+    write_mat_file(table, options.mat_path);
+    std::cerr << "couplet: " << table.rows.size() << " rows (" << rows << ") written to "
+              << options.mat_path << "\n";
+  }
+  return corrupted(log) ? 1 : 0;
+}
+
+int inspect_log_command(const std::string& log_path) {
+  const RunLog log = read_with_warning(log_path);
+  std::cout << inspect_text(log);
+  return corrupted(log) ? 1 : 0;
+}
+
+void check_run_files_agree(const RunLog& log, const RunFiles& files) {
+  check_summary(log, files);
+  check_signals(log, files);
+}
+
+namespace {
+
+/// One run as the report reads it: its log, the files beside it, checked to agree.
+struct ReportRun {
+  RunLog log;
+  ReportInputs inputs;
+  std::filesystem::path directory;  ///< where the log lies
+};
+
+ReportRun read_report_run(const std::string& log_or_directory) {
+  std::filesystem::path log_path = log_or_directory;
+  if (std::filesystem::is_directory(log_path)) log_path /= "run.log";
+  RunLog log = read_with_warning(log_path.string());
+  const std::filesystem::path directory =
+      log_path.parent_path().empty() ? "." : log_path.parent_path();
+  const RunFiles files{log_path.string(),
+                       protocol::log_bytes_on_disk(log_path.string()),
+                       (directory / "summary.json").string(),
+                       read_text_if_present(directory / "summary.json"),
+                       (directory / "signals.csv").string(),
+                       read_text_if_present(directory / "signals.csv")};
+  check_run_files_agree(log, files);
+  return {std::move(log), {files.signals_csv, files.summary_json}, directory};
+}
+
+/// The run's name in the overlay's legends: its directory's name ("runs/a/" or
+/// "runs/a/run.log" give "a").
+std::string run_name(const std::string& log_or_directory) {
+  std::filesystem::path path = std::filesystem::path(log_or_directory).lexically_normal();
+  if (!path.has_filename()) path = path.parent_path();
+  if (!std::filesystem::is_directory(path)) path = path.parent_path();
+  const std::string name = std::filesystem::absolute(path).lexically_normal().filename().string();
+  return name.empty() ? log_or_directory : name;
+}
+
+}  // namespace
+
+int report_log_command(const std::string& log_or_directory, const std::string& report_path) {
+  const ReportRun run = read_report_run(log_or_directory);
+  // Without -o the report goes beside the log, into the run's directory.
+  const std::string output =
+      report_path.empty() ? (run.directory / "report.html").string() : report_path;
+  write_text(output, render_report(run.log, run.inputs));
+  std::cerr << "couplet: report written to " << output << "\n";
+  return corrupted(run.log) ? 1 : 0;
+}
+
+int report_overlay_command(const std::vector<std::string>& logs_or_directories,
+                           const std::string& report_path) {
+  for (const std::string& argument : logs_or_directories) {
+    if (!std::filesystem::exists(argument))
+      throw ConfigurationError("couplet report: '" + argument +
+                               "' does not exist (a run directory or its run.log)");
+  }
+  std::vector<OverlayRun> runs;
+  bool any_corrupted = false;
+  for (const std::string& argument : logs_or_directories) {
+    ReportRun run = read_report_run(argument);
+    any_corrupted = any_corrupted || corrupted(run.log);
+    runs.push_back({run_name(argument), std::move(run.log), std::move(run.inputs)});
+  }
+  // Several runs have no one directory: without -o the page goes to the current one.
+  const std::string output = report_path.empty() ? "report.html" : report_path;
+  write_text(output, render_overlay_report(runs));
+  std::cerr << "couplet: report of " << runs.size() << " runs written to " << output << "\n";
+  return any_corrupted ? 1 : 0;
+}
+
+}  // namespace couplet::tools

@@ -1,0 +1,480 @@
+#include "host_tools/runlog/log_export.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "runtime/exact_text.hpp"
+
+namespace couplet::tools {
+
+namespace {
+
+constexpr std::size_t kNoCall = std::numeric_limits<std::size_t>::max();
+
+using Row = std::vector<std::optional<double>>;
+using DiscreteRow = std::vector<std::optional<std::int64_t>>;
+
+/// How many calls `couplet run` makes before the algorithm's first plan: a
+/// setup per slave (with the start values of its discrete outputs, when it has
+/// any), then the passes of Executor::compute_initial_outputs, an output
+/// evaluation of every slave each. Plan indices cannot tell them apart from the
+/// first plan's calls (both carry 0); counting stops early where the log holds
+/// something else there.
+std::size_t initialization_calls(const RunLog& log) {
+  std::size_t outputs = 1;
+  int highest_order = 0;
+  std::size_t discrete_starts = 0;
+  for (const LoggedSlave& slave : log.slaves) {
+    outputs += slave.description.outputs.size();
+    highest_order = std::max(highest_order, slave.description.capabilities.output_derivative_order);
+    if (!slave.description.discrete_outputs.empty()) ++discrete_starts;
+  }
+  const std::size_t passes = static_cast<std::size_t>(highest_order + 1) * outputs;
+  const std::size_t expected = log.slaves.size() * (1 + passes) + discrete_starts;
+  std::size_t count = 0;
+  while (count < expected && count < log.calls.size()) {
+    const LoggedCall& call = log.calls[count];
+    const bool initializing = call.kind == CallKind::setup ||
+                              call.kind == CallKind::evaluate_outputs ||
+                              call.kind == CallKind::discrete_outputs;
+    if (!initializing || call.plan != 0) break;
+    ++count;
+  }
+  return count;
+}
+
+bool returns_outputs(const LoggedCall& call) {
+  // A linearization holds x, not y: it changes no output.
+  return call.kind == CallKind::step || call.kind == CallKind::evaluate_outputs;
+}
+
+/// Where each slave stands as the calls move it, and which calls' outputs it
+/// holds: output evaluations, saves and restores carry no time of their own.
+class SlavePositions {
+ public:
+  explicit SlavePositions(const RunLog& log)
+      : log_(log),
+        slaves_(log.slaves.size(),
+                Position{log.start, log.start, kNoCall, kNoCall, kNoCall, kNoCall}) {}
+
+  void take(std::size_t index) {
+    const LoggedCall& call = log_.calls[index];
+    Position& slave = slaves_[call.slave];
+    switch (call.kind) {
+      case CallKind::setup:
+        slave.now = slave.saved = call.start;
+        break;
+      case CallKind::step:
+        slave.now = call.end;
+        slave.outputs_call = index;
+        if (!call.discrete_outputs.empty()) slave.discrete_call = index;
+        break;
+      case CallKind::evaluate_outputs:
+        slave.outputs_call = index;
+        break;
+      case CallKind::discrete_outputs:
+        slave.discrete_call = index;
+        break;
+      case CallKind::save_state:
+        slave.saved = slave.now;
+        slave.saved_outputs_call = slave.outputs_call;
+        slave.saved_discrete_call = slave.discrete_call;
+        break;
+      case CallKind::restore_state:
+        slave.now = slave.saved;
+        slave.outputs_call = slave.saved_outputs_call;
+        slave.discrete_call = slave.saved_discrete_call;
+        break;
+      case CallKind::linearize:
+        break;
+    }
+  }
+
+  Time now(std::size_t slave) const { return slaves_[slave].now; }
+  Time saved(std::size_t slave) const { return slaves_[slave].saved; }
+  /// The call whose end outputs the slave holds; kNoCall: none yet (zeros).
+  std::size_t outputs_call(std::size_t slave) const { return slaves_[slave].outputs_call; }
+  /// The call whose discrete outputs the slave holds (a step, or the start
+  /// values after its setup); kNoCall: none yet (zeros).
+  std::size_t discrete_call(std::size_t slave) const { return slaves_[slave].discrete_call; }
+
+ private:
+  struct Position {
+    Time now;
+    Time saved;
+    std::size_t outputs_call;
+    std::size_t saved_outputs_call;
+    std::size_t discrete_call;
+    std::size_t saved_discrete_call;
+  };
+  const RunLog& log_;
+  std::vector<Position> slaves_;
+};
+
+/// What one slave returned at one communication time: the call whose outputs
+/// stand there, the step that ended there (a refresh may have replaced its
+/// outputs; its link timing stays the step's) and the call whose discrete
+/// outputs it held there. kNoCall: none.
+struct SlaveAtTime {
+  std::size_t outputs = kNoCall;
+  std::size_t step = kNoCall;
+  std::size_t discrete = kNoCall;
+};
+
+/// Per communication time, per slave.
+using AcceptedCalls = std::map<Time, std::vector<SlaveAtTime>>;
+
+/// A rollback undoes what the slave returned after the time it goes back to.
+void forget_after(AcceptedCalls& rows, std::size_t slave, Time time) {
+  for (auto row = rows.upper_bound(time); row != rows.end();) {
+    row->second[slave] = SlaveAtTime{};
+    const bool empty = std::all_of(row->second.begin(), row->second.end(),
+                                   [](const SlaveAtTime& at) { return at.outputs == kNoCall; });
+    row = empty ? rows.erase(row) : std::next(row);
+  }
+}
+
+AcceptedCalls accepted_calls(const RunLog& log) {
+  AcceptedCalls rows;
+  SlavePositions positions(log);
+  for (std::size_t index = 0; index < log.calls.size(); ++index) {
+    const LoggedCall& call = log.calls[index];
+    if (call.kind == CallKind::restore_state)
+      forget_after(rows, call.slave, positions.saved(call.slave));
+    positions.take(index);
+    if (!returns_outputs(call)) continue;
+    SlaveAtTime& at =
+        rows.try_emplace(positions.now(call.slave), log.slaves.size()).first->second[call.slave];
+    at.outputs = index;
+    at.discrete = positions.discrete_call(call.slave);
+    if (call.kind == CallKind::step) at.step = index;
+  }
+  return rows;
+}
+
+bool linked(const LoggedSlave& slave) {
+  return !slave.link.empty();
+}
+
+std::vector<std::string> output_columns(const RunLog& log) {
+  std::vector<std::string> columns;
+  for (std::size_t s = 0; s < log.slaves.size(); ++s) {
+    for (std::size_t j = 0; j < log.slaves[s].description.outputs.size(); ++j)
+      columns.push_back(log.output_name(s, j));
+  }
+  return columns;
+}
+
+/// The discrete outputs' names and types, in slave and port order.
+void add_discrete_columns(const RunLog& log, ExportTable& table) {
+  for (std::size_t s = 0; s < log.slaves.size(); ++s) {
+    const auto& outputs = log.slaves[s].description.discrete_outputs;
+    for (std::size_t j = 0; j < outputs.size(); ++j) {
+      table.discrete_columns.push_back(log.discrete_output_name(s, j));
+      table.discrete_types.push_back(outputs[j].type);
+    }
+  }
+}
+
+/// Discrete output `port` as call `call` holds it (a step's, or the start
+/// values; kNoCall: none yet, zero as the executor starts it); absent where a
+/// damaged log's record is short.
+std::optional<std::int64_t> discrete_value(const RunLog& log, std::size_t call, std::size_t port) {
+  if (call == kNoCall) return 0;
+  const std::vector<std::int64_t>& values = log.calls[call].discrete_outputs;
+  if (port < values.size()) return values[port];
+  return std::nullopt;
+}
+
+std::vector<std::string> communication_columns(const RunLog& log) {
+  std::vector<std::string> columns{"time_s", "plan", "macro_step", "step_s"};
+  for (std::string& output : output_columns(log)) columns.push_back(std::move(output));
+  for (const std::string& quantity : log.internal_quantities) columns.push_back(quantity);
+  for (const LoggedSlave& slave : log.slaves) {
+    if (!linked(slave)) continue;
+    for (const char* timing :
+         {":round_trip_us", ":retransmissions", ":input_lateness_us", ":missed"})
+      columns.push_back(slave.name + timing);
+  }
+  columns.push_back("pacer_lateness_us");
+  return columns;
+}
+
+/// The plan a call belongs to: 0 for the initialization's, else one more than
+/// the plans completed before it.
+std::uint64_t plan_of(std::size_t index, const RunLog& log, std::size_t initialization) {
+  return index < initialization ? 0 : log.calls[index].plan + 1;
+}
+
+const LoggedPlan* plan_record(const RunLog& log, std::uint64_t plan) {
+  if (plan == 0 || plan > log.plans.size()) return nullptr;  // a cut log may lack the last
+  return &log.plans[plan - 1];
+}
+
+/// The plan record's count; none before the first step (initialization: 0) or
+/// where a cut log lacks the record.
+std::optional<double> macro_steps(const LoggedPlan* record, std::uint64_t plan) {
+  if (record != nullptr) return static_cast<double>(record->macro_steps);
+  if (plan == 0) return 0.0;
+  return std::nullopt;
+}
+
+void add_outputs(const LoggedCall* call, std::size_t count, Row& row) {
+  for (std::size_t j = 0; j < count; ++j) {
+    if (call != nullptr && j < call->end_outputs.size()) {
+      row.emplace_back(call->end_outputs[j]);
+    } else {
+      row.emplace_back();
+    }
+  }
+}
+
+void add_link_timing(const LoggedCall* step, Row& row) {
+  if (step == nullptr) {
+    row.insert(row.end(), 4, std::nullopt);
+    return;
+  }
+  row.emplace_back(static_cast<double>(step->ended_ns - step->began_ns) * 1e-3);
+  row.emplace_back(static_cast<double>(step->retransmissions));
+  row.emplace_back(static_cast<double>(step->input_lateness_ns) * 1e-3);
+  row.emplace_back(step->missed ? 1.0 : 0.0);
+}
+
+Row communication_row(const RunLog& log, Time time, const std::vector<SlaveAtTime>& slaves,
+                      std::size_t initialization) {
+  const auto call_at = [&](std::size_t index) {
+    return index == kNoCall ? nullptr : &log.calls[index];
+  };
+  std::size_t last = 0;
+  std::size_t last_step = kNoCall;
+  for (const SlaveAtTime& at : slaves) {
+    if (at.outputs != kNoCall) last = std::max(last, at.outputs);
+    if (at.step != kNoCall && (last_step == kNoCall || at.step > last_step)) last_step = at.step;
+  }
+  const std::uint64_t plan = plan_of(last, log, initialization);
+  const LoggedPlan* record = plan_record(log, plan);
+
+  Row row;
+  row.emplace_back(to_seconds(time));
+  row.emplace_back(static_cast<double>(plan));
+  row.emplace_back(macro_steps(record, plan));
+  const LoggedCall* step = call_at(last_step);
+  row.emplace_back(step != nullptr ? std::optional<double>(to_seconds(step->end - step->start))
+                                   : std::nullopt);
+  for (std::size_t s = 0; s < log.slaves.size(); ++s)
+    add_outputs(call_at(slaves[s].outputs), log.slaves[s].description.outputs.size(), row);
+  for (std::size_t q = 0; q < log.internal_quantities.size(); ++q) {
+    if (record != nullptr && q < record->internals.size()) {
+      row.emplace_back(record->internals[q]);
+    } else {
+      row.emplace_back();
+    }
+  }
+  for (std::size_t s = 0; s < log.slaves.size(); ++s) {
+    if (linked(log.slaves[s])) add_link_timing(call_at(slaves[s].step), row);
+  }
+  if (record != nullptr) {
+    row.emplace_back(static_cast<double>(record->pacer_lateness_ns) * 1e-3);
+  } else {
+    row.emplace_back();
+  }
+  return row;
+}
+
+/// The grid table under construction: per grid time, per slave output, the
+/// value signals.csv holds there.
+class GridValues {
+ public:
+  GridValues(const RunLog& log, std::span<const Time> grid)
+      : log_(log),
+        grid_(grid),
+        first_output_(log.slaves.size() + 1, 0),
+        first_discrete_(log.slaves.size() + 1, 0) {
+    for (std::size_t s = 0; s < log.slaves.size(); ++s) {
+      const SlaveDescription& description = log.slaves[s].description;
+      first_output_[s + 1] = first_output_[s] + description.outputs.size();
+      first_discrete_[s + 1] = first_discrete_[s] + description.discrete_outputs.size();
+    }
+    values_.assign(grid.size(), Row(first_output_.back()));
+    discrete_values_.assign(grid.size(), DiscreteRow(first_discrete_.back()));
+  }
+
+  /// The initial outputs, at the start time when the grid holds it.
+  void take_initial(const SlavePositions& positions) {
+    if (grid_.empty() || grid_.front() != log_.start) return;
+    for (std::size_t s = 0; s < log_.slaves.size(); ++s) {
+      const std::size_t call = positions.outputs_call(s);
+      for (std::size_t j = 0; j < output_count(s); ++j)
+        set(0, s, j, call == kNoCall ? 0.0 : log_.calls[call].end_outputs[j]);
+      hold_discrete(0, s, positions.discrete_call(s));
+    }
+  }
+
+  /// The grid times a step covers, (start, end]: its samples, or for a slave
+  /// without intermediate samples the interpolation couplet run makes between
+  /// the outputs the slave held before the step (`before`, kNoCall: zeros) and
+  /// those it returned. Discrete outputs hold those of call `discrete_before`
+  /// up to the step's end.
+  void take_step(const LoggedCall& step, std::size_t before, std::size_t discrete_before,
+                 std::size_t step_index) {
+    if (step.end <= step.start) return;
+    const auto first = std::upper_bound(grid_.begin(), grid_.end(), step.start);
+    const auto last = std::upper_bound(first, grid_.end(), step.end);
+    const bool sampled = log_.slaves[step.slave].description.capabilities.intermediate_samples;
+    for (auto time = first; time != last; ++time) {
+      const auto index = static_cast<std::size_t>(time - grid_.begin());
+      if (sampled) {
+        take_sample(step, *time, index);
+      } else {
+        interpolate(step, before, *time, index);
+      }
+      hold_discrete(index, step.slave, *time == step.end ? step_index : discrete_before);
+    }
+  }
+
+  Row row(std::size_t index) const {
+    Row row{to_seconds(grid_[index])};
+    row.insert(row.end(), values_[index].begin(), values_[index].end());
+    return row;
+  }
+  const DiscreteRow& discrete_row(std::size_t index) const { return discrete_values_[index]; }
+
+ private:
+  std::size_t output_count(std::size_t slave) const {
+    return first_output_[slave + 1] - first_output_[slave];
+  }
+
+  void set(std::size_t index, std::size_t slave, std::size_t output, double value) {
+    values_[index][first_output_[slave] + output] = value;
+  }
+
+  /// The discrete outputs of call `call` (kNoCall: zeros) at grid row `index`.
+  void hold_discrete(std::size_t index, std::size_t slave, std::size_t call) {
+    for (std::size_t j = 0; j < first_discrete_[slave + 1] - first_discrete_[slave]; ++j)
+      discrete_values_[index][first_discrete_[slave] + j] = discrete_value(log_, call, j);
+  }
+
+  void take_sample(const LoggedCall& step, Time time, std::size_t index) {
+    const auto sample = std::lower_bound(step.sample_times.begin(), step.sample_times.end(), time);
+    if (sample == step.sample_times.end() || *sample != time) {
+      throw RunLogError("run log '" + log_.path + "': the step of slave '" +
+                        log_.slaves[step.slave].name + "' over (" + seconds_text(step.start) +
+                        ", " + seconds_text(step.end) +
+                        "] s holds no sample at the evaluation-grid time " + seconds_text(time) +
+                        " s (the log and its scenario's grid disagree)");
+    }
+    const std::size_t row = static_cast<std::size_t>(sample - step.sample_times.begin());
+    const std::size_t outputs = output_count(step.slave);
+    for (std::size_t j = 0; j < outputs; ++j)
+      set(index, step.slave, j, step.samples[row * outputs + j]);
+  }
+
+  // The same expression as Executor::interpolate_grid: the same bits.
+  void interpolate(const LoggedCall& step, std::size_t before, Time time, std::size_t index) {
+    const double weight =
+        static_cast<double>(time - step.start) / static_cast<double>(step.end - step.start);
+    for (std::size_t j = 0; j < output_count(step.slave); ++j) {
+      const double from = before == kNoCall ? 0.0 : log_.calls[before].end_outputs[j];
+      set(index, step.slave, j, (1.0 - weight) * from + weight * step.end_outputs[j]);
+    }
+  }
+
+  const RunLog& log_;
+  std::span<const Time> grid_;
+  std::vector<std::size_t> first_output_;  ///< per slave, its first output's column; then the count
+  std::vector<std::size_t> first_discrete_;  ///< the same for the discrete outputs
+  std::vector<Row> values_;
+  std::vector<DiscreteRow> discrete_values_;
+};
+
+/// The time every slave has reached: the end of its latest step (the start
+/// when it made none).
+Time time_all_slaves_reached(const RunLog& log) {
+  std::vector<Time> reached(log.slaves.size(), log.start);
+  for (const LoggedCall& call : log.calls) {
+    if (call.kind == CallKind::step) reached[call.slave] = std::max(reached[call.slave], call.end);
+  }
+  return reached.empty() ? log.start : *std::min_element(reached.begin(), reached.end());
+}
+
+}  // namespace
+
+ExportTable communication_table(const RunLog& log) {
+  ExportTable table{communication_columns(log), {}};
+  add_discrete_columns(log, table);
+  const std::size_t initialization = initialization_calls(log);
+  for (const auto& [time, slaves] : accepted_calls(log)) {
+    table.rows.push_back(communication_row(log, time, slaves, initialization));
+    auto& discrete = table.discrete_rows.emplace_back();
+    for (std::size_t s = 0; s < log.slaves.size(); ++s) {
+      const std::size_t count = log.slaves[s].description.discrete_outputs.size();
+      for (std::size_t j = 0; j < count; ++j) {
+        // Absent where the slave returned nothing at this time.
+        discrete.push_back(slaves[s].outputs == kNoCall
+                               ? std::nullopt
+                               : discrete_value(log, slaves[s].discrete, j));
+      }
+    }
+  }
+  return table;
+}
+
+ExportTable grid_table(const RunLog& log, std::span<const Time> grid) {
+  const Time reached = time_all_slaves_reached(log);
+  const auto begin = std::lower_bound(grid.begin(), grid.end(), log.start);
+  const auto end = std::upper_bound(begin, grid.end(), reached);
+  const std::span<const Time> rows(begin, end);
+
+  GridValues values(log, rows);
+  SlavePositions positions(log);
+  const std::size_t initialization = initialization_calls(log);
+  for (std::size_t index = 0; index < log.calls.size(); ++index) {
+    if (index == initialization) values.take_initial(positions);
+    const LoggedCall& call = log.calls[index];
+    const std::size_t before = positions.outputs_call(call.slave);
+    const std::size_t discrete_before = positions.discrete_call(call.slave);
+    positions.take(index);
+    if (call.kind == CallKind::step) values.take_step(call, before, discrete_before, index);
+  }
+  if (initialization == log.calls.size()) values.take_initial(positions);
+
+  ExportTable table{{"time_s"}, {}};
+  for (std::string& output : output_columns(log)) table.columns.push_back(std::move(output));
+  add_discrete_columns(log, table);
+  for (std::size_t index = 0; index < rows.size(); ++index) {
+    table.rows.push_back(values.row(index));
+    table.discrete_rows.push_back(values.discrete_row(index));
+  }
+  return table;
+}
+
+std::string csv_text(const ExportTable& table) {
+  std::ostringstream csv;
+  for (std::size_t c = 0; c < table.columns.size(); ++c)
+    csv << (c == 0 ? "" : ",") << table.columns[c];
+  for (const std::string& column : table.discrete_columns) csv << ',' << column;
+  csv << '\n';
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    const auto& row = table.rows[r];
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (c > 0) csv << ',';
+      if (row[c]) csv << exact_text(*row[c]);
+    }
+    if (r < table.discrete_rows.size()) {
+      for (const auto& cell : table.discrete_rows[r]) {
+        csv << ',';
+        if (cell) csv << *cell;
+      }
+    }
+    csv << '\n';
+  }
+  return csv.str();
+}
+
+std::string export_csv(const RunLog& log) {
+  return csv_text(communication_table(log));
+}
+
+}  // namespace couplet::tools

@@ -1,0 +1,62 @@
+#pragma once
+// `couplet export RUN.log` (docs/run-log.md "Export and inspect"): the run log
+// as a table, written as CSV (here) or as a MAT-file (log_export_mat.hpp).
+//
+// Communication rows (the default): one row per communication time, times
+// strictly increasing; each slave's outputs in a row are the values it returned
+// at that time, the last accepted ones (a step undone by a rollback counts no
+// more, an output evaluation at the time after the step supersedes it); the
+// plan columns are those of the plan that made the row's last call.
+//
+// Grid rows (--grid): one row per evaluation-grid time with the outputs as
+// `couplet run` sampled them into signals.csv.
+//
+// Integer and Boolean outputs are columns of their own after the Real ones,
+// exact 64-bit integers (Boolean 0 or 1), as signals.csv has them.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "host_tools/runlog/run_log.hpp"
+
+namespace couplet::tools {
+
+/// A table of numbers with named columns; an absent cell is a value the log
+/// does not hold (an empty CSV field, NaN in a MAT-file).
+struct ExportTable {
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::optional<double>>> rows;  ///< each columns.size() cells
+  /// The Integer and Boolean columns, after the Real ones: their names, types
+  /// and, per row of `rows`, their cells.
+  std::vector<std::string> discrete_columns;
+  std::vector<DiscreteType> discrete_types;
+  std::vector<std::vector<std::optional<std::int64_t>>> discrete_rows;
+};
+
+/// One row per communication time: `time_s`, `plan`, `macro_step`, `step_s`,
+/// every slave's Real outputs, the algorithm's internal quantities, per slave
+/// behind a link its step's timing, `pacer_lateness_us`; then every slave's
+/// discrete outputs as the slave held them there.
+ExportTable communication_table(const RunLog& log);
+
+/// One row per time of `grid` (the logged scenario's evaluation grid,
+/// increasing) up to the time every slave reached: `time_s` and every slave
+/// output as signals.csv holds it — the start time's initial outputs, later the
+/// sample of the last accepted step over the time (slaves with intermediate
+/// samples) or the linear interpolation of that step's communication points
+/// (slaves without); a discrete output holds its value from before the step
+/// up to the step's end, where it takes the step's. Throws RunLogError naming the log when a step
+/// of a slave with intermediate samples holds no sample at a grid time it covers.
+ExportTable grid_table(const RunLog& log, std::span<const Time> grid);
+
+/// The table as CSV: a header line, then one line per row, values exact
+/// (exact_text; discrete ones as integers), absent cells empty.
+std::string csv_text(const ExportTable& table);
+
+/// csv_text(communication_table(log)).
+std::string export_csv(const RunLog& log);
+
+}  // namespace couplet::tools

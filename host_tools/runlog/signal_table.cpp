@@ -1,0 +1,99 @@
+#include "host_tools/runlog/signal_table.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "couplet/errors.hpp"
+#include "host_tools/assembly/system_builder.hpp"
+#include "host_tools/runlog/log_export.hpp"
+#include "host_tools/scenario/scenario.hpp"
+
+namespace couplet::tools {
+
+namespace {
+
+std::vector<std::string> split_fields(std::string line) {
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  std::vector<std::string> fields;
+  std::stringstream stream(line);
+  for (std::string field; std::getline(stream, field, ',');) fields.push_back(field);
+  if (!line.empty() && line.back() == ',') fields.emplace_back();
+  return fields;
+}
+
+/// The whole field as a number ("nan" and "inf" included: a run may write them).
+bool parse_number(const std::string& field, double& value) {
+  if (field.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  value = std::strtod(field.c_str(), &end);
+  return end == field.c_str() + field.size();
+}
+
+}  // namespace
+
+std::size_t SignalTable::find(const std::string& name) const {
+  return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+}
+
+SignalTable read_signals_csv(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw ConfigurationError("'" + path + "': cannot be read");
+  SignalTable table;
+  table.source = path;
+  std::string line;
+  if (!std::getline(file, line)) throw ConfigurationError("'" + path + "': empty (no header line)");
+  std::vector<std::string> header = split_fields(line);
+  if (header.empty() || header.front() != "time")
+    throw ConfigurationError(path + ":1: the first column must be 'time'");
+  table.names.assign(header.begin() + 1, header.end());
+  table.columns.resize(table.names.size());
+  for (std::size_t number = 2; std::getline(file, line); ++number) {
+    if (line.empty() || line == "\r") continue;
+    const std::vector<std::string> fields = split_fields(line);
+    if (fields.size() != header.size()) {
+      throw ConfigurationError(path + ":" + std::to_string(number) + ": " +
+                               std::to_string(fields.size()) + " fields, the header has " +
+                               std::to_string(header.size()));
+    }
+    std::vector<double> values(fields.size());
+    for (std::size_t k = 0; k < fields.size(); ++k) {
+      if (!parse_number(fields[k], values[k])) {
+        throw ConfigurationError(path + ":" + std::to_string(number) + ": column '" + header[k] +
+                                 "': '" + fields[k] + "' is not a number");
+      }
+    }
+    table.times.push_back(values[0]);
+    for (std::size_t k = 1; k < values.size(); ++k) table.columns[k - 1].push_back(values[k]);
+  }
+  return table;
+}
+
+SignalTable signals_of_log(const RunLog& log) {
+  std::vector<Time> grid;
+  try {
+    grid = evaluation_grid(parse_scenario(log.scenario_text, log.scenario_source));
+  } catch (const std::exception& error) {
+    throw RunLogError("run log '" + log.path +
+                      "': its scenario no longer gives an evaluation grid: " + error.what());
+  }
+  const ExportTable rows = grid_table(log, grid);
+  SignalTable table;
+  table.source = log.path;
+  // Column 0 is time_s; the others are the outputs.
+  table.names.assign(rows.columns.begin() + 1, rows.columns.end());
+  table.columns.resize(table.names.size());
+  for (const auto& row : rows.rows) {
+    table.times.push_back(row[0].value_or(std::numeric_limits<double>::quiet_NaN()));
+    for (std::size_t k = 1; k < row.size(); ++k)
+      table.columns[k - 1].push_back(row[k].value_or(std::numeric_limits<double>::quiet_NaN()));
+  }
+  return table;
+}
+
+}  // namespace couplet::tools

@@ -1,0 +1,31 @@
+#pragma once
+// The evaluated signals of a run as `couplet compare` reads them: the columns of
+// a run directory's signals.csv, or the same table rebuilt from a run log (the
+// outputs on the logged scenario's evaluation grid, as signals.csv holds them).
+#include <string>
+#include <vector>
+
+#include "host_tools/runlog/run_log.hpp"
+
+namespace couplet::tools {
+
+struct SignalTable {
+  std::string source;                        ///< the file it came from, for messages
+  std::vector<std::string> names;            ///< the signal columns, without `time`
+  std::vector<double> times;                 ///< seconds, one per row
+  std::vector<std::vector<double>> columns;  ///< [signal][row]; NaN where a log holds no value
+
+  /// The index of `name` in `names`, or names.size() when absent.
+  std::size_t find(const std::string& name) const;
+};
+
+/// Reads a signals.csv (`time` first, then one column per signal). Throws
+/// ConfigurationError naming the file, and the line for a malformed row.
+SignalTable read_signals_csv(const std::string& path);
+
+/// The outputs of `log` on its scenario's evaluation grid (grid_table), up to the
+/// time every slave reached. Throws RunLogError naming the log when its
+/// scenario no longer gives a grid.
+SignalTable signals_of_log(const RunLog& log);
+
+}  // namespace couplet::tools

@@ -1,0 +1,114 @@
+// `couplet replay` streams the log (host_tools/runlog/run_log_stream.hpp): its memory
+// does not grow with the log's length, where reading a log whole takes about
+// four times the log's size.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "host_tools/runlog/run_log.hpp"
+#include "host_tools/runlog/run_log_stream.hpp"
+#include "host_tools/test_support.hpp"
+#include "support/sanitizer.hpp"
+
+namespace couplet::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Runs `arguments` (stdout and stderr to /dev/null); returns its exit code
+/// and peak resident memory in bytes.
+struct Finished {
+  int exit_code = -1;
+  std::uint64_t peak_bytes = 0;
+};
+
+Finished run_measured(std::vector<std::string> arguments) {
+  std::vector<char*> argv;
+  for (std::string& argument : arguments) argv.push_back(argument.data());
+  argv.push_back(nullptr);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    std::freopen("/dev/null", "w", stdout);
+    std::freopen("/dev/null", "w", stderr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  ::wait4(child, &status, 0, &usage);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+          static_cast<std::uint64_t>(usage.ru_maxrss) * 1024};
+}
+
+/// The two-mass switch at 2 ms steps over `seconds`: 0.24 MB of log per second.
+fs::path logged_run(const std::string& name, int seconds) {
+  const fs::path out = fresh_directory(name) / "out";
+  int code = -1;
+  const std::string output =
+      command_output(std::string(COUPLET_BINARY) + " run " + scenario_path("two_mass_switch.yaml") +
+                         " --set algorithm.step=0.002 --set time.end=" + std::to_string(seconds) +
+                         " -q -o " + out.string(),
+                     code);
+  EXPECT_EQ(code, 0) << output;
+  return out / "run.log";
+}
+
+TEST(StreamingReplay, MemoryDoesNotGrowWithTheLogsLength) {
+  // A sanitizer's quarantine and shadow memory grow with what was allocated.
+  if (kSanitized) GTEST_SKIP() << "resident memory is measured in the plain build";
+  const fs::path short_log = logged_run("streaming-replay-short", 20);
+  const fs::path long_log = logged_run("streaming-replay-long", 200);
+  const std::uint64_t long_bytes = fs::file_size(long_log);
+  ASSERT_GT(long_bytes, std::uint64_t{40} << 20);
+  const Finished short_replay =
+      run_measured({COUPLET_BINARY, "replay", short_log.string(), "--verify"});
+  const Finished long_replay =
+      run_measured({COUPLET_BINARY, "replay", long_log.string(), "--verify"});
+  ASSERT_EQ(short_replay.exit_code, 0);
+  ASSERT_EQ(long_replay.exit_code, 0);
+  // Ten times the log, the same memory (a few MiB of slack for the allocator).
+  EXPECT_LT(long_replay.peak_bytes, short_replay.peak_bytes + (std::uint64_t{8} << 20))
+      << short_replay.peak_bytes << " bytes for the short log, " << long_replay.peak_bytes
+      << " for the long one";
+  EXPECT_LT(long_replay.peak_bytes, long_bytes / 2);
+  // Reading it whole (inspect) takes several times the log.
+  const Finished inspect = run_measured({COUPLET_BINARY, "inspect", long_log.string()});
+  ASSERT_EQ(inspect.exit_code, 0);
+  EXPECT_GT(inspect.peak_bytes, long_bytes);
+}
+
+// Streamed or read whole, the same calls and plans in the same order.
+TEST(StreamingReplay, TheStreamYieldsTheCallsAndPlansOfTheWholeLog) {
+  const fs::path log_path = logged_run("streaming-replay-order", 20);
+  const tools::RunLog whole = tools::read_run_log(log_path.string());
+  tools::RunLogStream stream(log_path.string());
+  std::uint64_t plan = 0;
+  for (std::size_t c = 0; c < whole.calls.size(); ++c) {
+    const tools::LoggedCall* call = stream.next_call();
+    ASSERT_NE(call, nullptr) << "call " << c;
+    EXPECT_EQ(call->plan, whole.calls[c].plan);
+    EXPECT_EQ(call->kind, whole.calls[c].kind);
+    EXPECT_EQ(call->end, whole.calls[c].end);
+    EXPECT_EQ(call->samples, whole.calls[c].samples);
+    // The plan records up to the call's plan, asked for as replay asks.
+    for (; plan < call->plan; ++plan) {
+      const tools::LoggedPlan* record = stream.plan(plan + 1);
+      ASSERT_NE(record, nullptr);
+      EXPECT_EQ(record->frontier, whole.plans[plan].frontier);
+    }
+  }
+  EXPECT_EQ(stream.next_call(), nullptr);
+  EXPECT_EQ(stream.calls_taken(), whole.calls.size());
+  EXPECT_EQ(stream.read_to_end(), 0U);
+  ASSERT_TRUE(stream.log().end_record.has_value());
+  EXPECT_EQ(stream.log().end_record->decision_hash, whole.end_record->decision_hash);
+  EXPECT_EQ(stream.log().frames, whole.frames);
+}
+
+}  // namespace
+}  // namespace couplet::testing
