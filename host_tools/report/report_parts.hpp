@@ -42,12 +42,55 @@ struct Column {
 /// A signals.csv column holding the reference of the signal before it.
 constexpr std::string_view kReferenceSuffix = ":reference";
 
-/// signals.csv: one column per CSV column after `time`.
+/// A value that holds over [from, to]: a step size over its step, an order until
+/// the next decision.
+struct Held {
+  double from = 0.0;
+  double to = 0.0;
+  double value = 0.0;
+};
+
+/// What a signal's y axis shows. Signals share an axis when the log declares
+/// one unit for them; without a unit, when their ports have one name (mass1.x
+/// and mass2.x), since a port name usually names its quantity.
+struct Quantity {
+  std::string key;
+  std::string title;
+  std::string axis;
+};
+
+/// The signals of one quantity: their plot, and the plot of their errors
+/// against the reference when the run had one.
+struct SignalGroup {
+  Quantity quantity;
+  std::vector<Series> signals;
+  std::vector<Series> errors;
+};
+
+/// signals.csv: one column per CSV column after `time`; none when it does not read.
 std::vector<Column> signals_from_csv(const std::string& csv);
 /// The logged output values at the end of every step call, per output.
 std::vector<Column> signals_from_calls(const RunLog& log);
 /// The unit the log declares for port `signal` ("slave.port"), empty if none.
 std::string unit_of(const RunLog& log, const std::string& signal);
+/// The columns grouped by quantity, each with its errors against a reference column.
+std::vector<SignalGroup> group_by_quantity(const RunLog& log, const std::vector<Column>& columns);
+/// Series numbered in order, one per named point list.
+std::vector<Series> series_of(std::vector<std::pair<std::string, std::vector<Point>>> named,
+                              bool markers, bool step);
+
+/// Index of each internal quantity named `prefix` + something, with that something.
+std::vector<std::pair<std::string, std::size_t>> internals_with_prefix(const RunLog& log,
+                                                                       std::string_view prefix);
+std::optional<std::size_t> internal_index(const RunLog& log, std::string_view name);
+/// The quantity after every plan, at the plan's frontier.
+std::vector<Point> internal_at_plans(const RunLog& log, std::size_t index);
+/// The quantity decided at a plan, held until the next plan.
+std::vector<Held> internal_held_from_plans(const RunLog& log, std::size_t index);
+/// The quantity at the last plan of each macro step, over that step.
+std::vector<Held> internal_per_step(const RunLog& log, std::size_t index);
+/// The communication step sizes, each over its step.
+std::vector<Held> communication_steps(const RunLog& log);
 
 // ---------------------------------------------------------------- plots
 
@@ -73,6 +116,15 @@ struct PlotSpec {
 
 /// Lines sharing one y axis, as a figure; empty when nothing can be drawn.
 std::string line_plot(const PlotSpec& spec, const std::vector<Series>& series);
+/// The points of a step plot through held values.
+std::vector<Point> step_points(const std::vector<Held>& held);
+
+struct SampleSet {
+  std::string name;
+  std::vector<double> values;
+};
+/// Counts per bin on a log axis, the sets side by side within a bin.
+std::string histogram(PlotSpec spec, const std::vector<SampleSet>& sets);
 
 double seconds(Time t);
 /// The logged run's time span.

@@ -41,30 +41,29 @@ std::size_t SignalTable::find(const std::string& name) const {
   return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
 }
 
-SignalTable read_signals_csv(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw ConfigurationError("'" + path + "': cannot be read");
+SignalTable parse_signals_csv(std::istream& rows, const std::string& source) {
   SignalTable table;
-  table.source = path;
+  table.source = source;
   std::string line;
-  if (!std::getline(file, line)) throw ConfigurationError("'" + path + "': empty (no header line)");
+  if (!std::getline(rows, line))
+    throw ConfigurationError("'" + source + "': empty (no header line)");
   std::vector<std::string> header = split_fields(line);
   if (header.empty() || header.front() != "time")
-    throw ConfigurationError(path + ":1: the first column must be 'time'");
+    throw ConfigurationError(source + ":1: the first column must be 'time'");
   table.names.assign(header.begin() + 1, header.end());
   table.columns.resize(table.names.size());
-  for (std::size_t number = 2; std::getline(file, line); ++number) {
+  for (std::size_t number = 2; std::getline(rows, line); ++number) {
     if (line.empty() || line == "\r") continue;
     const std::vector<std::string> fields = split_fields(line);
     if (fields.size() != header.size()) {
-      throw ConfigurationError(path + ":" + std::to_string(number) + ": " +
+      throw ConfigurationError(source + ":" + std::to_string(number) + ": " +
                                std::to_string(fields.size()) + " fields, the header has " +
                                std::to_string(header.size()));
     }
     std::vector<double> values(fields.size());
     for (std::size_t k = 0; k < fields.size(); ++k) {
       if (!parse_number(fields[k], values[k])) {
-        throw ConfigurationError(path + ":" + std::to_string(number) + ": column '" + header[k] +
+        throw ConfigurationError(source + ":" + std::to_string(number) + ": column '" + header[k] +
                                  "': '" + fields[k] + "' is not a number");
       }
     }
@@ -72,6 +71,12 @@ SignalTable read_signals_csv(const std::string& path) {
     for (std::size_t k = 1; k < values.size(); ++k) table.columns[k - 1].push_back(values[k]);
   }
   return table;
+}
+
+SignalTable read_signals_csv(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw ConfigurationError("'" + path + "': cannot be read");
+  return parse_signals_csv(file, path);
 }
 
 SignalTable signals_of_log(const RunLog& log) {

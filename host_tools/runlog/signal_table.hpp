@@ -2,6 +2,7 @@
 // The evaluated signals of a run as `couplet compare` reads them: the columns of
 // a run directory's signals.csv, or the same table rebuilt from a run log (the
 // outputs on the logged scenario's evaluation grid, as signals.csv holds them).
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct SignalTable {
 /// Reads a signals.csv (`time` first, then one column per signal). Throws
 /// ConfigurationError naming the file, and the line for a malformed row.
 SignalTable read_signals_csv(const std::string& path);
+/// The same from `rows`, named `source` in messages.
+SignalTable parse_signals_csv(std::istream& rows, const std::string& source);
 
 /// The outputs of `log` on its scenario's evaluation grid (grid_table), up to the
 /// time every slave reached. Throws RunLogError naming the log when its
