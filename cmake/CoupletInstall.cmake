@@ -9,7 +9,7 @@ include(CMakePackageConfigHelpers)
 set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY TRUE)
 set(COUPLET_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/couplet)
 
-install(TARGETS couplet_runtime couplet_device EXPORT coupletTargets
+install(TARGETS couplet_core couplet_device EXPORT coupletTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT target NAMELINK_COMPONENT dev)
 install(TARGETS couplet-target RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT target)
 install(FILES targets/systemd/couplet-target@.service targets/systemd/couplet-target.conf

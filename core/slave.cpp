@@ -53,7 +53,8 @@ void check_step_request(const std::string& slave_name, const SlaveDescription& d
   }
   Time previous = request.start;
   for (const Time sample : request.sample_times) {
-    if (sample <= previous || sample > request.end) fail("sample times not increasing inside the step");
+    if (sample <= previous || sample > request.end)
+      fail("sample times not increasing inside the step");
     previous = sample;
   }
   if (!request.discrete_inputs.empty() || !description.discrete_inputs.empty())

@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/exact_text.hpp"
+#include "core/exact_text.hpp"
 
 namespace couplet::models {
 namespace {

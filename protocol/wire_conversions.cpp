@@ -7,10 +7,10 @@
 #include <cstring>
 #include <optional>
 
+#include "core/exact_text.hpp"
 #include "couplet/errors.hpp"
 #include "couplet/unit.hpp"
 #include "protocol/limits.hpp"
-#include "runtime/exact_text.hpp"
 
 namespace couplet::wire {
 

@@ -4,8 +4,8 @@
 #include <cstring>
 #include <optional>
 
+#include "core/exact_text.hpp"
 #include "couplet/errors.hpp"
-#include "runtime/exact_text.hpp"
 #include "runtime/initial_evaluation_order.hpp"
 #include "runtime/input_coupling.hpp"
 

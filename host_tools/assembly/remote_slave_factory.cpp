@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/exact_text.hpp"
 #include "couplet/errors.hpp"
 #include "drivers/remote_slave.hpp"
 #include "drivers/serial_transport.hpp"
@@ -11,7 +12,6 @@
 #include "host_tools/process/target_process.hpp"
 #include "host_tools/scenario/scenario_file_path.hpp"
 #include "protocol/frame_key.hpp"
-#include "runtime/exact_text.hpp"
 #include "targets/configuration.hpp"
 #include "targets/device_source.hpp"
 

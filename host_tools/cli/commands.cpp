@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "core/exact_text.hpp"
 #include "couplet/errors.hpp"
 #include "host_tools/assembly/algorithm_factory.hpp"
 #include "host_tools/assembly/connection_conversions.hpp"
@@ -24,7 +25,6 @@
 #include "host_tools/simulation/run_pacer.hpp"
 #include "host_tools/simulation/simulation_setup.hpp"
 #include "runtime/decision_hash.hpp"
-#include "runtime/exact_text.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/recorder.hpp"
 #include "runtime/thread_pool_dispatcher.hpp"

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/exact_text.hpp"
 #include "couplet/errors.hpp"
 #include "host_tools/assembly/group_builder.hpp"
 #include "host_tools/assembly/system_builder.hpp"
@@ -28,7 +29,6 @@
 #include "host_tools/scenario/scenario.hpp"
 #include "protocol/run_log_frame.hpp"
 #include "runtime/decision_hash.hpp"
-#include "runtime/exact_text.hpp"
 
 namespace couplet::tools {
 

@@ -3,7 +3,7 @@
 #include <bit>
 #include <cstdio>
 
-#include "runtime/exact_text.hpp"
+#include "core/exact_text.hpp"
 
 namespace couplet::tools {
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <sstream>
 
-#include "runtime/exact_text.hpp"
+#include "core/exact_text.hpp"
 
 namespace couplet::tools {
 

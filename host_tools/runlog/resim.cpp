@@ -7,16 +7,16 @@
 #include <memory>
 #include <optional>
 
+#include "core/exact_text.hpp"
 #include "couplet/errors.hpp"
 #include "host_tools/assembly/group_builder.hpp"
 #include "host_tools/assembly/system_builder.hpp"
 #include "host_tools/checks/check_evaluator.hpp"
 #include "host_tools/checks/check_setup.hpp"
-#include "host_tools/scenario/check_settings.hpp"
+#include "host_tools/scenario/check_reader.hpp"
 #include "host_tools/scenario/scenario.hpp"
 #include "host_tools/scenario/scenario_text.hpp"
 #include "host_tools/simulation/run_directory.hpp"
-#include "runtime/exact_text.hpp"
 
 namespace couplet::tools {
 

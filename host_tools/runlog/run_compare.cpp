@@ -9,10 +9,10 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "core/exact_text.hpp"
 #include "couplet/errors.hpp"
 #include "host_tools/runlog/signal_table.hpp"
 #include "runtime/decision_hash.hpp"
-#include "runtime/exact_text.hpp"
 
 namespace couplet::tools {
 

@@ -3,11 +3,11 @@
 #include <algorithm>
 
 #include "couplet/errors.hpp"
-#include "host_tools/scenario/defect_control_settings.hpp"
-#include "host_tools/scenario/f3ornits_settings.hpp"
-#include "host_tools/scenario/history_settings.hpp"
-#include "host_tools/scenario/ifosmondi_settings.hpp"
-#include "host_tools/scenario/semi_implicit_settings.hpp"
+#include "host_tools/scenario/defect_control_reader.hpp"
+#include "host_tools/scenario/f3ornits_reader.hpp"
+#include "host_tools/scenario/history_reader.hpp"
+#include "host_tools/scenario/ifosmondi_reader.hpp"
+#include "host_tools/scenario/semi_implicit_reader.hpp"
 
 namespace couplet::tools {
 
@@ -65,10 +65,9 @@ MissilesSettings parse_missiles(const YAML::Node& node, const Scenario& scenario
 // checked by then): max_step for the variable steps, else step; the horizon
 // when absent or longer.
 double longest_step(const YAML::Node& node, const std::string& type, double horizon) {
-  const auto given = [&](const char* key) { return node[key] && !node[key].IsNull(); };
-  const bool variable = type == "f3ornits" || (type == "defect_control" && given("tol"));
+  const bool variable = type == "f3ornits" || (type == "defect_control" && is_given(node, "tol"));
   const char* key = variable ? "max_step" : "step";
-  return given(key) ? std::min(node[key].as<double>(), horizon) : horizon;
+  return is_given(node, key) ? std::min(node[key].as<double>(), horizon) : horizon;
 }
 
 template <class Choice>

@@ -1,4 +1,4 @@
-#include "host_tools/scenario/check_settings.hpp"
+#include "host_tools/scenario/check_reader.hpp"
 
 #include <charconv>
 #include <cmath>

@@ -1,6 +1,6 @@
 #pragma once
 // One check of a scenario's `checks:` list, typed (docs/scenarios.md#checks):
-// what host_tools/scenario/check_settings.cpp reads from the YAML and
+// what host_tools/scenario/check_reader.cpp reads from the YAML and
 // host_tools/checks/check_evaluator.cpp evaluates.
 #include <cstdint>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "host_tools/scenario/defect_control_settings.hpp"
+#include "host_tools/scenario/defect_control_reader.hpp"
 
 #include <algorithm>
 
@@ -8,12 +8,6 @@
 namespace couplet::tools {
 
 namespace {
-
-// A key given as `null` (e.g. `--set algorithm.step=null`) counts as absent, so an
-// override can switch a scenario between the fixed-step and variable-step variants.
-bool present(const YAML::Node& node, const char* key) {
-  return node[key] && !node[key].IsNull();
-}
 
 // Beyond these the controller of eq. 39 only oscillates; the paper uses 0.13, 1/15 and 2.
 constexpr double kMaxGain = 10.0;
@@ -57,22 +51,22 @@ DefectControlSettings parse_defect_control(const YAML::Node& node, const Scenari
   check_keys(node, source, "algorithm", allowed);
 
   DefectControlSettings settings;
-  if (present(node, "input_order"))
+  if (is_given(node, "input_order"))
     settings.input_order = defect_control_order(node, source, "input_order");
   // n defaults to m: the paper's experiments all use m = n.
-  settings.output_order = present(node, "output_order")
+  settings.output_order = is_given(node, "output_order")
                               ? defect_control_order(node, source, "output_order")
                               : settings.input_order;
-  if (present(node, "defect")) settings.monitored = monitored_defects(node, source);
+  if (is_given(node, "defect")) settings.monitored = monitored_defects(node, source);
 
-  if (!present(node, "tol")) {
-    if (!present(node, "step")) {
+  if (!is_given(node, "tol")) {
+    if (!is_given(node, "step")) {
       throw ConfigurationError(
           locate(source, node, "algorithm.tol") +
           ": missing (the defect tolerance; or give algorithm.step for the fixed-step variant)");
     }
     for (const std::string& key : controller_keys) {
-      if (present(node, key.c_str())) {
+      if (is_given(node, key.c_str())) {
         throw ConfigurationError(
             locate(source, node[key], "algorithm." + key) +
             ": only for the variable-step variant, which algorithm.tol selects; without it "
@@ -88,22 +82,22 @@ DefectControlSettings parse_defect_control(const YAML::Node& node, const Scenari
   controller.tolerance = number(node, source, "tol", ranges::absolute_tolerance());
   // The paper's H₁ (§4), unless the horizon is shorter.
   controller.initial_step = std::min(1e-4, horizon);
-  if (present(node, "initial_step")) {
+  if (is_given(node, "initial_step")) {
     controller.initial_step = number(node, source, "initial_step", ranges::step(horizon));
-  } else if (present(node, "step")) {
+  } else if (is_given(node, "step")) {
     controller.initial_step = number(node, source, "step", ranges::step(horizon));
   }
   const NumberRange gain{0.0, kMaxGain, ""};
-  if (present(node, "k_p")) controller.proportional_gain = number(node, source, "k_p", gain);
-  if (present(node, "k_i")) controller.integral_gain = number(node, source, "k_i", gain);
-  if (present(node, "theta_max"))
+  if (is_given(node, "k_p")) controller.proportional_gain = number(node, source, "k_p", gain);
+  if (is_given(node, "k_i")) controller.integral_gain = number(node, source, "k_i", gain);
+  if (is_given(node, "theta_max"))
     controller.max_growth = number(node, source, "theta_max", {1.0, kMaxGrowth, ""});
-  if (present(node, "min_step")) {
+  if (is_given(node, "min_step")) {
     controller.min_step = number(node, source, "min_step", {kMinDuration, horizon, " s", true});
   }
-  if (present(node, "max_step"))
+  if (is_given(node, "max_step"))
     controller.max_step = number(node, source, "max_step", ranges::step_bound());
-  if (present(node, "abort_below_step")) {
+  if (is_given(node, "abort_below_step")) {
     settings.abort_below_step =
         number(node, source, "abort_below_step", {kMinDuration, horizon, " s", true});
   }

@@ -1,4 +1,4 @@
-#include "host_tools/scenario/f3ornits_settings.hpp"
+#include "host_tools/scenario/f3ornits_reader.hpp"
 
 #include <algorithm>
 #include <vector>
@@ -8,11 +8,6 @@
 
 namespace couplet::tools {
 namespace {
-
-// A key given as `null` (`--set algorithm.max_step=null`) counts as absent.
-bool present(const YAML::Node& node, const char* key) {
-  return node[key] && !node[key].IsNull();
-}
 
 std::string path(const char* key) {
   return std::string("algorithm.") + key;
@@ -69,46 +64,46 @@ F3ornitsSettings parse_f3ornits(const YAML::Node& node, const Scenario& scenario
               "step", "input_order", "output_order", "defect", "tol", "k_p", "k_i", "theta_max"});
   F3ornitsSettings settings;
   TimeStepperSettings& stepper = settings.time_stepper;
-  if (present(node, "max_degree")) {
+  if (is_given(node, "max_degree")) {
     settings.max_degree = static_cast<int>(
         number(node, source, "max_degree", ranges::count(0, Polynomial::kMaxDegree)));
   }
-  if (present(node, "calibration")) {
+  if (is_given(node, "calibration")) {
     settings.calibration = choice(node, source, "calibration", {"extrapolation", "cls"}) == 0
                                ? Calibration::extrapolation
                                : Calibration::constrained_least_squares;
   }
-  if (present(node, "smoothing")) settings.smoothing = flag(node, source, "smoothing");
-  if (present(node, "normalization")) {
+  if (is_given(node, "smoothing")) settings.smoothing = flag(node, source, "smoothing");
+  if (is_given(node, "normalization")) {
     stepper.normalization = static_cast<Normalization>(
         choice(node, source, "normalization", {"magnitude", "amplitude", "damped_amplitude"}));
   }
-  if (present(node, "scheduler")) {
+  if (is_given(node, "scheduler")) {
     settings.synchronous = choice(node, source, "scheduler", {"asynchronous", "synchronous"}) == 1;
   }
-  if (present(node, "damping"))
+  if (is_given(node, "damping"))
     stepper.damping = number(node, source, "damping", {0.0, kMaxDamping, " per second"});
-  if (present(node, "tol_rel"))
+  if (is_given(node, "tol_rel"))
     stepper.tol_rel = number(node, source, "tol_rel", ranges::relative_tolerance());
-  if (present(node, "tol_abs")) {
+  if (is_given(node, "tol_abs")) {
     NumberRange range = ranges::absolute_tolerance();
     range.zero_allowed = true;
     stepper.tol_abs = number(node, source, "tol_abs", range);
   }
-  if (present(node, "rho_min"))
+  if (is_given(node, "rho_min"))
     stepper.rho_min = number(node, source, "rho_min", {kMinRatio, 1.0, ""});
-  if (present(node, "rho_max"))
+  if (is_given(node, "rho_max"))
     stepper.rho_max = number(node, source, "rho_max", {1.0, kMaxRatio, ""});
   // δt⁽⁰⁾ defaults to 0.01 s, or the horizon when that is shorter.
   settings.initial_step = std::min(settings.initial_step, horizon);
-  if (present(node, "initial_step")) {
+  if (is_given(node, "initial_step")) {
     settings.initial_step = number(node, source, "initial_step", ranges::step(horizon));
   }
-  if (present(node, "min_step"))
+  if (is_given(node, "min_step"))
     stepper.min_step = number(node, source, "min_step", {kMinDuration, horizon, " s", true});
-  if (present(node, "max_step"))
+  if (is_given(node, "max_step"))
     stepper.max_step = number(node, source, "max_step", ranges::step_bound());
-  if (present(node, "abort_below_step")) {
+  if (is_given(node, "abort_below_step")) {
     settings.abort_below_step =
         number(node, source, "abort_below_step", {kMinDuration, horizon, " s", true});
   }

@@ -1,4 +1,4 @@
-#include "host_tools/scenario/history_settings.hpp"
+#include "host_tools/scenario/history_reader.hpp"
 
 #include "couplet/errors.hpp"
 

@@ -1,4 +1,4 @@
-#include "host_tools/scenario/ifosmondi_settings.hpp"
+#include "host_tools/scenario/ifosmondi_reader.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,11 +12,6 @@ namespace couplet::tools {
 namespace {
 
 constexpr double kDefaultMinStep = 1e-6;  // s
-
-// A key given as `null` (`--set algorithm.min_step=null`) counts as absent.
-bool present(const YAML::Node& node, const char* key) {
-  return node[key] && !node[key].IsNull();
-}
 
 class Reader {
  public:
@@ -65,7 +60,7 @@ class Reader {
 IfosmondiSettings parse_coupling(const YAML::Node& node, const Reader& read,
                                  const Scenario& scenario, const std::string& path) {
   IfosmondiSettings settings;
-  if (!present(node, "step")) {
+  if (!is_given(node, "step")) {
     throw ConfigurationError(
         locate(scenario.source, node, path + ".step") +
         ": missing (δt_ref in seconds: the first and largest macro step, eq. 28)");
@@ -74,16 +69,16 @@ IfosmondiSettings parse_coupling(const YAML::Node& node, const Reader& read,
   check_macro_steps(node["step"], scenario, path + ".step", step);
   settings.reference_step = step_to_ticks(step);
   settings.min_step = step_to_ticks(std::min(kDefaultMinStep, step));
-  if (present(node, "min_step")) {
+  if (is_given(node, "min_step")) {
     const double min_step = read.number("min_step", ranges::step(scenario.horizon()));
     if (min_step > step) read.bad("min_step", "must not exceed step (δt_ref)");
     settings.min_step = step_to_ticks(min_step);
   }
-  if (present(node, "eps"))
+  if (is_given(node, "eps"))
     settings.absolute_tolerance = settings.relative_tolerance = read.fraction("eps");
-  if (present(node, "eps_abs")) settings.absolute_tolerance = read.fraction("eps_abs");
-  if (present(node, "eps_rel")) settings.relative_tolerance = read.fraction("eps_rel");
-  if (present(node, "max_iterations"))
+  if (is_given(node, "eps_abs")) settings.absolute_tolerance = read.fraction("eps_abs");
+  if (is_given(node, "eps_rel")) settings.relative_tolerance = read.fraction("eps_rel");
+  if (is_given(node, "max_iterations"))
     settings.max_iterations = read.whole("max_iterations", 1, 1e6);
   // The steps land on the stimuli's breakpoints (docs/iterative.md).
   settings.landing_times = stimulus_breakpoints(scenario);
@@ -96,28 +91,28 @@ const std::vector<std::string> kNgmresKeys = {"ngmres_window", "line_search"};
 
 /// "newton" when absent.
 std::string solver_name(const YAML::Node& node, const Reader& read) {
-  return present(node, "solver") ? read.text("solver") : "newton";
+  return is_given(node, "solver") ? read.text("solver") : "newton";
 }
 
 /// A key of the other solver family given (not null) is a mistake.
 void refuse_keys(const YAML::Node& node, const Reader& read, const std::vector<std::string>& keys,
                  const std::string& why) {
   for (const std::string& key : keys) {
-    if (present(node, key.c_str())) read.bad(key.c_str(), why + " (set it to null)");
+    if (is_given(node, key.c_str())) read.bad(key.c_str(), why + " (set it to null)");
   }
 }
 
 NgmresSettings parse_ngmres(const YAML::Node& node, const Reader& read) {
   NgmresSettings settings;
-  if (present(node, "ngmres_window"))
+  if (is_given(node, "ngmres_window"))
     settings.window = read.whole("ngmres_window", 1, kMaxNgmresWindow);
-  if (present(node, "line_search")) settings.line_search = read.flag("line_search");
+  if (is_given(node, "line_search")) settings.line_search = read.flag("line_search");
   return settings;
 }
 
 KinsolSettings parse_kinsol(const YAML::Node& node, const Reader& read) {
   KinsolSettings settings;
-  if (present(node, "solver")) {
+  if (is_given(node, "solver")) {
     const std::string solver = read.text("solver");
     if (solver == "newton")
       settings.method = KinsolMethod::newton;
@@ -128,13 +123,13 @@ KinsolSettings parse_kinsol(const YAML::Node& node, const Reader& read) {
     else
       read.bad("solver", "unknown solver '" + solver + "' (newton, anderson, ngmres, fixed_point)");
   }
-  if (present(node, "krylov_tolerance"))
+  if (is_given(node, "krylov_tolerance"))
     settings.krylov_tolerance = read.fraction("krylov_tolerance");
-  if (present(node, "krylov_dimension"))
+  if (is_given(node, "krylov_dimension"))
     settings.krylov_dimension = read.whole("krylov_dimension", 1, 1000);
-  if (present(node, "anderson_depth"))
+  if (is_given(node, "anderson_depth"))
     settings.anderson_depth = read.whole("anderson_depth", 1, 1000);
-  if (present(node, "residual_relative_error")) {
+  if (is_given(node, "residual_relative_error")) {
     settings.residual_relative_error = read.fraction("residual_relative_error");
   }
   return settings;
@@ -160,7 +155,7 @@ IterativeChoice parse_ifosmondi(const YAML::Node& node, const Scenario& scenario
   solver_keys.insert(solver_keys.end(), kKinsolKeys.begin(), kKinsolKeys.end());
   solver_keys.insert(solver_keys.end(), kNgmresKeys.begin(), kNgmresKeys.end());
   for (const std::string& key : solver_keys) {
-    if (type == "ifosmondi" && present(node, key.c_str())) {
+    if (type == "ifosmondi" && is_given(node, key.c_str())) {
       throw ConfigurationError(
           locate(source, node[key], path + "." + key) +
           ": only for type ifosmondi_jfm (ifosmondi is the plain fixed point; set it to null)");
@@ -171,7 +166,7 @@ IterativeChoice parse_ifosmondi(const YAML::Node& node, const Scenario& scenario
   IfosmondiSettings coupling = parse_coupling(node, read, scenario, path);
   if (type == "ifosmondi") {
     // Without max_iterations the budget follows the measured contraction (ifosmondi.hpp).
-    if (!present(node, "max_iterations")) coupling.iteration_cap = kFixedPointIterationCap;
+    if (!is_given(node, "max_iterations")) coupling.iteration_cap = kFixedPointIterationCap;
     return PlainIfosmondiSettings{coupling};
   }
   if (solver_name(node, read) == "ngmres") {

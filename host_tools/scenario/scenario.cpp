@@ -442,6 +442,10 @@ std::string locate(const std::string& source, const YAML::Node& node, const std:
   return source + ": " + key;
 }
 
+bool is_given(const YAML::Node& map, const char* key) {
+  return map[key] && !map[key].IsNull();
+}
+
 double require_number(const YAML::Node& node, const std::string& source, const std::string& key) {
   try {
     if (node.IsScalar()) return node.as<double>();
@@ -541,7 +545,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
         throw ConfigurationError(locate(source, connection, path) + ": needs 'from' and 'to'");
       scenario.connections.push_back({require_string(connection["from"], source, path + ".from"),
                                       require_string(connection["to"], source, path + ".to"),
-                                      locate(source, connection, path)});
+                                      locate(source, connection, path), false, std::nullopt});
       if (const YAML::Node rounding = connection["rounding"]) {
         const std::string name = require_string(rounding, source, path + ".rounding");
         scenario.connections.back().rounding = rounding_named(name);

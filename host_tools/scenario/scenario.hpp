@@ -14,7 +14,7 @@
 
 #include "couplet/errors.hpp"
 #include "host_tools/scenario/algorithm_settings.hpp"
-#include "host_tools/scenario/check_settings.hpp"
+#include "host_tools/scenario/check_reader.hpp"
 #include "host_tools/scenario/clock_spec.hpp"
 #include "host_tools/scenario/link_spec.hpp"
 #include "host_tools/scenario/scenario_limits.hpp"
@@ -97,7 +97,7 @@ struct Scenario {
   ScenarioLimits limits;      ///< `limits:`: derived sizes allowed (docs/scenarios.md)
   ExecutorSettings executor;  ///< `executor:` (default: sequential)
   std::vector<CheckSpec>
-      checks;  ///< `checks:`: what the run should do (host_tools/scenario/check_settings.hpp)
+      checks;  ///< `checks:`: what the run should do (host_tools/scenario/check_reader.hpp)
   /// `cases:`: the test cases `couplet test` runs (docs/testing.md); each one's
   /// overrides were checked to give a valid scenario.
   std::vector<TestCase> cases;
@@ -129,6 +129,11 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
 
 /// "file:line: key" for messages about a node.
 std::string locate(const std::string& source, const YAML::Node& node, const std::string& key);
+
+/// Whether `map` gives `key` a value: a key given as `null` counts as absent, so
+/// that an override (`--set algorithm.min_step=null`) can take a key away, and
+/// switch a scenario between an algorithm's variants.
+bool is_given(const YAML::Node& map, const char* key);
 
 /// A scalar of the expected type, or a ConfigurationError naming the key.
 double require_number(const YAML::Node& node, const std::string& source, const std::string& key);

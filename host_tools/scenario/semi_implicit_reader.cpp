@@ -1,24 +1,16 @@
-#include "host_tools/scenario/semi_implicit_settings.hpp"
+#include "host_tools/scenario/semi_implicit_reader.hpp"
 
 #include <cmath>
 
 #include "couplet/errors.hpp"
-#include "host_tools/scenario/history_settings.hpp"
+#include "host_tools/scenario/history_reader.hpp"
 
 namespace couplet::tools {
-
-namespace {
-
-bool present(const YAML::Node& node, const char* key) {
-  return node[key] && !node[key].IsNull();
-}
-
-}  // namespace
 
 SemiImplicitSettings parse_semi_implicit(const YAML::Node& node, const Scenario& scenario) {
   const std::string& source = scenario.source;
   check_keys(node, source, "algorithm", {"type", "step", "input_order", "perturbation", "history"});
-  if (!present(node, "step")) {
+  if (!is_given(node, "step")) {
     throw ConfigurationError(locate(source, node, "algorithm.step") +
                              ": missing (the macro step H in seconds)");
   }
@@ -27,12 +19,12 @@ SemiImplicitSettings parse_semi_implicit(const YAML::Node& node, const Scenario&
   check_macro_steps(node["step"], scenario, "algorithm.step", step);
   SemiImplicitSettings settings;
   settings.step = step_to_ticks(step);
-  if (present(node, "input_order")) {
+  if (is_given(node, "input_order")) {
     settings.input_order =
         static_cast<int>(bounded_number(node["input_order"], source, "algorithm.input_order",
                                         ranges::count(0, CommunicationHistory::kMaxOrder)));
   }
-  if (present(node, "perturbation")) {
+  if (is_given(node, "perturbation")) {
     settings.perturbation = require_number(node["perturbation"], source, "algorithm.perturbation");
     if (!std::isfinite(settings.perturbation) || settings.perturbation == 0.0 ||
         std::abs(settings.perturbation) > 1e12) {

@@ -7,7 +7,7 @@
 namespace couplet::tools {
 
 /// Keys: step (H, s, required), input_order (k, default 0), perturbation (Δλ of
-/// eq. 4, default 1, not 0), history (see host_tools/scenario/history_settings.hpp). Parsed
+/// eq. 4, default 1, not 0), history (see host_tools/scenario/history_reader.hpp). Parsed
 /// once into SemiImplicitSettings; throws ConfigurationError naming file, line and key.
 SemiImplicitSettings parse_semi_implicit(const YAML::Node& node, const Scenario& scenario);
 

@@ -10,12 +10,12 @@
 #include <string_view>
 #include <vector>
 
+#include "core/exact_text.hpp"
 #include "couplet/errors.hpp"
 #include "couplet/unit.hpp"
 #include "host_tools/scenario/scenario.hpp"
 #include "host_tools/scenario/scenario_limits.hpp"
 #include "models/fmi/fmu_description.hpp"
-#include "runtime/exact_text.hpp"
 
 namespace couplet::tools {
 namespace {

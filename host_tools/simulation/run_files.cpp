@@ -2,8 +2,8 @@
 
 #include <ostream>
 
+#include "core/exact_text.hpp"
 #include "host_tools/simulation/run_directory.hpp"
-#include "runtime/exact_text.hpp"
 
 namespace couplet::tools {
 

@@ -44,7 +44,7 @@ case "$what" in
                 include/couplet/device.hpp include/couplet/slave.hpp include/couplet/polynomial.hpp \
                 include/couplet/time.hpp include/couplet/errors.hpp include/couplet/fmi/fmi2.h \
                 include/couplet/simulation.hpp "$libdir/libcouplet-master.so" \
-                "$libdir/libcouplet-device.so" "$libdir/libcouplet-runtime.so" \
+                "$libdir/libcouplet-device.so" "$libdir/libcouplet-core.so" \
                 "$libdir/cmake/couplet/coupletConfig.cmake" "$libdir/cmake/couplet/CoupletFmu.cmake" \
                 "$libdir/pkgconfig/couplet.pc" share/couplet/systemd/couplet-target@.service; do
       [ -e "$prefix/$file" ] || fail "not installed: $file"

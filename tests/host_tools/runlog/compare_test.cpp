@@ -13,11 +13,11 @@
 #include <map>
 #include <sstream>
 
+#include "core/exact_text.hpp"
 #include "host_tools/runlog/log_export.hpp"
 #include "host_tools/runlog/run_log.hpp"
 #include "host_tools/runlog/signal_table.hpp"
 #include "host_tools/test_support.hpp"
-#include "runtime/exact_text.hpp"
 
 namespace couplet::testing {
 namespace {
