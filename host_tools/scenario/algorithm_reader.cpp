@@ -17,17 +17,24 @@ constexpr const char* kTypes =
     "jacobi, gauss_seidel, defect_control, f3ornits, ifosmondi, ifosmondi_jfm, missiles, "
     "semi_implicit";
 
-FixedStepSettings parse_fixed_step(const YAML::Node& node, const Scenario& scenario) {
+// algorithm.step of the fixed-step masters: required, within the horizon, and
+// the number of macro steps it makes within limits.
+Time communication_step(const YAML::Node& node, const Scenario& scenario) {
   const std::string& source = scenario.source;
-  check_keys(node, source, "algorithm", {"type", "step", "input_order", "inputs", "history"});
   if (!node["step"])
     throw ConfigurationError(locate(source, node, "algorithm.step") +
                              ": missing (the communication step in seconds)");
   const double step =
       bounded_number(node["step"], source, "algorithm.step", ranges::step(scenario.horizon()));
   check_macro_steps(node["step"], scenario, "algorithm.step", step);
+  return step_to_ticks(step);
+}
+
+FixedStepSettings parse_fixed_step(const YAML::Node& node, const Scenario& scenario) {
+  const std::string& source = scenario.source;
+  check_keys(node, source, "algorithm", {"type", "step", "input_order", "inputs", "history"});
   FixedStepSettings settings;
-  settings.step = step_to_ticks(step);
+  settings.step = communication_step(node, scenario);
   if (node["input_order"]) {
     settings.input_order =
         static_cast<int>(bounded_number(node["input_order"], source, "algorithm.input_order",
@@ -50,15 +57,8 @@ FixedStepSettings parse_fixed_step(const YAML::Node& node, const Scenario& scena
 
 // algorithm: {type: missiles, step: δt} (docs/algorithms.md, MISSILES).
 MissilesSettings parse_missiles(const YAML::Node& node, const Scenario& scenario) {
-  const std::string& source = scenario.source;
-  check_keys(node, source, "algorithm", {"type", "step"});
-  if (!node["step"])
-    throw ConfigurationError(locate(source, node, "algorithm.step") +
-                             ": missing (the communication step in seconds)");
-  const double step =
-      bounded_number(node["step"], source, "algorithm.step", ranges::step(scenario.horizon()));
-  check_macro_steps(node["step"], scenario, "algorithm.step", step);
-  return MissilesSettings{.step = step_to_ticks(step)};
+  check_keys(node, scenario.source, "algorithm", {"type", "step"});
+  return MissilesSettings{.step = communication_step(node, scenario)};
 }
 
 // The longest macro step, seconds, as the section gives it (its numbers are
