@@ -1,7 +1,5 @@
 #include "host_tools/assembly/algorithm_factory.hpp"
 
-#include <type_traits>
-
 #include "couplet/errors.hpp"
 #include "runtime/algorithms/gauss_seidel.hpp"
 #include "runtime/algorithms/ifosmondi.hpp"

@@ -1,14 +1,6 @@
 // The frame of a `couplet report` page: style, embedded scripts, head and tail.
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <limits>
-#include <nlohmann/json.hpp>
-#include <optional>
-#include <sstream>
+#include <string>
 #include <string_view>
-#include <vector>
 
 #include "host_tools/report/report_parts.hpp"
 

@@ -2,12 +2,8 @@
 // drawn by dygraphs from JSON (line plots, step plots, histograms).
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <limits>
 #include <nlohmann/json.hpp>
-#include <optional>
-#include <sstream>
+#include <string>
 #include <string_view>
 #include <vector>
 

@@ -1,13 +1,9 @@
 // The data a `couplet report` page plots, from the run log and signals.csv:
 // signals, step sizes, orders, internal quantities, grouped by quantity.
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <limits>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
+#include <string>
 #include <string_view>
 #include <vector>
 

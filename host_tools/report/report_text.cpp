@@ -1,14 +1,7 @@
 // Text on a `couplet report` page: escaped for HTML and XML, numbers formatted.
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <limits>
-#include <nlohmann/json.hpp>
-#include <optional>
-#include <sstream>
+#include <string>
 #include <string_view>
-#include <vector>
 
 #include "host_tools/report/report_parts.hpp"
 

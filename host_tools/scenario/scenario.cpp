@@ -10,7 +10,6 @@
 
 #include "couplet/errors.hpp"
 #include "host_tools/assembly/connection_conversions.hpp"
-#include "host_tools/assembly/group_builder.hpp"
 #include "host_tools/scenario/algorithm_reader.hpp"
 #include "host_tools/scenario/clock_spec.hpp"
 #include "host_tools/scenario/scenario_file_path.hpp"
