@@ -2,27 +2,23 @@
 
 #include <cvode/cvode.h>
 #include <cvode/cvode_ls.h>
-#include <nvector/nvector_serial.h>
-#include <sundials/sundials_context.h>
-#include <sunlinsol/sunlinsol_band.h>
-#include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstddef>
-#include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "core/exact_text.hpp"
+#include "models/cvode_instance.hpp"
 
 namespace couplet::models {
 namespace {
@@ -34,35 +30,7 @@ constexpr long kMaxInternalStepsPerCall = 100'000;
 // More state events than this within one integration call is chattering.
 constexpr int kMaxStateEventsPerCall = 10'000;
 
-// Owners of the SUNDIALS objects, so that a failing setup leaks nothing.
-struct ContextDeleter {
-  void operator()(SUNContext context) const { SUNContext_Free(&context); }
-};
-struct VectorDeleter {
-  void operator()(N_Vector vector) const { N_VDestroy(vector); }
-};
-struct MatrixDeleter {
-  void operator()(SUNMatrix matrix) const { SUNMatDestroy(matrix); }
-};
-struct LinearSolverDeleter {
-  void operator()(SUNLinearSolver solver) const { SUNLinSolFree(solver); }
-};
-struct MemoryDeleter {
-  void operator()(void* memory) const { CVodeFree(&memory); }
-};
-using ContextOwner = std::unique_ptr<std::remove_pointer_t<SUNContext>, ContextDeleter>;
-using VectorOwner = std::unique_ptr<std::remove_pointer_t<N_Vector>, VectorDeleter>;
-using MatrixOwner = std::unique_ptr<std::remove_pointer_t<SUNMatrix>, MatrixDeleter>;
-using LinearSolverOwner =
-    std::unique_ptr<std::remove_pointer_t<SUNLinearSolver>, LinearSolverDeleter>;
-using MemoryOwner = std::unique_ptr<void, MemoryDeleter>;
-
-std::string flag_name(int flag) {
-  char* name = CVodeGetReturnFlagName(flag);  // malloc'ed by SUNDIALS
-  std::string result = name != nullptr ? name : "flag " + std::to_string(flag);
-  std::free(name);
-  return result;
-}
+using VectorOwner = std::unique_ptr<std::remove_pointer_t<N_Vector>, decltype(&N_VDestroy)>;
 
 class CvodeSolver final : public Solver {
  public:
@@ -70,54 +38,33 @@ class CvodeSolver final : public Solver {
       : model_(model), settings_(settings), carry_(carry) {}
 
   void setup(double start, std::span<const double> state) override {
-    // Release in reverse order of creation before building anew.
-    memory_.reset();
-    linear_solver_.reset();
-    matrix_.reset();
+    // Release before building anew (the work vector lives in the old context).
     work_.reset();
-    vector_.reset();
-    context_.reset();
+    cvode_.reset();
     inputs_.assign(input_jet_size(model_), 0.0);
     state_count_ = state.size();
     choose_band();
     carry_ = CvodeCarry{};
     carry_.jacobian.assign(state_count_ * (banded_ ? band_width() : state_count_), 0.0);
     band_saved_state_.assign(banded_ ? state_count_ : 0, 0.0);
-    const auto length = static_cast<sunindextype>(state.size());
-
-    SUNContext context = nullptr;
-    check_setup(SUNContext_Create(nullptr, &context), "SUNContext_Create", start);
-    context_.reset(context);
-    vector_.reset(N_VNew_Serial(length, context));
-    work_.reset(N_VNew_Serial(length, context));
-    matrix_.reset(banded_ ? SUNBandMatrix(length, static_cast<sunindextype>(upper_),
-                                          static_cast<sunindextype>(lower_), context)
-                          : SUNDenseMatrix(length, length, context));
-    if (!vector_ || !work_ || !matrix_) {
-      throw SolverFailure(start, "CVODE: cannot allocate vectors");
+    try {
+      cvode_ = std::make_unique<CvodeInstance>(
+          CvodeSetup{.method = settings_.method == CvodeMethod::bdf ? CV_BDF : CV_ADAMS,
+                     .band = banded_ ? std::optional(CvodeBand{.lower = lower_, .upper = upper_})
+                                     : std::nullopt,
+                     .start = start,
+                     .right_hand_side = &CvodeSolver::right_hand_side,
+                     .user_data = this,
+                     .relative_tolerance = settings_.relative_tolerance,
+                     .absolute_tolerance = settings_.absolute_tolerance,
+                     .max_steps_per_call = kMaxInternalStepsPerCall},
+          state);
+      work_.reset(cvode_->new_vector());
+    } catch (const CvodeSetupFailure& failure) {
+      throw SolverFailure(start, failure.what());
     }
-    linear_solver_.reset(banded_ ? SUNLinSol_Band(vector_.get(), matrix_.get(), context)
-                                 : SUNLinSol_Dense(vector_.get(), matrix_.get(), context));
-    memory_.reset(CVodeCreate(settings_.method == CvodeMethod::bdf ? CV_BDF : CV_ADAMS, context));
-    if (!linear_solver_ || !memory_) {
-      throw SolverFailure(start, "CVODE: cannot allocate the solver");
-    }
-    void* memory = memory_.get();
-
-    std::copy(state.begin(), state.end(), state_data());
-    check_setup(CVodeSetErrHandlerFn(memory, &CvodeSolver::record_error, this),
-                "CVodeSetErrHandlerFn", start);
-    check_setup(CVodeInit(memory, &CvodeSolver::right_hand_side, start, vector_.get()), "CVodeInit",
-                start);
-    check_setup(CVodeSetUserData(memory, this), "CVodeSetUserData", start);
-    check_setup(
-        CVodeSStolerances(memory, settings_.relative_tolerance, settings_.absolute_tolerance),
-        "CVodeSStolerances", start);
-    check_setup(CVodeSetLinearSolver(memory, linear_solver_.get(), matrix_.get()),
-                "CVodeSetLinearSolver", start);
+    void* memory = cvode_->memory();
     check_setup(CVodeSetLinSysFn(memory, &CvodeSolver::linear_system), "CVodeSetLinSysFn", start);
-    check_setup(CVodeSetMaxNumSteps(memory, kMaxInternalStepsPerCall), "CVodeSetMaxNumSteps",
-                start);
     if (settings_.max_internal_step > 0.0) {
       check_setup(CVodeSetMaxStep(memory, settings_.max_internal_step), "CVodeSetMaxStep", start);
     }
@@ -144,17 +91,17 @@ class CvodeSolver final : public Solver {
   /// history with the new inputs, and its local error test shrinks the step and
   /// order as far as the input jump at the communication time requires.
   void integrate(const Segment& segment, std::span<double> state, SampleSink& sink) override {
-    void* memory = memory_.get();
+    void* memory = cvode_->memory();
     const bool keep_history = keeps_history(segment);
     history_end_ = std::numeric_limits<double>::quiet_NaN();  // until this one succeeds
     segment_ = &segment;
     pending_exception_ = nullptr;
     non_finite_time_ = std::numeric_limits<double>::quiet_NaN();
-    error_message_[0] = '\0';
+    cvode_->clear_message();
     select_jacobian(segment);
     if (!keep_history) {
       std::copy(state.begin(), state.end(), state_data());
-      check(CVodeReInit(memory, segment.start, vector_.get()), "CVodeReInit", segment.start);
+      check(CVodeReInit(memory, segment.start, cvode_->vector()), "CVodeReInit", segment.start);
       check(CVodeSetInitStep(memory, restart_step(segment)), "CVodeSetInitStep", segment.start);
       keep_jacobian_ = segment_form_ == nullptr && carry_.jacobian_valid;
     } else {
@@ -176,7 +123,7 @@ class CvodeSolver final : public Solver {
   }
 
  private:
-  double* state_data() { return N_VGetArrayPointer(vector_.get()); }
+  double* state_data() { return cvode_->values().data(); }
 
   /// Whether to continue CVODE's history into `segment` (CvodeHistory::keep):
   /// only where the previous integrate() ended, with nothing in between
@@ -213,7 +160,7 @@ class CvodeSolver final : public Solver {
   void warm_up(double start) {
     warming_up_ = true;
     double reached = start;
-    const int flag = CVode(memory_.get(), start + 1.0, vector_.get(), &reached, CV_ONE_STEP);
+    const int flag = CVode(cvode_->memory(), start + 1.0, cvode_->vector(), &reached, CV_ONE_STEP);
     warming_up_ = false;
     check_setup(flag, "CVode (warm-up)", start);
   }
@@ -240,7 +187,7 @@ class CvodeSolver final : public Solver {
   /// long for the order-1 restart, and fails the error test (docs/results.md).
   /// 0 (CVODE estimates) when the history is of order 1 or ẍ vanishes.
   double next_initial_step(double time) {
-    void* memory = memory_.get();
+    void* memory = cvode_->memory();
     int order = 0;
     if (CVodeGetLastOrder(memory, &order) < 0 || order < 2) return 0.0;
     if (CVodeGetDky(memory, time, 2, work_.get()) < 0) return 0.0;
@@ -271,7 +218,7 @@ class CvodeSolver final : public Solver {
   /// what CVODE itself does after repeated error-test failures — and keep the
   /// higher ones: the error test corrects what remains of the jump in ẍ, ...
   void renew_slope(double time) {
-    void* memory = memory_.get();
+    void* memory = cvode_->memory();
     double current = 0.0, gamma = 0.0, rl1 = 0.0, last_step = 0.0;
     N_Vector predicted = nullptr, corrected = nullptr, slope = nullptr, history_1 = nullptr;
     void* user_data = nullptr;
@@ -296,7 +243,7 @@ class CvodeSolver final : public Solver {
   double advance_to(double target, double reached) {
     double returned_time = reached;
     for (int events = 0;; ++events) {
-      const int flag = CVode(memory_.get(), target, vector_.get(), &returned_time, CV_NORMAL);
+      const int flag = CVode(cvode_->memory(), target, cvode_->vector(), &returned_time, CV_NORMAL);
       check(flag, "CVode", returned_time);
       if (flag != CV_ROOT_RETURN) return returned_time;
       if (events == kMaxStateEventsPerCall) {
@@ -314,8 +261,8 @@ class CvodeSolver final : public Solver {
   void handle_state_event(double time) {
     evaluate_input_jet(segment_->inputs, time, model_.input_derivative_order(), inputs_);
     model_.handle_event(time, {state_data(), state_count_}, inputs_);
-    check(CVodeReInit(memory_.get(), time, vector_.get()), "CVodeReInit", time);
-    check(CVodeSetInitStep(memory_.get(), 0.0), "CVodeSetInitStep", time);
+    check(CVodeReInit(cvode_->memory(), time, cvode_->vector()), "CVodeReInit", time);
+    check(CVodeSetInitStep(cvode_->memory(), 0.0), "CVodeSetInitStep", time);
     keep_jacobian_ = false;
   }
 
@@ -363,12 +310,12 @@ class CvodeSolver final : public Solver {
     if (flag >= 0) return;
     segment_ = nullptr;
     if (pending_exception_) std::rethrow_exception(std::exchange(pending_exception_, nullptr));
-    std::string reason = std::string("CVODE: ") + call + " returned " + flag_name(flag);
+    std::string reason = std::string("CVODE: ") + call + " returned " + CvodeInstance::flag_name(flag);
     if (!std::isnan(non_finite_time_)) {
       reason += ": the model's derivatives are not finite (NaN or Inf) at t = " +
                 exact_text(non_finite_time_) + " s";
-    } else if (error_message_[0] != '\0') {
-      reason += " (" + std::string(error_message_.data()) + ")";
+    } else if (cvode_->message()[0] != '\0') {
+      reason += " (" + std::string(cvode_->message()) + ")";
     }
     throw SolverFailure(time, reason);
   }
@@ -515,7 +462,7 @@ class CvodeSolver final : public Solver {
   /// CVODE's error weights into `weights` and its smallest increment δ_min =
   /// 1000 |h| u n ‖f‖ (1 when f = 0), as cvLsDenseDQJac and cvLsBandDQJac take them.
   int difference_setup(N_Vector slope, N_Vector weights, double& minimum_increment) {
-    void* memory = memory_.get();
+    void* memory = cvode_->memory();
     double step = 0.0;  // h of the step being attempted (0 before the first: then h₀)
     if (CVodeGetErrWeights(memory, weights) < 0 || CVodeGetCurrentStep(memory, &step) < 0) {
       return -1;
@@ -559,26 +506,12 @@ class CvodeSolver final : public Solver {
     return 0;
   }
 
-  // CVErrHandlerFn: keep the last message for the SlaveError instead of printing
-  // it; a fixed buffer, so that a warning on the real-time path does not allocate.
-  static void record_error(int, const char* module, const char* function, char* message,
-                           void* user_data) {
-    auto& self = *static_cast<CvodeSolver*>(user_data);
-    std::snprintf(self.error_message_.data(), self.error_message_.size(), "%s/%s: %s", module,
-                  function, message);
-  }
-
   const Model& model_;
   const SolverSettings settings_;
   CvodeCarry& carry_;  ///< owned by the slave, saved and restored with x
   std::size_t state_count_ = 0;
-  // Destroyed in reverse order: the CVODE memory first, the context last.
-  ContextOwner context_;
-  VectorOwner vector_;
-  VectorOwner work_;  ///< ẍ, ẋ at a segment end (next_initial_step)
-  MatrixOwner matrix_;
-  LinearSolverOwner linear_solver_;
-  MemoryOwner memory_;
+  std::unique_ptr<CvodeInstance> cvode_;  ///< made in setup
+  VectorOwner work_{nullptr, &N_VDestroy};  ///< ẍ, ẋ at a segment end (next_initial_step)
   std::vector<double> inputs_;  ///< u(t) (the input jet), sized in setup
   // Band linear algebra (choose_band): bandwidths, and x while columns are shifted.
   bool banded_ = false;
@@ -595,7 +528,6 @@ class CvodeSolver final : public Solver {
   const LinearForm* segment_form_ = nullptr;
   std::exception_ptr pending_exception_;
   double non_finite_time_ = std::numeric_limits<double>::quiet_NaN();  ///< where f was NaN/Inf
-  std::array<char, 512> error_message_{};
 };
 
 }  // namespace

@@ -2,27 +2,22 @@
 
 #include <cvode/cvode.h>
 #include <nvector/nvector_serial.h>
-#include <sundials/sundials_context.h>
-#include <sunlinsol/sunlinsol_band.h>
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunmatrix/sunmatrix_band.h>
-#include <sunmatrix/sunmatrix_dense.h>
 
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <cstdlib>
 #include <exception>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "couplet/errors.hpp"
+#include "models/cvode_instance.hpp"
 
 namespace couplet::models {
 namespace {
@@ -567,32 +562,6 @@ class AssembledSystem {
 // CVODE driver: one integrator, re-initialised at every event.
 // ---------------------------------------------------------------------------
 
-struct SundialsDeleter {
-  void operator()(N_Vector vector) const { N_VDestroy(vector); }
-  void operator()(SUNMatrix matrix) const { SUNMatDestroy(matrix); }
-  void operator()(SUNLinearSolver solver) const { SUNLinSolFree(solver); }
-};
-
-struct CvodeMemoryDeleter {
-  void operator()(void* memory) const { CVodeFree(&memory); }
-};
-
-class SundialsContext {
- public:
-  SundialsContext() {
-    if (SUNContext_Create(nullptr, &context_) != 0) {
-      throw SlaveError("monolithic reference: SUNContext_Create failed");
-    }
-  }
-  ~SundialsContext() { SUNContext_Free(&context_); }
-  SundialsContext(const SundialsContext&) = delete;
-  SundialsContext& operator=(const SundialsContext&) = delete;
-  SUNContext get() const { return context_; }
-
- private:
-  SUNContext context_ = nullptr;
-};
-
 /// Counts the events at one instant (within kEventTimeResolution) and stops a
 /// model that never lets time advance.
 class EventBurstGuard {
@@ -686,49 +655,12 @@ class CvodeIntegrator {
   CvodeIntegrator(AssembledSystem& system, const MonolithicSettings& settings, double start)
       : system_(system),
         model_state_count_(system.state_count()),
-        // A system without states but with events still needs CVODE for its root
-        // finding; it integrates one dummy state ẋ = 0 then.
-        size_(static_cast<sunindextype>(std::max<std::size_t>(model_state_count_, 1))),
-        indicator_count_(system.event_indicator_count()) {
-    state_.reset(N_VNew_Serial(size_, context_.get()));
-    if (!state_) throw SlaveError("monolithic reference: SUNDIALS allocation failed");
-    std::fill(state().begin(), state().end(), 0.0);
-    system_.initial_state(model_state());
-    linear_algebra_ = choose_linear_algebra(system_, start, model_state(), settings.linear_solver);
-    if (linear_algebra_.banded) {
-      matrix_.reset(SUNBandMatrix(size_, static_cast<sunindextype>(linear_algebra_.upper_bandwidth),
-                                  static_cast<sunindextype>(linear_algebra_.lower_bandwidth),
-                                  context_.get()));
-      if (matrix_)
-        linear_solver_.reset(SUNLinSol_Band(state_.get(), matrix_.get(), context_.get()));
-    } else {
-      matrix_.reset(SUNDenseMatrix(size_, size_, context_.get()));
-      if (matrix_) {
-        linear_solver_.reset(SUNLinSol_Dense(state_.get(), matrix_.get(), context_.get()));
-      }
-    }
-    memory_owner_.reset(CVodeCreate(CV_BDF, context_.get()));
-    memory_ = memory_owner_.get();
-    if (!matrix_ || !linear_solver_ || memory_ == nullptr) {
-      throw SlaveError("monolithic reference: SUNDIALS allocation failed");
-    }
-    check(CVodeSetErrHandlerFn(memory_, &CvodeIntegrator::record_error, this),
-          "CVodeSetErrHandlerFn", start);
-    check(CVodeInit(memory_, &CvodeIntegrator::right_hand_side, start, state_.get()), "CVodeInit",
-          start);
-    check(CVodeSetUserData(memory_, this), "CVodeSetUserData", start);
-    check(CVodeSStolerances(memory_, settings.relative_tolerance, settings.absolute_tolerance),
-          "CVodeSStolerances", start);
-    check(CVodeSetLinearSolver(memory_, linear_solver_.get(), matrix_.get()),
-          "CVodeSetLinearSolver", start);
-    // Grid points may be far apart; at these tolerances the default 500 steps
-    // per call is far too few. Still bounded: when t + h == t (a model that
-    // fails just ahead), CVODE would otherwise step in place without end.
-    check(CVodeSetMaxNumSteps(memory_, 1'000'000), "CVodeSetMaxNumSteps", start);
+        indicator_count_(system.event_indicator_count()),
+        cvode_(setup(system, settings, start, linear_algebra_, this)) {
     if (indicator_count_ > 0) {
       // State events: CVODE locates the zero crossings of all indicators, in
       // either direction, and returns there (CV_ROOT_RETURN).
-      check(CVodeRootInit(memory_, static_cast<int>(indicator_count_),
+      check(CVodeRootInit(cvode_.memory(), static_cast<int>(indicator_count_),
                           &CvodeIntegrator::root_function),
             "CVodeRootInit", start);
       roots_found_.assign(indicator_count_, 0);
@@ -775,8 +707,8 @@ class CvodeIntegrator {
                               std::max(std::abs(segment_start_), std::abs(time));
       if (!stepped_ && time - segment_start_ <= roundoff) return model_state();
       double reached = 0.0;
-      last_message_.clear();
-      const int flag = CVode(memory_, time, state_.get(), &reached, CV_NORMAL);
+      cvode_.clear_message();
+      const int flag = CVode(cvode_.memory(), time, cvode_.vector(), &reached, CV_NORMAL);
       if (flag < 0) fail(flag, "CVode", time);
       stepped_ = true;
       // CVODE returns the state at the root; the grid time is still ahead.
@@ -786,8 +718,42 @@ class CvodeIntegrator {
   }
 
  private:
+  /// The CVODE instance from the system's initial state, with the linear
+  /// algebra chosen there (into `algebra`).
+  static CvodeInstance setup(AssembledSystem& system, const MonolithicSettings& settings,
+                             double start, MonolithicLinearAlgebra& algebra,
+                             CvodeIntegrator* self) {
+    // A system without states but with events still needs CVODE for its root
+    // finding; it integrates one dummy state ẋ = 0 then.
+    std::vector<double> initial(std::max<std::size_t>(system.state_count(), 1), 0.0);
+    const std::span<double> model_initial{initial.data(), system.state_count()};
+    system.initial_state(model_initial);
+    algebra = choose_linear_algebra(system, start, model_initial, settings.linear_solver);
+    try {
+      return CvodeInstance(
+          CvodeSetup{.method = CV_BDF,
+                     .band = algebra.banded
+                                 ? std::optional(CvodeBand{.lower = algebra.lower_bandwidth,
+                                                           .upper = algebra.upper_bandwidth})
+                                 : std::nullopt,
+                     .start = start,
+                     .right_hand_side = &CvodeIntegrator::right_hand_side,
+                     .user_data = self,
+                     .relative_tolerance = settings.relative_tolerance,
+                     .absolute_tolerance = settings.absolute_tolerance,
+                     // Grid points may be far apart; at these tolerances the
+                     // default 500 steps per call is far too few. Still bounded:
+                     // when t + h == t (a model that fails just ahead), CVODE
+                     // would otherwise step in place without end.
+                     .max_steps_per_call = 1'000'000},
+          initial);
+    } catch (const CvodeSetupFailure& failure) {
+      throw SlaveError(std::string("monolithic reference: ") + failure.what());
+    }
+  }
+
   std::span<double> state() {
-    return {N_VGetArrayPointer_Serial(state_.get()), static_cast<std::size_t>(size_)};
+    return cvode_.values();
   }
   /// The models' states, without the dummy of a stateless system.
   std::span<double> model_state() { return state().first(model_state_count_); }
@@ -795,8 +761,8 @@ class CvodeIntegrator {
   /// CVODE from (t, current state) to the segment end, as after CVodeInit: the
   /// state or the discrete equations may have jumped at t.
   void restart(double t) {
-    check(CVodeReInit(memory_, t, state_.get()), "CVodeReInit", t);
-    check(CVodeSetStopTime(memory_, segment_end_), "CVodeSetStopTime", t);
+    check(CVodeReInit(cvode_.memory(), t, cvode_.vector()), "CVodeReInit", t);
+    check(CVodeSetStopTime(cvode_.memory(), segment_end_), "CVodeSetStopTime", t);
     segment_start_ = t;
     stepped_ = false;
   }
@@ -805,7 +771,7 @@ class CvodeIntegrator {
   /// handles the event (once, however many of its indicators fired), in
   /// subsystem order, each seeing the state left by the previous ones.
   void handle_state_events(double t) {
-    check(CVodeGetRootInfo(memory_, roots_found_.data()), "CVodeGetRootInfo", t);
+    check(CVodeGetRootInfo(cvode_.memory(), roots_found_.data()), "CVodeGetRootInfo", t);
     std::size_t handled = system_.subsystem_count();  // none yet
     for (std::size_t indicator = 0; indicator < indicator_count_; ++indicator) {
       if (roots_found_[indicator] == 0) continue;
@@ -827,7 +793,7 @@ class CvodeIntegrator {
 
   static int right_hand_side(sunrealtype t, N_Vector x, N_Vector dxdt, void* user_data) {
     auto& self = *static_cast<CvodeIntegrator*>(user_data);
-    const auto size = static_cast<std::size_t>(self.size_);
+    const auto size = static_cast<std::size_t>(N_VGetLength_Serial(x));
     const std::span<double> derivatives{N_VGetArrayPointer_Serial(dxdt), size};
     const std::span<const double> states{N_VGetArrayPointer_Serial(x), size};
     try {
@@ -873,39 +839,25 @@ class CvodeIntegrator {
     return 0;
   }
 
-  static void record_error(int, const char* module, const char* function, char* message,
-                           void* user_data) {
-    auto& self = *static_cast<CvodeIntegrator*>(user_data);
-    self.last_message_ = std::string(module) + "::" + function + ": " + message;
-  }
-
   void check(int flag, const char* call, double time) {
     if (flag < 0) fail(flag, call, time);
   }
 
   [[noreturn]] void fail(int flag, const char* call, double time) {
     if (pending_error_) std::rethrow_exception(std::exchange(pending_error_, nullptr));
-    char* raw_name = CVodeGetReturnFlagName(flag);  // malloc'ed by SUNDIALS
-    const std::string name = raw_name != nullptr ? raw_name : std::to_string(flag);
-    std::free(raw_name);
     double reached = time;
-    if (memory_ != nullptr) CVodeGetCurrentTime(memory_, &reached);
+    CVodeGetCurrentTime(cvode_.memory(), &reached);
     throw SlaveError("monolithic reference: " + std::string(call) + " failed at t = " +
                      time_text(reached) + " integrating towards t = " + time_text(time) + " (" +
-                     name + ")" + (last_message_.empty() ? "" : ": " + last_message_));
+                     CvodeInstance::flag_name(flag) + ")" +
+                     (cvode_.message()[0] == '\0' ? "" : ": " + std::string(cvode_.message())));
   }
 
   AssembledSystem& system_;
-  SundialsContext context_;
   std::size_t model_state_count_;
-  sunindextype size_;
   std::size_t indicator_count_;
-  std::unique_ptr<std::remove_pointer_t<N_Vector>, SundialsDeleter> state_;
-  std::unique_ptr<std::remove_pointer_t<SUNMatrix>, SundialsDeleter> matrix_;
-  std::unique_ptr<std::remove_pointer_t<SUNLinearSolver>, SundialsDeleter> linear_solver_;
-  // Declared after the vectors and solvers it uses, so it is freed before them.
-  std::unique_ptr<void, CvodeMemoryDeleter> memory_owner_;
-  void* memory_ = nullptr;
+  MonolithicLinearAlgebra linear_algebra_;  // before cvode_: its set-up chooses it
+  CvodeInstance cvode_;
   double segment_start_ = 0.0;
   double segment_end_ = 0.0;
   double latest_equation_time_ = 0.0;
@@ -913,8 +865,6 @@ class CvodeIntegrator {
   std::vector<int> roots_found_;
   EventBurstGuard burst_guard_;
   std::exception_ptr pending_error_;
-  std::string last_message_;
-  MonolithicLinearAlgebra linear_algebra_;
 };
 
 // ---------------------------------------------------------------------------
