@@ -95,7 +95,7 @@ class System {
   }
   std::optional<std::size_t> find_slave(std::string_view name) const;
   /// Puts `slave` in the place of slave `index` (same name and connections) and
-  /// returns the one it replaces: how a distributed run (host_tools/mpi/mpi_executor.hpp)
+  /// returns the one it replaces: how a distributed run (host_tools/mpi/mpi_dispatcher.hpp)
   /// puts a proxy in front of each slave. The replacement must have the same ports.
   std::unique_ptr<Slave> replace_slave(std::size_t index, std::unique_ptr<Slave> slave);
   std::span<const Connection> connections() const { return connections_; }

@@ -9,17 +9,11 @@
 #include <vector>
 
 #include "couplet/unit.hpp"
+#include "host_tools/scenario/connection_converter.hpp"
 #include "host_tools/scenario/scenario.hpp"
 #include "runtime/system.hpp"
 
 namespace couplet::tools {
-
-/// Puts a coupling.linear slave between the ends of connection `index`,
-/// named transform_<slave>_<input> and placed just before the target slave
-/// (a Gauss–Seidel sweep then passes the converted value on at once). A
-/// connection of a group member is refused, naming the connection: the
-/// converter would sit outside the group.
-void insert_converter(Scenario& scenario, std::size_t index, UnitConversion conversion);
 
 /// A connection whose ends' units differ but share an SI base.
 struct UnitConversionNeed {

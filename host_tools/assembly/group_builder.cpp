@@ -10,10 +10,6 @@
 
 namespace couplet::tools {
 
-std::string slave_of(const std::string& endpoint) {
-  return endpoint.substr(0, endpoint.find('.'));
-}
-
 namespace {
 
 const SlaveSpec& spec_of(const Scenario& scenario, const std::string& name) {
@@ -69,24 +65,6 @@ std::pair<std::size_t, std::size_t> flat_port(const Scenario& scenario,
 }
 
 }  // namespace
-
-const GroupSpec* group_of(const Scenario& scenario, const std::string& slave) {
-  for (const GroupSpec& group : scenario.groups) {
-    if (std::find(group.members.begin(), group.members.end(), slave) != group.members.end())
-      return &group;
-  }
-  return nullptr;
-}
-
-bool is_inside_group(const Scenario& scenario, const ConnectionSpec& connection) {
-  const GroupSpec* from = group_of(scenario, slave_of(connection.from));
-  return from != nullptr && from == group_of(scenario, slave_of(connection.to));
-}
-
-std::string outer_name(const Scenario& scenario, const std::string& endpoint) {
-  const GroupSpec* group = group_of(scenario, slave_of(endpoint));
-  return group ? group->name + "." + endpoint : endpoint;
-}
 
 std::unique_ptr<Slave> make_group_slave(const Scenario& scenario, const GroupSpec& group,
                                         const models::ModelCatalog& catalog) {

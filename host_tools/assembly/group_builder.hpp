@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "host_tools/scenario/group_membership.hpp"
 #include "host_tools/scenario/scenario.hpp"
 #include "models/catalog.hpp"
 #include "models/monolithic_reference.hpp"
@@ -17,23 +18,11 @@
 
 namespace couplet::tools {
 
-/// The slave of a connection endpoint: "left" of "left.x".
-std::string slave_of(const std::string& endpoint);
-
-/// The group `slave` belongs to, or null.
-const GroupSpec* group_of(const Scenario& scenario, const std::string& slave);
-
 /// The composite slave of `group`: its members (ODE slaves; a member behind a link is
 /// a configuration error, as remote slaves cannot roll back), its internal
 /// connections and its algorithm (ifosmondi or ifosmondi_jfm).
 std::unique_ptr<Slave> make_group_slave(const Scenario& scenario, const GroupSpec& group,
                                         const models::ModelCatalog& catalog);
-
-/// True when both ends of `connection` are members of the same group.
-bool is_inside_group(const Scenario& scenario, const ConnectionSpec& connection);
-
-/// "member.port" → "group.member.port" for a group member; anything else unchanged.
-std::string outer_name(const Scenario& scenario, const std::string& endpoint);
 
 /// The monolithic reference of a scenario with groups: every model in one ODE (the
 /// groups dissolved), outputs laid out per slave of `system` (a composite's outputs

@@ -35,7 +35,7 @@ struct RunOptions {
   bool progress_on_terminal = false;                  ///< one line rewritten in place
   std::chrono::milliseconds progress_interval{5000};  ///< between lines off a terminal
   /// Set (under mpirun): the slaves run distributed over the ranks
-  /// (host_tools/mpi/mpi_executor.hpp, docs/mpi.md); rank 0 alone writes the output
+  /// (host_tools/mpi/mpi_dispatcher.hpp, docs/mpi.md); rank 0 alone writes the output
   /// directory, the others return the same summary without writing anything.
   const MpiSession* mpi = nullptr;
   bool write_results = true;  ///< write signals.csv and summary.json at the end

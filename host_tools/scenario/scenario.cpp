@@ -9,9 +9,9 @@
 #include <utility>
 
 #include "couplet/errors.hpp"
-#include "host_tools/assembly/connection_conversions.hpp"
 #include "host_tools/scenario/algorithm_reader.hpp"
 #include "host_tools/scenario/clock_spec.hpp"
+#include "host_tools/scenario/connection_converter.hpp"
 #include "host_tools/scenario/scenario_file_path.hpp"
 #include "host_tools/scenario/ssp_import.hpp"
 
@@ -415,7 +415,15 @@ namespace {
 
 // Each case is the scenario with its overrides after the command line's: it
 // must load like any scenario. Its errors name the case, then the key.
-void check_test_cases(const std::string& text, const Scenario& scenario,
+/// The scenario keys of `root`, after `overrides`, into the Scenario of
+/// `scenario_source`; messages name `source` (for an SSP package: its settings
+/// file, whose lines the nodes it gave carry).
+Scenario read_scenario(YAML::Node root, const std::string& source,
+                       const std::vector<std::pair<std::string, std::string>>& overrides,
+                       const std::string& scenario_source);
+
+void check_test_cases(const YAML::Node& as_written, const std::string& source,
+                      const Scenario& scenario,
                       const std::vector<std::pair<std::string, std::string>>& overrides) {
   for (const TestCase& test_case : scenario.cases) {
     std::vector<std::pair<std::string, std::string>> case_overrides = overrides;
@@ -423,7 +431,7 @@ void check_test_cases(const std::string& text, const Scenario& scenario,
                           test_case.overrides.end());
     case_overrides.emplace_back("cases", "~");  // the case alone, without the other cases
     try {
-      parse_scenario(text, scenario.source, case_overrides);
+      read_scenario(YAML::Clone(as_written), source, case_overrides, source);
     } catch (const ConfigurationError& error) {
       throw ConfigurationError(test_case.where + ": " + error.what());
     }
@@ -501,6 +509,15 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
   }
   if (!root.IsMap()) throw ConfigurationError(source + ": a scenario must be a YAML map");
   check_yaml_structure(root, source);
+  return read_scenario(root, source, overrides, source);
+}
+
+namespace {
+
+Scenario read_scenario(YAML::Node root, const std::string& source,
+                       const std::vector<std::pair<std::string, std::string>>& overrides,
+                       const std::string& scenario_source) {
+  const YAML::Node as_written = YAML::Clone(root);  // the test cases start from it
   for (const auto& [key, value] : overrides) {
     YAML::Node parsed;
     try {
@@ -517,9 +534,9 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
 
   Scenario scenario;
   std::vector<LinearTransformation> transformations;  // declared on connections
-  scenario.source = source;
+  scenario.source = source;  // what the readers' messages name; scenario_source at the end
   scenario.text = YAML::Dump(root);
-  scenario.name = root["name"] ? require_string(root["name"], source, "name") : source;
+  scenario.name = root["name"] ? require_string(root["name"], source, "name") : scenario_source;
   parse_time(root["time"], source, scenario);
   scenario.limits = parse_limits(root["limits"], source);
   scenario.executor = parse_executor(root["executor"], source);
@@ -610,9 +627,12 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
   for (GroupSpec& group : scenario.groups)
     group.algorithm = parse_group_algorithm(groups[group.name]["algorithm"], scenario, group.name);
   scenario.cases = parse_test_cases(root["cases"], source);
-  check_test_cases(text, scenario, overrides);
+  check_test_cases(as_written, source, scenario, overrides);
+  scenario.source = scenario_source;
   return scenario;
 }
+
+}  // namespace
 
 Scenario load_scenario(const std::string& path,
                        const std::vector<std::pair<std::string, std::string>>& overrides) {
@@ -628,9 +648,10 @@ Scenario load_scenario(const std::string& path,
         " beside it (algorithm: {type: jacobi, step: 0.01} at least; docs/ssp.md) "
         "or give --set 'algorithm={type: jacobi, step: 0.01}'");
   }
-  Scenario scenario = parse_scenario(
-      "# made by couplet from " + path + " and its settings file\n" + YAML::Dump(package.root),
-      path, overrides);
+  // The package's keys, and the settings file's with their lines: read as they
+  // are, with messages naming the settings file where it exists.
+  Scenario scenario = read_scenario(
+      package.root, package.settings_path.empty() ? path : package.settings_path, overrides, path);
   scenario.package = package.package;
   scenario.package_unit_conversions = package.unit_conversions;
   return scenario;

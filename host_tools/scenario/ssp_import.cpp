@@ -738,7 +738,10 @@ SspScenario import_ssp(const std::string& ssp_path) {
   result.unit_conversions = std::move(structure.unit_conversions);
   const std::string settings = ssp_settings_path(ssp_path);
   std::error_code error;
-  if (fs::exists(settings, error)) merge_settings(result.root, settings);
+  if (fs::exists(settings, error)) {
+    merge_settings(result.root, settings);
+    result.settings_path = settings;
+  }
   return result;
 }
 

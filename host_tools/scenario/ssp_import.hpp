@@ -27,6 +27,9 @@ struct SspScenario {
   std::shared_ptr<const models::fmi::Archive> package;
   /// SystemStructure::unit_conversions, for `couplet validate` to list.
   std::vector<std::string> unit_conversions;
+  /// The settings file merged into `root` (its nodes carry its lines); empty
+  /// when the package has none.
+  std::string settings_path;
 };
 
 /// True for a path that names an SSP package (".ssp").

@@ -17,7 +17,7 @@
 #include "host_tools/assembly/system_builder.hpp"
 #include "host_tools/checks/check_setup.hpp"
 #include "host_tools/cli/progress.hpp"
-#include "host_tools/mpi/mpi_executor.hpp"
+#include "host_tools/mpi/mpi_dispatcher.hpp"
 #include "host_tools/mpi/mpi_session.hpp"
 #include "host_tools/process/exit_watch.hpp"
 #include "host_tools/process/interrupt.hpp"

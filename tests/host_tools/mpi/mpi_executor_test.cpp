@@ -5,8 +5,6 @@
 //
 // The runs are real mpirun jobs of the couplet binary, oversubscribed (the CI
 // machine has 2 cores): -np 4 puts two ranks on each core.
-#include "host_tools/mpi/mpi_executor.hpp"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "host_tools/mpi/mpi_dispatcher.hpp"
 #include "host_tools/test_support.hpp"
 #include "test_fmus.hpp"
 

@@ -444,6 +444,24 @@ TEST(SspPackage, SettingsCannotChangeTheStructure) {
   EXPECT_NE(fmu_path.find("slaves.left.fmu: unknown key"), std::string::npos) << fmu_path;
 }
 
+// The settings are read where they were written: a wrong value names the
+// settings file and its line, and the scenario keeps the package's name.
+TEST(SspPackage, SettingsErrorsNameTheSettingsFileAndLine) {
+  const std::string bad_step =
+      refusal(make_package("settings-bad-step", Structure{},
+                           "name: stepped\nalgorithm:\n  type: jacobi\n  step: -0.01\n"));
+  EXPECT_NE(bad_step.find("settings-bad-step.couplet.yaml:4: algorithm.step"), std::string::npos)
+      << bad_step;
+  const std::string bad_solver = refusal(make_package(
+      "settings-bad-solver", Structure{},
+      "algorithm: {type: jacobi, step: 0.01}\nslaves:\n  left:\n    solver: {type: rk9}\n"));
+  EXPECT_NE(bad_solver.find("settings-bad-solver.couplet.yaml:4: slaves.left.solver.type"),
+            std::string::npos)
+      << bad_solver;
+  const fs::path package = make_package("settings-good", Structure{});
+  EXPECT_EQ(tools::load_scenario(package.string()).source, package.string());
+}
+
 TEST(SspPackage, WithoutSettingsSaysWhereTheyGo) {
   const std::string message = refusal(make_package("no-settings", Structure{}, ""));
   EXPECT_NE(message.find("no-settings.couplet.yaml"), std::string::npos) << message;

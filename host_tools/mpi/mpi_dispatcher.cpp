@@ -1,4 +1,4 @@
-#include "host_tools/mpi/mpi_executor.hpp"
+#include "host_tools/mpi/mpi_dispatcher.hpp"
 
 #include <algorithm>
 #include <array>
