@@ -42,9 +42,9 @@ RunLog read_with_warning(const std::string& path) {
   return log;
 }
 
-bool corrupted(const RunLog& log) {
-  return log.tail == protocol::LogReadStatus::corrupted ||
-         log.tail == protocol::LogReadStatus::malformed;
+/// A damaged frame inside the log (a cut tail is not an error).
+bool corrupted(protocol::LogReadStatus tail) {
+  return tail == protocol::LogReadStatus::corrupted || tail == protocol::LogReadStatus::malformed;
 }
 
 std::string read_text_if_present(const std::filesystem::path& path) {
@@ -283,7 +283,7 @@ int replay_log_command(const std::string& log_path, bool verify) {
     std::cout << "  DIVERGED               " << outcome.divergence << "\n";
     return verify ? 1 : 0;
   }
-  if (verify && corrupted(log)) {
+  if (verify && corrupted(log.tail)) {
     std::cout << "  NOT VERIFIED           the log is damaged: " << log.tail_problem << "\n";
     return 1;
   }
@@ -306,13 +306,17 @@ int export_log_command(const std::string& log_path, const ExportOptions& options
     std::cerr << "couplet: " << table.rows.size() << " rows (" << rows << ") written to "
               << options.mat_path << "\n";
   }
-  return corrupted(log) ? 1 : 0;
+  return corrupted(log.tail) ? 1 : 0;
 }
 
 int inspect_log_command(const std::string& log_path) {
-  const RunLog log = read_with_warning(log_path);
-  std::cout << inspect_text(log);
-  return corrupted(log) ? 1 : 0;
+  const LogInspection inspection = inspect_log(log_path);  // streamed: any length
+  if (!inspection.tail_problem.empty()) {
+    std::cerr << "couplet: warning: " << log_path << ": " << inspection.tail_problem
+              << "; read up to there\n";
+  }
+  std::cout << inspection.text;
+  return corrupted(inspection.tail) ? 1 : 0;
 }
 
 void check_run_files_agree(const RunLog& log, const RunFiles& files) {
@@ -364,7 +368,7 @@ int report_log_command(const std::string& log_or_directory, const std::string& r
       report_path.empty() ? (run.directory / "report.html").string() : report_path;
   write_text(output, render_report(run.log, run.inputs));
   std::cerr << "couplet: report written to " << output << "\n";
-  return corrupted(run.log) ? 1 : 0;
+  return corrupted(run.log.tail) ? 1 : 0;
 }
 
 int report_overlay_command(const std::vector<std::string>& logs_or_directories,
@@ -378,7 +382,7 @@ int report_overlay_command(const std::vector<std::string>& logs_or_directories,
   bool any_corrupted = false;
   for (const std::string& argument : logs_or_directories) {
     ReportRun run = read_report_run(argument);
-    any_corrupted = any_corrupted || corrupted(run.log);
+    any_corrupted = any_corrupted || corrupted(run.log.tail);
     runs.push_back({run_name(argument), std::move(run.log), std::move(run.inputs)});
   }
   // Several runs have no one directory: without -o the page goes to the current one.

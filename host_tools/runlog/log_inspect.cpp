@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdio>
 #include <iomanip>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -12,6 +13,9 @@
 namespace couplet::tools {
 
 namespace {
+
+/// Calls and plans read before the tally takes them (and the reader lets them go).
+constexpr std::size_t kTakeBatch = 4096;
 
 std::string capabilities_text(const SlaveCapabilities& capabilities) {
   std::ostringstream text;
@@ -61,51 +65,122 @@ std::string status_text(const RunLog& log) {
   return text;
 }
 
-/// Smallest, mean and largest macro step of the plans that advanced the frontier.
-std::string step_sizes_text(const RunLog& log) {
-  Time previous = log.start;
-  Time smallest = 0;
-  Time largest = 0;
-  std::uint64_t steps = 0;
-  for (const LoggedPlan& plan : log.plans) {
-    if (plan.frontier <= previous) continue;
-    const Time step = plan.frontier - previous;
-    smallest = steps == 0 ? step : std::min(smallest, step);
-    largest = std::max(largest, step);
-    previous = plan.frontier;
-    ++steps;
-  }
-  if (steps == 0) return "no macro step";
-  return seconds_text(smallest) + " / " +
-         seconds_text((previous - log.start) / static_cast<Time>(steps)) + " / " +
-         seconds_text(largest) + " s";
-}
+/// What the summary counts of the calls and plans, taken one at a time: the
+/// memory it holds grows with the slaves and with the distinct round-trip
+/// times of linked slaves, not with the log's length.
+class InspectTally {
+ public:
+  explicit InspectTally(const RunLog& log)
+      : start_(log.start), previous_frontier_(log.start), slaves_(log.slaves.size()) {}
 
-void link_timing(const RunLog& log, std::size_t slave, std::ostream& text) {
-  std::vector<double> round_trips;
-  std::uint64_t retransmissions = 0;
-  std::uint64_t missed = 0;
-  std::int64_t worst_lateness = 0;
-  for (const LoggedCall& call : log.calls) {
-    if (call.slave != slave || call.kind != CallKind::step) continue;
-    round_trips.push_back(static_cast<double>(call.ended_ns - call.began_ns) * 1e-3);
-    retransmissions += call.retransmissions;
-    missed += call.missed ? 1 : 0;
-    worst_lateness = std::max(worst_lateness, call.input_lateness_ns);
+  void add(const LoggedCall& call) {
+    ++by_kind_[static_cast<std::size_t>(call.kind)];
+    SlaveTally& slave = slaves_[call.slave];
+    if (call.kind == CallKind::linearize) ++slave.linearizations;
+    if (call.kind != CallKind::step) return;
+    ++slave.round_trips[call.ended_ns - call.began_ns];
+    ++slave.steps;
+    slave.retransmissions += call.retransmissions;
+    slave.missed += call.missed ? 1 : 0;
+    slave.worst_lateness = std::max(slave.worst_lateness, call.input_lateness_ns);
   }
-  if (round_trips.empty()) return;
-  std::sort(round_trips.begin(), round_trips.end());
-  char line[256];
-  std::snprintf(line, sizeof line,
-                "  %s: step round trip median %.1f µs, max %.1f µs; %llu retransmissions, %llu "
-                "missed results, "
-                "worst input lateness %.1f µs\n",
-                log.slaves[slave].name.c_str(), round_trips[round_trips.size() / 2],
-                round_trips.back(), static_cast<unsigned long long>(retransmissions),
-                static_cast<unsigned long long>(missed),
-                static_cast<double>(worst_lateness) * 1e-3);
-  text << line;
-}
+
+  /// Counts the plan, and its macro step when it advanced the frontier
+  /// (smallest, mean and largest step).
+  void add(const LoggedPlan& plan) {
+    ++plans_;
+    macro_steps_ = plan.macro_steps;
+    reached_ = plan.frontier;
+    if (plan.frontier <= previous_frontier_) return;
+    const Time step = plan.frontier - previous_frontier_;
+    smallest_step_ = advancing_plans_ == 0 ? step : std::min(smallest_step_, step);
+    largest_step_ = std::max(largest_step_, step);
+    previous_frontier_ = plan.frontier;
+    ++advancing_plans_;
+  }
+
+  void progress(std::ostream& text) const {
+    text << "progress     " << plans_ << " plans, " << macro_steps_
+         << " macro steps up to t = " << seconds_text(plans_ == 0 ? start_ : reached_) << " s\n";
+    text << "step size    min / mean / max ";
+    if (advancing_plans_ == 0) {
+      text << "no macro step\n";
+      return;
+    }
+    text << seconds_text(smallest_step_) << " / "
+         << seconds_text((previous_frontier_ - start_) / static_cast<Time>(advancing_plans_))
+         << " / " << seconds_text(largest_step_) << " s\n";
+  }
+
+  void call_counts(const RunLog& log, std::ostream& text) const {
+    text << "slave calls  " << count_of(CallKind::step) << " steps, "
+         << count_of(CallKind::evaluate_outputs) << " output evaluations, "
+         << count_of(CallKind::save_state) << " saves, " << count_of(CallKind::restore_state)
+         << " restores, " << count_of(CallKind::linearize) << " linearizations\n";
+    if (count_of(CallKind::linearize) == 0) return;
+    // Per slave, so that a reader sees which slaves a linearizing algorithm asked.
+    text << "linearized   ";
+    const char* separator = "";
+    for (std::size_t s = 0; s < log.slaves.size(); ++s) {
+      if (!log.slaves[s].description.capabilities.can_linearize) continue;
+      text << separator << log.slaves[s].name << ' ' << slaves_[s].linearizations << " times";
+      separator = ", ";
+    }
+    text << "\n";
+  }
+
+  void link_timing(const RunLog& log, std::size_t s, std::ostream& text) const {
+    const SlaveTally& slave = slaves_[s];
+    if (slave.steps == 0) return;
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "  %s: step round trip median %.1f µs, max %.1f µs; %llu retransmissions, %llu "
+                  "missed results, "
+                  "worst input lateness %.1f µs\n",
+                  log.slaves[s].name.c_str(), microseconds(slave.round_trip_at(slave.steps / 2)),
+                  microseconds(slave.round_trips.rbegin()->first),
+                  static_cast<unsigned long long>(slave.retransmissions),
+                  static_cast<unsigned long long>(slave.missed),
+                  static_cast<double>(slave.worst_lateness) * 1e-3);
+    text << line;
+  }
+
+ private:
+  struct SlaveTally {
+    std::uint64_t linearizations = 0;
+    std::uint64_t steps = 0;
+    /// Step round trips, ns → how many: the median without keeping every step.
+    std::map<std::int64_t, std::uint64_t> round_trips;
+    std::uint64_t retransmissions = 0;
+    std::uint64_t missed = 0;
+    std::int64_t worst_lateness = 0;
+
+    /// The round trip at `rank` (from 0) in increasing order.
+    std::int64_t round_trip_at(std::uint64_t rank) const {
+      for (const auto& [nanoseconds, count] : round_trips) {
+        if (rank < count) return nanoseconds;
+        rank -= count;
+      }
+      return round_trips.rbegin()->first;
+    }
+  };
+
+  static double microseconds(std::int64_t nanoseconds) {
+    return static_cast<double>(nanoseconds) * 1e-3;
+  }
+  std::uint64_t count_of(CallKind kind) const { return by_kind_[static_cast<std::size_t>(kind)]; }
+
+  Time start_;
+  std::uint64_t plans_ = 0;
+  std::uint64_t macro_steps_ = 0;
+  Time reached_ = 0;
+  Time previous_frontier_;
+  Time smallest_step_ = 0;
+  Time largest_step_ = 0;
+  std::uint64_t advancing_plans_ = 0;
+  std::array<std::uint64_t, kCallKinds> by_kind_{};
+  std::vector<SlaveTally> slaves_;
+};
 
 /// The whole run's counters (steps, evaluations, set-up and stop alike).
 void link_totals(const LoggedSlave& slave, std::ostream& text) {
@@ -127,37 +202,7 @@ void link_totals(const LoggedSlave& slave, std::ostream& text) {
   text << line;
 }
 
-std::uint64_t count_of(const std::array<std::uint64_t, kCallKinds>& by_kind, CallKind kind) {
-  return by_kind[static_cast<std::size_t>(kind)];
-}
-
-void call_counts(const RunLog& log, std::ostream& text) {
-  std::array<std::uint64_t, kCallKinds> by_kind{};
-  std::vector<std::uint64_t> linearizations(log.slaves.size());
-  for (const LoggedCall& call : log.calls) {
-    ++by_kind[static_cast<std::size_t>(call.kind)];
-    if (call.kind == CallKind::linearize) ++linearizations[call.slave];
-  }
-  text << "slave calls  " << count_of(by_kind, CallKind::step) << " steps, "
-       << count_of(by_kind, CallKind::evaluate_outputs) << " output evaluations, "
-       << count_of(by_kind, CallKind::save_state) << " saves, "
-       << count_of(by_kind, CallKind::restore_state) << " restores, "
-       << count_of(by_kind, CallKind::linearize) << " linearizations\n";
-  if (count_of(by_kind, CallKind::linearize) == 0) return;
-  // Per slave, so that a reader sees which slaves a linearizing algorithm asked.
-  text << "linearized   ";
-  const char* separator = "";
-  for (std::size_t s = 0; s < log.slaves.size(); ++s) {
-    if (!log.slaves[s].description.capabilities.can_linearize) continue;
-    text << separator << log.slaves[s].name << ' ' << linearizations[s] << " times";
-    separator = ", ";
-  }
-  text << "\n";
-}
-
-}  // namespace
-
-std::string inspect_text(const RunLog& log) {
+std::string summary_text(const RunLog& log, const InspectTally& tally) {
   std::ostringstream text;
   text << "run log      " << log.path << " (" << log.frames << " frames)\n";
   text << "scenario     " << log.scenario_source << "\n";
@@ -190,12 +235,8 @@ std::string inspect_text(const RunLog& log) {
          << log.discrete_input_name(connection.target.slave, connection.target.port)
          << " (rounding: " << to_string(connection.rounding) << ")\n";
   }
-  const Time reached = log.plans.empty() ? log.start : log.plans.back().frontier;
-  const std::uint64_t macro_steps = log.plans.empty() ? 0 : log.plans.back().macro_steps;
-  text << "progress     " << log.plans.size() << " plans, " << macro_steps
-       << " macro steps up to t = " << seconds_text(reached) << " s\n";
-  text << "step size    min / mean / max " << step_sizes_text(log) << "\n";
-  call_counts(log, text);
+  tally.progress(text);
+  tally.call_counts(log, text);
   if (!log.internal_quantities.empty()) {
     text << "internals    ";
     for (std::size_t q = 0; q < log.internal_quantities.size(); ++q) {
@@ -208,7 +249,7 @@ std::string inspect_text(const RunLog& log) {
     if (log.slaves[s].link.empty()) continue;
     if (!any_link) text << "links\n";
     any_link = true;
-    link_timing(log, s, text);
+    tally.link_timing(log, s, text);
     link_totals(log.slaves[s], text);
   }
   if (log.end_record) {
@@ -221,6 +262,36 @@ std::string inspect_text(const RunLog& log) {
     }
   }
   return text.str();
+}
+
+}  // namespace
+
+std::string inspect_text(const RunLog& log) {
+  InspectTally tally(log);
+  for (const LoggedCall& call : log.calls) tally.add(call);
+  for (const LoggedPlan& plan : log.plans) tally.add(plan);
+  return summary_text(log, tally);
+}
+
+LogInspection inspect_log(const std::string& path) {
+  RunLogReading reading(path);
+  reading.read_structure();
+  RunLog& log = reading.log();
+  InspectTally tally(log);
+  const auto take = [&](std::size_t keep_calls) {
+    const auto calls_taken = static_cast<std::ptrdiff_t>(log.calls.size() - keep_calls);
+    for (auto call = log.calls.begin(); call != log.calls.begin() + calls_taken; ++call)
+      tally.add(*call);
+    log.calls.erase(log.calls.begin(), log.calls.begin() + calls_taken);
+    for (const LoggedPlan& plan : log.plans) tally.add(plan);
+    log.plans.clear();
+  };
+  while (reading.read_record()) {
+    // A step's samples may still follow its call record: keep the last call.
+    if (log.calls.size() + log.plans.size() >= kTakeBatch) take(reading.last_was_call() ? 1 : 0);
+  }
+  take(0);
+  return {summary_text(log, tally), log.damaged() ? log.tail_problem : "", log.tail};
 }
 
 }  // namespace couplet::tools

@@ -66,6 +66,9 @@ class RunLogDamage : public ::testing::Test {
         }
       }
       EXPECT_FALSE(tools::inspect_text(log).empty());
+      const tools::LogInspection streamed = tools::inspect_log(path.string());
+      EXPECT_EQ(streamed.text, tools::inspect_text(log)) << what;
+      EXPECT_EQ(streamed.tail, log.tail) << what;
       EXPECT_FALSE(tools::export_csv(log).empty());
       EXPECT_FALSE(tools::csv_text(tools::grid_table(log, evaluation_grid())).empty());
     } catch (const std::runtime_error& error) {
