@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Source hygiene checks, run by ctest as Sources.citations and Sources.yaml_confined
-# (tests/CMakeLists.txt), so that ./build.sh test runs them.
+# Source hygiene checks, run by ctest as Sources.citations, Sources.yaml_confined
+# and Sources.scenario_apart (tests/CMakeLists.txt), so that ./build.sh test runs them.
 #
 #   .ci/check_sources.sh citations     [ROOT]  no citation of the design notes or of
 #                                               the papers' text files, which are not in the
 #                                               repository: cite the paper by title and
 #                                               point to docs/references.md instead
 #   .ci/check_sources.sh yaml_confined [ROOT]  YAML:: only in host_tools/scenario/
+#   .ci/check_sources.sh scenario_apart [ROOT]  host_tools/scenario/ includes no other
+#                                               host_tools/ folder: reading a scenario
+#                                               needs nothing of what builds or runs it
 #
 # ROOT defaults to the repository this script lives in. The files checked are those
 # git tracks plus the untracked ones it does not ignore (so a new file is checked
@@ -28,7 +31,7 @@ yaml_allowed=(
 )
 
 usage() {
-  echo "usage: $0 citations|yaml_confined [ROOT]" >&2
+  echo "usage: $0 citations|yaml_confined|scenario_apart [ROOT]" >&2
   exit 2
 }
 
@@ -98,8 +101,23 @@ check_yaml_confined() {
   echo "check_sources: yaml_confined: clean ($yaml_folder and ${#yaml_allowed[@]} tests)"
 }
 
+check_scenario_apart() {
+  local hits
+  hits=$(cd "$root" && existing_files | grep -z -E "^${yaml_folder}.*\.(cpp|hpp)\$" |
+    xargs -0 -r grep -n -E '^[[:space:]]*#[[:space:]]*include[[:space:]]+"host_tools/' |
+    grep -v -F "\"$yaml_folder" || true)
+  if [ -n "$hits" ]; then
+    echo "$hits"
+    echo "check_sources: $yaml_folder includes only itself of host_tools/ (above): it reads" \
+         "scenarios into typed settings, which the other folders build from" >&2
+    return 1
+  fi
+  echo "check_sources: scenario_apart: clean"
+}
+
 case "$check" in
   citations) check_citations ;;
   yaml_confined) check_yaml_confined ;;
+  scenario_apart) check_scenario_apart ;;
   *) usage ;;
 esac

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Proves that .ci/check_sources.sh fails where it must: a tree with a design-note
-# citation, a paper-text citation, or YAML:: outside the allowed files is refused
-# naming the file and line; the same tree without them passes. Run by ctest as
+# citation, a paper-text citation, YAML:: outside the allowed files, or a scenario
+# reader including another host_tools/ folder is refused naming the file and line;
+# the same tree without them passes. Run by ctest as
 # Sources.check_fails_on_violations.
 set -uo pipefail
 check="$(cd "$(dirname "$0")" && pwd)/check_sources.sh"
@@ -62,6 +63,13 @@ rm "$tree/host_tools/reads_yaml.cpp"
 echo '// no longer reads YAML' >"$tree/tests/fuzz/ssp_fuzz.cpp"
 expect 1 "tests/fuzz/ssp_fuzz.cpp: allowed to use YAML:: but does not any more" -- \
   "$check" yaml_confined "$tree"
+
+printf '#include "host_tools/scenario/scenario.hpp"\n' >"$tree/host_tools/scenario/reader.hpp"
+expect 0 'scenario_apart: clean' -- "$check" scenario_apart "$tree"
+printf '#include <x>\n#include "host_tools/assembly/system_builder.hpp"\n' \
+  >"$tree/host_tools/scenario/builds.cpp"
+expect 1 "host_tools/scenario/builds.cpp:2:" -- "$check" scenario_apart "$tree"
+rm "$tree/host_tools/scenario/builds.cpp"
 
 expect 2 'usage:' -- "$check" nonsense "$tree"
 

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "couplet/errors.hpp"
-#include "host_tools/assembly/system_builder.hpp"
 #include "models/catalog.hpp"
+#include "models/slave_source.hpp"
 
 namespace couplet::tools {
 namespace {
@@ -48,7 +48,13 @@ std::vector<Time> stimulus_breakpoints(const Scenario& scenario) {
     if (!is_stimulus(spec)) continue;
     std::unique_ptr<models::Model> model;
     try {
-      model = open_source(spec, catalog)->make_model(slave_settings(scenario, spec));
+      // A stimulus is a built-in model or a table: nothing of the system around it.
+      const std::unique_ptr<models::SlaveSource> source =
+          spec.model == models::kTableStimulusName
+              ? models::table_source(spec.table_file, spec.table_interpolation)
+              : models::catalog_source(catalog, spec.model);
+      model = source->make_model(models::SlaveSettings{spec.name, spec.parameters, spec.solver,
+                                                       spec.capabilities, std::nullopt});
     } catch (const ConfigurationError& error) {
       const std::string message = error.what();
       if (message.rfind(scenario.source, 0) == 0) throw;
