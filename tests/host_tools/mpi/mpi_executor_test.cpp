@@ -75,11 +75,11 @@ struct Case {
   std::string generate;  ///< arguments of `couplet generate`, empty for a file
 };
 const std::vector<Case> kCases = {
-    {"two_mass_switch.yaml", {"time.end=20"}},                      // Jacobi, feedthrough refresh
-    {"rotational_two_mass.yaml", {}},                               // Jacobi
-    {"ifosmondi_damper.yaml", {"time.end=2"}},                      // save/restore, iterations
-    {"missiles_lotka_volterra.yaml", {"time.end=2"}},               // linearize
-    {"rotational_two_mass_defect_control.yaml", {"time.end=0.2"}},  // variable steps
+    {"two_mass_switch.yaml", {"time.end=20"}, ""},         // Jacobi, feedthrough refresh
+    {"rotational_two_mass.yaml", {}, ""},                  // Jacobi
+    {"ifosmondi_damper.yaml", {"time.end=2"}, ""},         // save/restore, iterations
+    {"missiles_lotka_volterra.yaml", {"time.end=2"}, ""},  // linearize
+    {"rotational_two_mass_defect_control.yaml", {"time.end=0.2"}, ""},  // variable steps
     // The Kraft-Schweizer chain: 4 segments and their 3 coupling elements.
     {"chain_jacobi", {}, "chain --bodies 32 --subsystems 4 --end 0.0005 --reference none"},
     // The explicit scheme (inputs extrapolated from past communication values)
