@@ -34,11 +34,16 @@ namespace couplet::tools {
 
 namespace {
 
-/// Reads the log; a damaged tail is a warning: what came before it is used.
+/// A damaged tail is a warning: what came before it is used.
+void warn_of_damage(const std::string& path, const std::string& tail_problem) {
+  if (!tail_problem.empty())
+    std::cerr << "couplet: warning: " << path << ": " << tail_problem << "; read up to there\n";
+}
+
+/// Reads the log whole, warning of a damaged tail.
 RunLog read_with_warning(const std::string& path) {
   RunLog log = read_run_log(path);
-  if (log.damaged())
-    std::cerr << "couplet: warning: " << path << ": " << log.tail_problem << "; read up to there\n";
+  warn_of_damage(path, log.damaged() ? log.tail_problem : "");
   return log;
 }
 
@@ -291,7 +296,47 @@ int replay_log_command(const std::string& log_path, bool verify) {
   return 0;
 }
 
+namespace {
+
+/// Communication rows as CSV alone: written as the log is read (any length).
+/// A file is written beside its name and renamed when complete, so that a log
+/// refused half-way leaves no partial table under the name asked for.
+int stream_csv_export(const std::string& log_path, const std::string& csv_path) {
+  if (csv_path.empty()) {
+    const StreamedExport exported = stream_communication_csv(log_path, std::cout);
+    warn_of_damage(log_path, exported.tail_problem);
+    return corrupted(exported.tail) ? 1 : 0;
+  }
+  const std::string partial = csv_path + ".partial";
+  std::ofstream file(partial);
+  if (!file)
+    throw std::runtime_error("cannot write '" + csv_path + "': the file cannot be created");
+  StreamedExport exported;
+  try {
+    exported = stream_communication_csv(log_path, file);
+    file.close();
+    if (!file) throw std::runtime_error("cannot write '" + csv_path + "'");
+    std::error_code renamed;
+    std::filesystem::rename(partial, csv_path, renamed);
+    if (renamed) throw std::runtime_error("cannot write '" + csv_path + "': " + renamed.message());
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(partial, ignored);
+    throw;
+  }
+  warn_of_damage(log_path, exported.tail_problem);
+  std::cerr << "couplet: " << exported.rows << " rows (communication times) written to " << csv_path
+            << "\n";
+  return corrupted(exported.tail) ? 1 : 0;
+}
+
+}  // namespace
+
 int export_log_command(const std::string& log_path, const ExportOptions& options) {
+  if (!options.grid && options.mat_path.empty())
+    return stream_csv_export(log_path, options.csv_path);
+  // A MAT-file holds each column whole, and the grid rows are made from the
+  // log read whole.
   const RunLog log = read_with_warning(log_path);
   const ExportTable table = options.grid ? grid_export(log) : communication_table(log);
   const char* rows = options.grid ? "evaluation-grid times" : "communication times";
@@ -311,10 +356,7 @@ int export_log_command(const std::string& log_path, const ExportOptions& options
 
 int inspect_log_command(const std::string& log_path) {
   const LogInspection inspection = inspect_log(log_path);  // streamed: any length
-  if (!inspection.tail_problem.empty()) {
-    std::cerr << "couplet: warning: " << log_path << ": " << inspection.tail_problem
-              << "; read up to there\n";
-  }
+  warn_of_damage(log_path, inspection.tail_problem);
   std::cout << inspection.text;
   return corrupted(inspection.tail) ? 1 : 0;
 }

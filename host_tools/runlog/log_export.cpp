@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <ostream>
 #include <sstream>
 
 #include "core/exact_text.hpp"
@@ -16,34 +17,69 @@ constexpr std::size_t kNoCall = std::numeric_limits<std::size_t>::max();
 using Row = std::vector<std::optional<double>>;
 using DiscreteRow = std::vector<std::optional<std::int64_t>>;
 
+/// The calls and plan records rows are made from, by their index in the whole
+/// log (calls from 0, plans numbered from 1): all of a log read whole, or what
+/// a streaming reader still holds of it (`first_call`, `first_plan`: the
+/// index of log.calls[0] and the number of log.plans[0]).
+struct LogWindow {
+  const RunLog& log;
+  std::size_t first_call = 0;
+  std::uint64_t first_plan = 1;
+
+  const LoggedCall& call(std::size_t index) const { return log.calls[index - first_call]; }
+  /// Plan record `number`; null for the initialization's (0) or one the log
+  /// does not hold (a cut log may lack the last).
+  const LoggedPlan* plan(std::uint64_t number) const {
+    if (number < first_plan || number - first_plan >= log.plans.size()) return nullptr;
+    return &log.plans[number - first_plan];
+  }
+};
+
 /// How many calls `couplet run` makes before the algorithm's first plan: a
 /// setup per slave (with the start values of its discrete outputs, when it has
 /// any), then the passes of Executor::compute_initial_outputs, an output
 /// evaluation of every slave each. Plan indices cannot tell them apart from the
-/// first plan's calls (both carry 0); counting stops early where the log holds
-/// something else there.
-std::size_t initialization_calls(const RunLog& log) {
-  std::size_t outputs = 1;
-  int highest_order = 0;
-  std::size_t discrete_starts = 0;
-  for (const LoggedSlave& slave : log.slaves) {
-    outputs += slave.description.outputs.size();
-    highest_order = std::max(highest_order, slave.description.capabilities.output_derivative_order);
-    if (!slave.description.discrete_outputs.empty()) ++discrete_starts;
+/// first plan's calls (both carry 0), so they are counted call by call; counting
+/// stops early where the log holds something else there.
+class InitializationCount {
+ public:
+  explicit InitializationCount(const RunLog& log) {
+    std::size_t outputs = 1;
+    int highest_order = 0;
+    std::size_t discrete_starts = 0;
+    for (const LoggedSlave& slave : log.slaves) {
+      outputs += slave.description.outputs.size();
+      highest_order =
+          std::max(highest_order, slave.description.capabilities.output_derivative_order);
+      if (!slave.description.discrete_outputs.empty()) ++discrete_starts;
+    }
+    const std::size_t passes = static_cast<std::size_t>(highest_order + 1) * outputs;
+    expected_ = log.slaves.size() * (1 + passes) + discrete_starts;
   }
-  const std::size_t passes = static_cast<std::size_t>(highest_order + 1) * outputs;
-  const std::size_t expected = log.slaves.size() * (1 + passes) + discrete_starts;
-  std::size_t count = 0;
-  while (count < expected && count < log.calls.size()) {
-    const LoggedCall& call = log.calls[count];
+
+  /// Takes the next call in log order.
+  void take(const LoggedCall& call) {
+    if (settled_) return;
     const bool initializing = call.kind == CallKind::setup ||
                               call.kind == CallKind::evaluate_outputs ||
                               call.kind == CallKind::discrete_outputs;
-    if (!initializing || call.plan != 0) break;
-    ++count;
+    if (count_ < expected_ && initializing && call.plan == 0) {
+      ++count_;
+    } else {
+      settled_ = true;
+    }
   }
-  return count;
-}
+
+  /// The initialization's calls among those taken.
+  std::size_t count() const { return count_; }
+  /// True when the call after `count()` calls is not the initialization's.
+  bool settled() const { return settled_ || count_ == expected_; }
+
+ private:
+  std::size_t expected_ = 0;
+  std::size_t count_ = 0;
+  bool settled_ = false;
+};
 
 bool returns_outputs(const LoggedCall& call) {
   // A linearization holds x, not y: it changes no output.
@@ -55,12 +91,11 @@ bool returns_outputs(const LoggedCall& call) {
 class SlavePositions {
  public:
   explicit SlavePositions(const RunLog& log)
-      : log_(log),
-        slaves_(log.slaves.size(),
-                Position{log.start, log.start, kNoCall, kNoCall, kNoCall, kNoCall}) {}
+      : slaves_(log.slaves.size(),
+                Position{log.start, log.start, kNoCall, kNoCall, kNoCall, kNoCall, false}) {}
 
-  void take(std::size_t index) {
-    const LoggedCall& call = log_.calls[index];
+  /// Takes call `index` of the log, `call`.
+  void take(std::size_t index, const LoggedCall& call) {
     Position& slave = slaves_[call.slave];
     switch (call.kind) {
       case CallKind::setup:
@@ -81,6 +116,7 @@ class SlavePositions {
         slave.saved = slave.now;
         slave.saved_outputs_call = slave.outputs_call;
         slave.saved_discrete_call = slave.discrete_call;
+        slave.has_saved = true;
         break;
       case CallKind::restore_state:
         slave.now = slave.saved;
@@ -100,6 +136,27 @@ class SlavePositions {
   /// values after its setup); kNoCall: none yet (zeros).
   std::size_t discrete_call(std::size_t slave) const { return slaves_[slave].discrete_call; }
 
+  /// The earliest time any slave may still return outputs at: where it stands,
+  /// or where a restore would take it back to (couplet restores only a saved
+  /// state). A communication time before it is settled.
+  Time earliest_open_time() const {
+    Time earliest = std::numeric_limits<Time>::max();
+    for (const Position& slave : slaves_)
+      earliest = std::min(earliest, slave.has_saved ? std::min(slave.now, slave.saved) : slave.now);
+    return earliest;
+  }
+
+  /// The oldest call whose outputs a slave holds or has saved (kNoCall: none).
+  std::size_t oldest_held_call() const {
+    std::size_t oldest = kNoCall;
+    for (const Position& slave : slaves_) {
+      for (const std::size_t call : {slave.outputs_call, slave.saved_outputs_call,
+                                     slave.discrete_call, slave.saved_discrete_call})
+        oldest = std::min(oldest, call);
+    }
+    return oldest;
+  }
+
  private:
   struct Position {
     Time now;
@@ -108,8 +165,8 @@ class SlavePositions {
     std::size_t saved_outputs_call;
     std::size_t discrete_call;
     std::size_t saved_discrete_call;
+    bool has_saved;
   };
-  const RunLog& log_;
   std::vector<Position> slaves_;
 };
 
@@ -134,24 +191,6 @@ void forget_after(AcceptedCalls& rows, std::size_t slave, Time time) {
                                    [](const SlaveAtTime& at) { return at.outputs == kNoCall; });
     row = empty ? rows.erase(row) : std::next(row);
   }
-}
-
-AcceptedCalls accepted_calls(const RunLog& log) {
-  AcceptedCalls rows;
-  SlavePositions positions(log);
-  for (std::size_t index = 0; index < log.calls.size(); ++index) {
-    const LoggedCall& call = log.calls[index];
-    if (call.kind == CallKind::restore_state)
-      forget_after(rows, call.slave, positions.saved(call.slave));
-    positions.take(index);
-    if (!returns_outputs(call)) continue;
-    SlaveAtTime& at =
-        rows.try_emplace(positions.now(call.slave), log.slaves.size()).first->second[call.slave];
-    at.outputs = index;
-    at.discrete = positions.discrete_call(call.slave);
-    if (call.kind == CallKind::step) at.step = index;
-  }
-  return rows;
 }
 
 bool linked(const LoggedSlave& slave) {
@@ -181,9 +220,10 @@ void add_discrete_columns(const RunLog& log, ExportTable& table) {
 /// Discrete output `port` as call `call` holds it (a step's, or the start
 /// values; kNoCall: none yet, zero as the executor starts it); absent where a
 /// damaged log's record is short.
-std::optional<std::int64_t> discrete_value(const RunLog& log, std::size_t call, std::size_t port) {
+std::optional<std::int64_t> discrete_value(const LogWindow& window, std::size_t call,
+                                           std::size_t port) {
   if (call == kNoCall) return 0;
-  const std::vector<std::int64_t>& values = log.calls[call].discrete_outputs;
+  const std::vector<std::int64_t>& values = window.call(call).discrete_outputs;
   if (port < values.size()) return values[port];
   return std::nullopt;
 }
@@ -204,13 +244,8 @@ std::vector<std::string> communication_columns(const RunLog& log) {
 
 /// The plan a call belongs to: 0 for the initialization's, else one more than
 /// the plans completed before it.
-std::uint64_t plan_of(std::size_t index, const RunLog& log, std::size_t initialization) {
-  return index < initialization ? 0 : log.calls[index].plan + 1;
-}
-
-const LoggedPlan* plan_record(const RunLog& log, std::uint64_t plan) {
-  if (plan == 0 || plan > log.plans.size()) return nullptr;  // a cut log may lack the last
-  return &log.plans[plan - 1];
+std::uint64_t plan_of(std::size_t index, const LogWindow& window, std::size_t initialization) {
+  return index < initialization ? 0 : window.call(index).plan + 1;
 }
 
 /// The plan record's count; none before the first step (initialization: 0) or
@@ -242,19 +277,27 @@ void add_link_timing(const LoggedCall* step, Row& row) {
   row.emplace_back(step->missed ? 1.0 : 0.0);
 }
 
-Row communication_row(const RunLog& log, Time time, const std::vector<SlaveAtTime>& slaves,
-                      std::size_t initialization) {
-  const auto call_at = [&](std::size_t index) {
-    return index == kNoCall ? nullptr : &log.calls[index];
-  };
+/// The call whose outputs stand last in a row: its plan is the row's.
+std::size_t last_call(const std::vector<SlaveAtTime>& slaves) {
   std::size_t last = 0;
-  std::size_t last_step = kNoCall;
   for (const SlaveAtTime& at : slaves) {
     if (at.outputs != kNoCall) last = std::max(last, at.outputs);
+  }
+  return last;
+}
+
+Row communication_row(const LogWindow& window, Time time, const std::vector<SlaveAtTime>& slaves,
+                      std::size_t initialization) {
+  const RunLog& log = window.log;
+  const auto call_at = [&](std::size_t index) {
+    return index == kNoCall ? nullptr : &window.call(index);
+  };
+  std::size_t last_step = kNoCall;
+  for (const SlaveAtTime& at : slaves) {
     if (at.step != kNoCall && (last_step == kNoCall || at.step > last_step)) last_step = at.step;
   }
-  const std::uint64_t plan = plan_of(last, log, initialization);
-  const LoggedPlan* record = plan_record(log, plan);
+  const std::uint64_t plan = plan_of(last_call(slaves), window, initialization);
+  const LoggedPlan* record = window.plan(plan);
 
   Row row;
   row.emplace_back(to_seconds(time));
@@ -282,6 +325,95 @@ Row communication_row(const RunLog& log, Time time, const std::vector<SlaveAtTim
   }
   return row;
 }
+
+/// The discrete outputs of a row: absent where the slave returned nothing at
+/// its time.
+DiscreteRow discrete_row(const LogWindow& window, const std::vector<SlaveAtTime>& slaves) {
+  DiscreteRow row;
+  for (std::size_t s = 0; s < window.log.slaves.size(); ++s) {
+    const std::size_t count = window.log.slaves[s].description.discrete_outputs.size();
+    for (std::size_t j = 0; j < count; ++j) {
+      row.push_back(slaves[s].outputs == kNoCall ? std::nullopt
+                                                 : discrete_value(window, slaves[s].discrete, j));
+    }
+  }
+  return row;
+}
+
+/// The communication rows, made call by call. A row is handed over once no
+/// later call can change it — its time lies before every slave's earliest open
+/// time (SlavePositions) and its plan record has been read — or when the log
+/// has ended; so a log read whole and one streamed give the same rows.
+class CommunicationRows {
+ public:
+  explicit CommunicationRows(const RunLog& log)
+      : window_{log}, positions_(log), initialization_(log) {}
+
+  LogWindow& window() { return window_; }
+
+  /// Takes call `index`, which the window holds; calls are taken in log order.
+  void take(std::size_t index) {
+    const LoggedCall& call = window_.call(index);
+    initialization_.take(call);
+    latest_plan_ = call.plan + 1;
+    // A rollback undoes what the slave returned after the time it goes back to.
+    if (call.kind == CallKind::restore_state)
+      forget_after(rows_, call.slave, positions_.saved(call.slave));
+    positions_.take(index, call);
+    if (!returns_outputs(call)) return;
+    SlaveAtTime& at = rows_.try_emplace(positions_.now(call.slave), window_.log.slaves.size())
+                          .first->second[call.slave];
+    at.outputs = index;
+    at.discrete = positions_.discrete_call(call.slave);
+    if (call.kind == CallKind::step) at.step = index;
+  }
+
+  /// Hands the settled rows to `sink(Row, DiscreteRow)` in time order; every
+  /// row left when `log_ended`.
+  template <typename Sink>
+  void hand_over(bool log_ended, Sink&& sink) {
+    const Time open = positions_.earliest_open_time();
+    while (!rows_.empty()) {
+      const auto row = rows_.begin();
+      if (!log_ended) {
+        if (row->first >= open || !initialization_.settled()) return;
+        const std::uint64_t plan =
+            plan_of(last_call(row->second), window_, initialization_.count());
+        if (plan > 0 && window_.plan(plan) == nullptr) return;  // its record is still to come
+      }
+      sink(communication_row(window_, row->first, row->second, initialization_.count()),
+           discrete_row(window_, row->second));
+      rows_.erase(row);
+    }
+  }
+
+  /// The oldest call the rows still to come may read (kNoCall: none).
+  std::size_t oldest_needed_call() const {
+    std::size_t oldest = positions_.oldest_held_call();
+    for (const auto& [time, slaves] : rows_) {
+      for (const SlaveAtTime& at : slaves)
+        oldest = std::min({oldest, at.outputs, at.step, at.discrete});
+    }
+    return oldest;
+  }
+
+  /// The oldest plan record the rows still to come may read.
+  std::uint64_t oldest_needed_plan() const {
+    std::uint64_t oldest = latest_plan_;
+    for (const auto& [time, slaves] : rows_) {
+      const std::size_t last = last_call(slaves);
+      if (last >= window_.first_call) oldest = std::min(oldest, window_.call(last).plan + 1);
+    }
+    return oldest;
+  }
+
+ private:
+  LogWindow window_;
+  SlavePositions positions_;
+  InitializationCount initialization_;
+  AcceptedCalls rows_;  ///< per communication time, per slave: the rows not yet handed over
+  std::uint64_t latest_plan_ = 1;  ///< the plan of the latest call taken (its record may come)
+};
 
 /// The grid table under construction: per grid time, per slave output, the
 /// value signals.csv holds there.
@@ -353,7 +485,8 @@ class GridValues {
   /// The discrete outputs of call `call` (kNoCall: zeros) at grid row `index`.
   void hold_discrete(std::size_t index, std::size_t slave, std::size_t call) {
     for (std::size_t j = 0; j < first_discrete_[slave + 1] - first_discrete_[slave]; ++j)
-      discrete_values_[index][first_discrete_[slave] + j] = discrete_value(log_, call, j);
+      discrete_values_[index][first_discrete_[slave] + j] =
+          discrete_value(LogWindow{log_}, call, j);
   }
 
   void take_sample(const LoggedCall& step, Time time, std::size_t index) {
@@ -402,22 +535,19 @@ Time time_all_slaves_reached(const RunLog& log) {
 }  // namespace
 
 ExportTable communication_table(const RunLog& log) {
+  ExportTable table = communication_header(log);
+  CommunicationRows rows(log);
+  for (std::size_t index = 0; index < log.calls.size(); ++index) rows.take(index);
+  rows.hand_over(true, [&](Row&& row, DiscreteRow&& discrete) {
+    table.rows.push_back(std::move(row));
+    table.discrete_rows.push_back(std::move(discrete));
+  });
+  return table;
+}
+
+ExportTable communication_header(const RunLog& log) {
   ExportTable table{communication_columns(log), {}};
   add_discrete_columns(log, table);
-  const std::size_t initialization = initialization_calls(log);
-  for (const auto& [time, slaves] : accepted_calls(log)) {
-    table.rows.push_back(communication_row(log, time, slaves, initialization));
-    auto& discrete = table.discrete_rows.emplace_back();
-    for (std::size_t s = 0; s < log.slaves.size(); ++s) {
-      const std::size_t count = log.slaves[s].description.discrete_outputs.size();
-      for (std::size_t j = 0; j < count; ++j) {
-        // Absent where the slave returned nothing at this time.
-        discrete.push_back(slaves[s].outputs == kNoCall
-                               ? std::nullopt
-                               : discrete_value(log, slaves[s].discrete, j));
-      }
-    }
-  }
   return table;
 }
 
@@ -429,13 +559,18 @@ ExportTable grid_table(const RunLog& log, std::span<const Time> grid) {
 
   GridValues values(log, rows);
   SlavePositions positions(log);
-  const std::size_t initialization = initialization_calls(log);
+  InitializationCount counter(log);
+  for (const LoggedCall& call : log.calls) {
+    if (counter.settled()) break;
+    counter.take(call);
+  }
+  const std::size_t initialization = counter.count();
   for (std::size_t index = 0; index < log.calls.size(); ++index) {
     if (index == initialization) values.take_initial(positions);
     const LoggedCall& call = log.calls[index];
     const std::size_t before = positions.outputs_call(call.slave);
     const std::size_t discrete_before = positions.discrete_call(call.slave);
-    positions.take(index);
+    positions.take(index, call);
     if (call.kind == CallKind::step) values.take_step(call, before, discrete_before, index);
   }
   if (initialization == log.calls.size()) values.take_initial(positions);
@@ -450,31 +585,91 @@ ExportTable grid_table(const RunLog& log, std::span<const Time> grid) {
   return table;
 }
 
-std::string csv_text(const ExportTable& table) {
-  std::ostringstream csv;
+void write_csv_header(std::ostream& csv, const ExportTable& table) {
   for (std::size_t c = 0; c < table.columns.size(); ++c)
     csv << (c == 0 ? "" : ",") << table.columns[c];
   for (const std::string& column : table.discrete_columns) csv << ',' << column;
   csv << '\n';
+}
+
+void write_csv_row(std::ostream& csv, std::span<const std::optional<double>> row,
+                   std::span<const std::optional<std::int64_t>> discrete_row) {
+  for (std::size_t c = 0; c < row.size(); ++c) {
+    if (c > 0) csv << ',';
+    if (row[c]) csv << exact_text(*row[c]);
+  }
+  for (const auto& cell : discrete_row) {
+    csv << ',';
+    if (cell) csv << *cell;
+  }
+  csv << '\n';
+}
+
+std::string csv_text(const ExportTable& table) {
+  std::ostringstream csv;
+  write_csv_header(csv, table);
   for (std::size_t r = 0; r < table.rows.size(); ++r) {
-    const auto& row = table.rows[r];
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      if (c > 0) csv << ',';
-      if (row[c]) csv << exact_text(*row[c]);
-    }
-    if (r < table.discrete_rows.size()) {
-      for (const auto& cell : table.discrete_rows[r]) {
-        csv << ',';
-        if (cell) csv << *cell;
-      }
-    }
-    csv << '\n';
+    write_csv_row(csv, table.rows[r],
+                  r < table.discrete_rows.size()
+                      ? std::span<const std::optional<std::int64_t>>(table.discrete_rows[r])
+                      : std::span<const std::optional<std::int64_t>>());
   }
   return csv.str();
 }
 
 std::string export_csv(const RunLog& log) {
   return csv_text(communication_table(log));
+}
+
+StreamedExport stream_communication_csv(const std::string& path, std::ostream& csv,
+                                        std::size_t batch) {
+  batch = std::max<std::size_t>(batch, 1);
+  RunLogReading reading(path);
+  reading.read_structure();
+  RunLog& log = reading.log();
+  CommunicationRows rows(log);
+  LogWindow& window = rows.window();
+  StreamedExport result;
+  std::size_t next_call = 0;  ///< index in the whole log of the next call to take
+  bool header_written = false;
+  const auto write_row = [&](Row&& row, DiscreteRow&& discrete) {
+    write_csv_row(csv, row, discrete);
+    ++result.rows;
+  };
+  const auto advance = [&](bool log_ended) {
+    for (; next_call < window.first_call + log.calls.size(); ++next_call) rows.take(next_call);
+    // The columns name the internal quantities, whose record follows the
+    // initialization's calls; every plan record comes after it.
+    if (!header_written && (log_ended || reading.has_internal_quantities())) {
+      write_csv_header(csv, communication_header(log));
+      header_written = true;
+    }
+    if (header_written) rows.hand_over(log_ended, write_row);
+    // Let go of the calls and plan records no row to come reads; the last call
+    // stays while a step's samples may still follow it.
+    std::size_t keep = std::min(rows.oldest_needed_call(), next_call);
+    if (reading.last_was_call() && !log.calls.empty())
+      keep = std::min(keep, window.first_call + log.calls.size() - 1);
+    if (keep - window.first_call >= batch) {
+      log.calls.erase(log.calls.begin(),
+                      log.calls.begin() + static_cast<std::ptrdiff_t>(keep - window.first_call));
+      window.first_call = keep;
+    }
+    const std::uint64_t plans_kept = rows.oldest_needed_plan();
+    if (plans_kept > window.first_plan + batch) {
+      const std::uint64_t drop =
+          std::min<std::uint64_t>(plans_kept - window.first_plan, log.plans.size());
+      log.plans.erase(log.plans.begin(), log.plans.begin() + static_cast<std::ptrdiff_t>(drop));
+      window.first_plan += drop;
+    }
+  };
+  for (std::size_t records = 1; reading.read_record(); ++records) {
+    if (records % batch == 0) advance(false);
+  }
+  advance(true);
+  result.tail = log.tail;
+  result.tail_problem = log.damaged() ? log.tail_problem : "";
+  return result;
 }
 
 }  // namespace couplet::tools

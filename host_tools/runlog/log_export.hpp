@@ -16,11 +16,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "host_tools/runlog/run_log.hpp"
+#include "protocol/run_log_frame.hpp"
 
 namespace couplet::tools {
 
@@ -52,9 +54,32 @@ ExportTable communication_table(const RunLog& log);
 /// of a slave with intermediate samples holds no sample at a grid time it covers.
 ExportTable grid_table(const RunLog& log, std::span<const Time> grid);
 
+/// The columns of communication_table(log), without rows.
+ExportTable communication_header(const RunLog& log);
+
 /// The table as CSV: a header line, then one line per row, values exact
 /// (exact_text; discrete ones as integers), absent cells empty.
 std::string csv_text(const ExportTable& table);
+/// Its header line, and one row.
+void write_csv_header(std::ostream& csv, const ExportTable& table);
+void write_csv_row(std::ostream& csv, std::span<const std::optional<double>> row,
+                   std::span<const std::optional<std::int64_t>> discrete_row);
+
+/// What stream_communication_csv wrote, and how reading the log ended.
+struct StreamedExport {
+  std::size_t rows = 0;
+  protocol::LogReadStatus tail = protocol::LogReadStatus::end;
+  std::string tail_problem;  ///< why reading stopped early; empty when it read to the end
+};
+
+/// csv_text(communication_table(read_run_log(path))) written to `csv` as the log
+/// is read: a row goes out once no later record can change it, and the calls
+/// and plan records no row to come needs are let go, so that the memory taken
+/// does not grow with the log's length (only with how far back a rollback may
+/// reach). `batch`: records read between hand-overs, and calls or plan records
+/// let go at a time. Throws RunLogError as read_run_log().
+StreamedExport stream_communication_csv(const std::string& path, std::ostream& csv,
+                                        std::size_t batch = 4096);
 
 /// csv_text(communication_table(log)).
 std::string export_csv(const RunLog& log);

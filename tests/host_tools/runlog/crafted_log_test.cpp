@@ -378,6 +378,9 @@ void expect_refused(const std::string& path, const std::string& expected) {
           << reader << ": " << message << "\nexpected: " << expected;
     }
   }
+  // export streams its rows, but a refused log leaves no partial table behind.
+  EXPECT_FALSE(std::filesystem::exists(csv)) << path;
+  EXPECT_FALSE(std::filesystem::exists(csv.string() + ".partial")) << path;
 }
 
 TEST_F(ReadingCraftedLogs, TheUncraftedLogReadsAndReplays) {

@@ -116,6 +116,23 @@ void expect_grid_export_is_signals(const std::string& directory_name) {
   EXPECT_EQ(expect_equal_at_shared_times(grid, signals), signals.rows.size());
 }
 
+/// What `couplet export` writes as it reads the log is the table of the log
+/// read whole, byte for byte: handed over after every record (so that every
+/// row goes out as soon as it is settled, and what no row needs is let go at
+/// once), after every few, and in the default batches.
+void expect_streamed_export_is_whole(const std::string& directory_name) {
+  const std::string path = log_path(directory_name);
+  const std::string whole = tools::export_csv(tools::read_run_log(path));
+  for (const std::size_t batch : {std::size_t{1}, std::size_t{7}, std::size_t{4096}}) {
+    std::ostringstream streamed;
+    const tools::StreamedExport result = tools::stream_communication_csv(path, streamed, batch);
+    EXPECT_EQ(streamed.str(), whole) << directory_name << ", batch " << batch;
+    EXPECT_EQ(result.rows + 1,
+              static_cast<std::size_t>(std::count(whole.begin(), whole.end(), '\n')));
+    EXPECT_TRUE(result.tail_problem.empty()) << result.tail_problem;
+  }
+}
+
 std::size_t count_calls(const tools::RunLog& log, tools::CallKind kind) {
   return static_cast<std::size_t>(std::count_if(
       log.calls.begin(), log.calls.end(), [&](const auto& call) { return call.kind == kind; }));
@@ -142,6 +159,7 @@ TEST(ExportRows, JacobiHasOneRowPerCommunicationTimeWithTheSignalsAtIt) {
   EXPECT_EQ(exported.rows[2000][plan], "4000");
   EXPECT_EQ(exported.rows[1][exported.column("step_s")], "0.01");
   EXPECT_EQ(exported.rows[2000][exported.column("macro_step")], "2000");
+  expect_streamed_export_is_whole("export-jacobi");
 }
 
 // right.f feeds through: the refresh at each communication time re-evaluates it
@@ -180,6 +198,7 @@ TEST(ExportRows, AnIterativeAlgorithmGivesTheAcceptedValuesOnce) {
   for (std::size_t r = 1; r < exported.rows.size(); ++r)
     EXPECT_EQ(exported.rows[r][converged], "1") << "row " << r + 2 << ": the accepted iterate";
   expect_grid_export_is_signals("export-ifosmondi");
+  expect_streamed_export_is_whole("export-ifosmondi");
 }
 
 // Defect control chooses every step: rows at its communication times, which
@@ -201,6 +220,7 @@ TEST(ExportRows, AVariableStepAlgorithmGivesItsOwnTimes) {
   EXPECT_GE(expect_equal_at_shared_times(exported, signals_of("export-defect")), 2U)
       << "the start and the end at least";
   expect_grid_export_is_signals("export-defect");
+  expect_streamed_export_is_whole("export-defect");
 }
 
 // F3ORNITS steps each slave to its own end from a rendez-vous: every time some
@@ -213,6 +233,7 @@ TEST(ExportRows, AnAsynchronousAlgorithmGivesEveryCommunicationTimeOnce) {
   const Csv signals = signals_of("export-f3ornits");
   EXPECT_GE(expect_equal_at_shared_times(exported, signals), 2U);
   expect_grid_export_is_signals("export-f3ornits");
+  expect_streamed_export_is_whole("export-f3ornits");
 }
 
 TEST(ExportRows, TheGridOptionReproducesSignalsCsvOnTheCommandLine) {
@@ -275,6 +296,7 @@ TEST(ExportRows, ALinkedSlavesTimingIsThatOfItsStepAtTheRowsTime) {
         << "row " << r + 2;
     EXPECT_EQ(exported.rows[r][missed], "0");
   }
+  expect_streamed_export_is_whole("export-link");
 }
 
 /// A log of one slave with one output, built here: its calls are the test.
@@ -446,6 +468,14 @@ TEST(ExportRows, ACutLogExportsWhatItHolds) {
     expect_times_strictly_increasing(exported);
     const Csv grid = parse_csv(tools::csv_text(tools::grid_table(log, grid_of(log))));
     EXPECT_LE(grid.rows.size(), 21U);
+    // Streamed, the same rows: those a rollback still could have undone included.
+    for (const std::size_t batch : {std::size_t{1}, std::size_t{4096}}) {
+      std::ostringstream streamed;
+      const tools::StreamedExport result =
+          tools::stream_communication_csv(cut_path, streamed, batch);
+      EXPECT_EQ(streamed.str(), tools::export_csv(log)) << length << " bytes, batch " << batch;
+      EXPECT_EQ(result.tail, log.tail);
+    }
   }
 }
 
