@@ -546,7 +546,8 @@ ExportTable communication_table(const RunLog& log) {
 }
 
 ExportTable communication_header(const RunLog& log) {
-  ExportTable table{communication_columns(log), {}};
+  ExportTable table;
+  table.columns = communication_columns(log);
   add_discrete_columns(log, table);
   return table;
 }
@@ -575,7 +576,8 @@ ExportTable grid_table(const RunLog& log, std::span<const Time> grid) {
   }
   if (initialization == log.calls.size()) values.take_initial(positions);
 
-  ExportTable table{{"time_s"}, {}};
+  ExportTable table;
+  table.columns = {"time_s"};
   for (std::string& output : output_columns(log)) table.columns.push_back(std::move(output));
   add_discrete_columns(log, table);
   for (std::size_t index = 0; index < rows.size(); ++index) {

@@ -305,7 +305,10 @@ tools::RunLog one_slave_log(std::vector<tools::LoggedCall> calls) {
   log.path = "hand-built.log";
   log.start = 0;
   log.end = to_ticks(1.0);
-  log.slaves.push_back({"s", {{}, {{"y", false, ""}}, {}}, ""});
+  tools::LoggedSlave slave;
+  slave.name = "s";
+  slave.description.outputs.push_back({.name = "y"});
+  log.slaves.push_back(slave);
   log.calls = std::move(calls);
   for (tools::LoggedCall& call : log.calls) call.slave = 0;
   return log;
