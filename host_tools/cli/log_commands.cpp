@@ -27,6 +27,7 @@
 #include "host_tools/runlog/run_log_stream.hpp"
 #include "host_tools/runlog/signals_table.hpp"
 #include "host_tools/scenario/scenario.hpp"
+#include "host_tools/simulation/run_directory.hpp"
 #include "protocol/run_log_frame.hpp"
 #include "runtime/decision_hash.hpp"
 
@@ -299,34 +300,21 @@ int replay_log_command(const std::string& log_path, bool verify) {
 namespace {
 
 /// Communication rows as CSV alone: written as the log is read (any length).
-/// A file is written beside its name and renamed when complete, so that a log
-/// refused half-way leaves no partial table under the name asked for.
+/// A file is written atomically, so that a log refused half-way leaves no
+/// partial table under the name asked for.
 int stream_csv_export(const std::string& log_path, const std::string& csv_path) {
-  if (csv_path.empty()) {
-    const StreamedExport exported = stream_communication_csv(log_path, std::cout);
-    warn_of_damage(log_path, exported.tail_problem);
-    return corrupted(exported.tail) ? 1 : 0;
-  }
-  const std::string partial = csv_path + ".partial";
-  std::ofstream file(partial);
-  if (!file)
-    throw std::runtime_error("cannot write '" + csv_path + "': the file cannot be created");
   StreamedExport exported;
-  try {
-    exported = stream_communication_csv(log_path, file);
-    file.close();
-    if (!file) throw std::runtime_error("cannot write '" + csv_path + "'");
-    std::error_code renamed;
-    std::filesystem::rename(partial, csv_path, renamed);
-    if (renamed) throw std::runtime_error("cannot write '" + csv_path + "': " + renamed.message());
-  } catch (...) {
-    std::error_code ignored;
-    std::filesystem::remove(partial, ignored);
-    throw;
+  if (csv_path.empty()) {
+    exported = stream_communication_csv(log_path, std::cout);
+  } else {
+    write_file_atomically(
+        csv_path, [&](std::ostream& csv) { exported = stream_communication_csv(log_path, csv); });
   }
   warn_of_damage(log_path, exported.tail_problem);
-  std::cerr << "couplet: " << exported.rows << " rows (communication times) written to " << csv_path
-            << "\n";
+  if (!csv_path.empty()) {
+    std::cerr << "couplet: " << exported.rows << " rows (communication times) written to "
+              << csv_path << "\n";
+  }
   return corrupted(exported.tail) ? 1 : 0;
 }
 

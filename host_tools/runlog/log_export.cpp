@@ -81,6 +81,16 @@ class InitializationCount {
   bool settled_ = false;
 };
 
+/// The initialization's calls of a log read whole.
+std::size_t initialization_calls(const RunLog& log) {
+  InitializationCount counter(log);
+  for (const LoggedCall& call : log.calls) {
+    if (counter.settled()) break;
+    counter.take(call);
+  }
+  return counter.count();
+}
+
 bool returns_outputs(const LoggedCall& call) {
   // A linearization holds x, not y: it changes no output.
   return call.kind == CallKind::step || call.kind == CallKind::evaluate_outputs;
@@ -485,8 +495,7 @@ class GridValues {
   /// The discrete outputs of call `call` (kNoCall: zeros) at grid row `index`.
   void hold_discrete(std::size_t index, std::size_t slave, std::size_t call) {
     for (std::size_t j = 0; j < first_discrete_[slave + 1] - first_discrete_[slave]; ++j)
-      discrete_values_[index][first_discrete_[slave] + j] =
-          discrete_value(LogWindow{log_}, call, j);
+      discrete_values_[index][first_discrete_[slave] + j] = discrete_value(window_, call, j);
   }
 
   void take_sample(const LoggedCall& step, Time time, std::size_t index) {
@@ -515,6 +524,7 @@ class GridValues {
   }
 
   const RunLog& log_;
+  const LogWindow window_{log_};  ///< the whole log
   std::span<const Time> grid_;
   std::vector<std::size_t> first_output_;  ///< per slave, its first output's column; then the count
   std::vector<std::size_t> first_discrete_;  ///< the same for the discrete outputs
@@ -560,12 +570,7 @@ ExportTable grid_table(const RunLog& log, std::span<const Time> grid) {
 
   GridValues values(log, rows);
   SlavePositions positions(log);
-  InitializationCount counter(log);
-  for (const LoggedCall& call : log.calls) {
-    if (counter.settled()) break;
-    counter.take(call);
-  }
-  const std::size_t initialization = counter.count();
+  const std::size_t initialization = initialization_calls(log);
   for (std::size_t index = 0; index < log.calls.size(); ++index) {
     if (index == initialization) values.take_initial(positions);
     const LoggedCall& call = log.calls[index];

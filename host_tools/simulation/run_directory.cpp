@@ -104,17 +104,26 @@ void write_file_atomically(const std::filesystem::path& path,
   {
     errno = 0;
     std::ofstream file(partial, std::ios::binary | std::ios::trunc);
-    write(file);
-    file.flush();
-    if (!file) {
-      // The stream keeps no cause; the failed write(2) or open(2) left it in errno.
+    // The stream keeps no cause; the failed write(2) or open(2) left it in errno.
+    const auto fail = [&] {
       const int cause = errno;
       std::error_code ignored;
       std::filesystem::remove(partial, ignored);
       throw std::runtime_error(
           "cannot write '" + path.string() + "'" +
           (cause != 0 ? std::string(": ") + std::strerror(cause) : std::string()));
+    };
+    if (!file) fail();  // before `write` does any work
+    try {
+      write(file);
+    } catch (...) {
+      // A writer that gives up (a streamed source refused half-way) leaves nothing.
+      std::error_code ignored;
+      std::filesystem::remove(partial, ignored);
+      throw;
     }
+    file.flush();
+    if (!file) fail();
   }
   std::error_code error;
   std::filesystem::rename(partial, path, error);

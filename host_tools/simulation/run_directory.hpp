@@ -45,7 +45,9 @@ class RunDirectory {
 };
 
 /// Writes `path` through `write` into a temporary file beside it, then renames
-/// it over `path`. Throws std::runtime_error naming `path` when writing fails.
+/// it over `path`. Throws std::runtime_error naming `path` when the file cannot
+/// be created (before calling `write`) or writing fails; what `write` throws is
+/// passed on. Either way no temporary file is left.
 void write_file_atomically(const std::filesystem::path& path,
                            const std::function<void(std::ostream&)>& write);
 
