@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include "host_tools/runlog/run_log.hpp"
+
 namespace couplet::testing {
 
 /// couplet-target and couplet-netem are built beside couplet.
@@ -164,6 +166,24 @@ inline std::vector<pid_t> processes_running(const std::string& needle) {
     if (!ended_within(pid, std::chrono::milliseconds(0))) found.push_back(pid);
   }
   return found;
+}
+
+/// Waits until the run writing `log` has flushed at least `plans` plan records
+/// (false after `limit`). Before stopping or killing a run mid-way: a fixed
+/// sleep is not enough where the run starts slowly (instrumented, on a loaded
+/// machine), and a plan in the log also means its slaves behind links answered.
+inline bool wait_for_logged_plans(const std::filesystem::path& log, std::size_t plans,
+                                  std::chrono::seconds limit) {
+  for (const auto until = std::chrono::steady_clock::now() + limit;
+       std::chrono::steady_clock::now() < until;) {
+    try {
+      if (tools::read_run_log(log.string()).plans.size() >= plans) return true;
+    } catch (const std::exception&) {
+      // Not written yet, or not up to its structure.
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
 }
 
 }  // namespace couplet::testing

@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include "host_tools/process_support.hpp"
-#include "host_tools/runlog/run_log.hpp"
 #include "host_tools/test_support.hpp"
 #include "support/sanitizer.hpp"
 
@@ -191,21 +190,6 @@ TEST(StoppedMaster, ForOneAndAHalfTimeoutsDoesNotBlameTheTarget) {
 
 // ---- a run right after a crashed one ----
 
-/// Waits until the run writing `log` has completed a plan: its slave behind a
-/// link has answered, so its session with the target is open. A fixed sleep is
-/// not enough where the run starts slowly (instrumented, on a loaded machine).
-bool completed_a_plan(const std::filesystem::path& log, std::chrono::seconds limit) {
-  for (const auto until = Clock::now() + limit; Clock::now() < until;) {
-    try {
-      if (!tools::read_run_log(log.string()).plans.empty()) return true;
-    } catch (const std::exception&) {
-      // Not written yet, or not up to its structure.
-    }
-    std::this_thread::sleep_for(50ms);
-  }
-  return false;
-}
-
 TEST(BusyTarget, ARunAfterACrashedOneWaitsForItsSessionToExpire) {
   ChildProcess target = start_target({"--session-timeout", "1"});
   const std::string address = target.ready_address();
@@ -213,7 +197,7 @@ TEST(BusyTarget, ARunAfterACrashedOneWaitsForItsSessionToExpire) {
     const auto crashed_directory = fresh_directory("crashed-run");
     ChildProcess crashed =
         start_run(crashed_directory, long_run_over(address), errors_path("crashed"));
-    ASSERT_TRUE(completed_a_plan(crashed_directory / "run.log", 30s))
+    ASSERT_TRUE(wait_for_logged_plans(crashed_directory / "run.log", 1, 30s))
         << read_file(errors_path("crashed"));
     ASSERT_TRUE(crashed.running());
     crashed.signal(SIGKILL);

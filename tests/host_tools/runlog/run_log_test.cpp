@@ -259,7 +259,7 @@ TEST(RunLogAfterKill, IsReadableUpToTheLastCompleteFrame) {
   const auto directory = fresh_directory("killed-run");
   ChildProcess couplet({COUPLET_BINARY, "run", scenario_path("two_mass_switch.yaml"), "-o",
                         directory.string(), "--set", "time.end=30", "--set", "clock={type: wall}"});
-  std::this_thread::sleep_for(800ms);
+  ASSERT_TRUE(wait_for_logged_plans(directory / "run.log", 21, 60s));
   ASSERT_TRUE(couplet.running());
   couplet.signal(SIGKILL);
   ASSERT_TRUE(couplet.wait_exit(5s).has_value());
