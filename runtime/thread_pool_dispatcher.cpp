@@ -1,5 +1,6 @@
 #include "runtime/thread_pool_dispatcher.hpp"
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 #include <thread>
 
@@ -37,6 +38,21 @@ T wait_for_change(const std::atomic<T>& value, T old) {
   }
 }
 
+// The claim word: the wave's tag (the low 24 bits of its generation) above its
+// size above the next action's index, 20 bits each. A thread that read the
+// word of an older wave fails its exchange, since the tag differs: the tag
+// comes round again only after 2^24 waves.
+constexpr unsigned kFieldBits = 20;
+constexpr std::uint64_t kFieldMask = (std::uint64_t{1} << kFieldBits) - 1;
+
+constexpr std::uint64_t claim_word(std::uint32_t generation, std::size_t size, std::size_t index) {
+  return (std::uint64_t{generation} << (2 * kFieldBits)) | (std::uint64_t{size} << kFieldBits) |
+         std::uint64_t{index};
+}
+
+/// The most actions one claim word holds: a larger wave goes in parts.
+constexpr std::size_t kLargestWave = kFieldMask;
+
 }  // namespace
 
 ThreadPoolDispatcher::ThreadPoolDispatcher(std::size_t threads) : workers_(threads - 1) {
@@ -56,23 +72,26 @@ ThreadPoolDispatcher::~ThreadPoolDispatcher() {
   pool_->join();
 }
 
-// Every worker checks in and out of every wave, even one with fewer actions
-// than threads: the stepping thread returns only when no worker can still be
-// reading this wave, so the next one may reuse the counters.
 void ThreadPoolDispatcher::carry_out(std::span<const PlannedAction> wave, ActionCalls& calls) {
   if (workers_ == 0 || wave.size() < 2) {
     for (const PlannedAction& action : wave) calls.call(action);
     return;
   }
+  for (std::size_t first = 0; first < wave.size(); first += kLargestWave)
+    carry_out_part(wave.subspan(first, std::min(kLargestWave, wave.size() - first)), calls);
+}
+
+void ThreadPoolDispatcher::carry_out_part(std::span<const PlannedAction> wave, ActionCalls& calls) {
   wave_ = wave;
   calls_ = &calls;
-  next_.store(0, std::memory_order_relaxed);
-  outstanding_.store(static_cast<std::uint32_t>(workers_), std::memory_order_relaxed);
-  generation_.fetch_add(1, std::memory_order_release);
+  made_.store(0, std::memory_order_relaxed);
+  const std::uint32_t generation = generation_.load(std::memory_order_relaxed) + 1;
+  claim_.store(claim_word(generation, wave.size(), 0), std::memory_order_release);
+  generation_.store(generation, std::memory_order_release);
   generation_.notify_all();
   take_actions();
-  std::uint32_t left = outstanding_.load(std::memory_order_acquire);
-  while (left != 0) left = wait_for_change(outstanding_, left);
+  std::uint32_t made = made_.load(std::memory_order_acquire);
+  while (made != wave.size()) made = wait_for_change(made_, made);
 }
 
 void ThreadPoolDispatcher::work() {
@@ -81,15 +100,22 @@ void ThreadPoolDispatcher::work() {
     seen = wait_for_change(generation_, seen);
     if (stopping_.load(std::memory_order_relaxed)) return;
     take_actions();
-    if (outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) outstanding_.notify_one();
   }
 }
 
 void ThreadPoolDispatcher::take_actions() {
+  std::uint64_t claim = claim_.load(std::memory_order_acquire);
   for (;;) {
-    const std::size_t index = next_.fetch_add(1, std::memory_order_relaxed);
-    if (index >= wave_.size()) return;
+    const std::uint64_t index = claim & kFieldMask;
+    const std::uint64_t size = (claim >> kFieldBits) & kFieldMask;
+    if (index >= size) return;
+    // The claim word of another wave, or one another thread advanced, fails
+    // the exchange (which reloads it): a call is made only for an action of
+    // the current wave that no other thread took.
+    if (!claim_.compare_exchange_weak(claim, claim + 1, std::memory_order_acquire)) continue;
     calls_->call(wave_[index]);
+    if (made_.fetch_add(1, std::memory_order_release) + 1 == size) made_.notify_one();
+    claim = claim_.load(std::memory_order_acquire);
   }
 }
 

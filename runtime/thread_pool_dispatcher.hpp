@@ -17,6 +17,14 @@
 // each, posted once at construction; a wave reaches them through a generation
 // counter they wait on (spinning briefly, then std::atomic::wait: a futex, no
 // allocation). Asio still owns the threads and their start-up and join.
+//
+// The stepping thread waits for the wave's calls, not for the workers: a
+// worker still asleep when a wave is published (a sleeping core in a VM can
+// take a hundred microseconds to wake) neither delays the wave nor holds up the
+// next one; the threads that are awake make its calls. A worker that wakes late
+// joins whatever wave is current. One 64-bit word holds the wave's tag, its
+// size and the next action to take, so a late worker can never take an action
+// of a wave that is over.
 #include <atomic>
 #include <boost/asio/thread_pool.hpp>
 #include <cstddef>
@@ -43,19 +51,23 @@ class ThreadPoolDispatcher final : public ActionDispatcher {
 
  private:
   void work();
+  /// Carries out a wave of at most kLargestWave actions.
+  void carry_out_part(std::span<const PlannedAction> wave, ActionCalls& calls);
+  /// Takes and makes the current wave's actions until none is left (any thread).
   void take_actions();
 
   std::size_t workers_;
   std::optional<boost::asio::thread_pool> pool_;
   // The wave being carried out: written by the stepping thread before it
-  // publishes a new generation (release), read by the workers after they saw it
-  // (acquire).
+  // publishes the wave's claim word (release), read by a thread only after it
+  // claimed one of the wave's actions (acquire); the stepping thread rewrites
+  // them only once every claimed action was made.
   std::span<const PlannedAction> wave_;
   ActionCalls* calls_ = nullptr;
-  // Each on its own cache line: the counters are hit by every thread.
-  alignas(64) std::atomic<std::size_t> next_{0};           ///< next action to take
-  alignas(64) std::atomic<std::uint32_t> generation_{0};   ///< waves published so far
-  alignas(64) std::atomic<std::uint32_t> outstanding_{0};  ///< workers not yet done with this wave
+  // Each on its own cache line: they are hit by every thread.
+  alignas(64) std::atomic<std::uint64_t> claim_{0};       ///< wave tag | wave size | next action
+  alignas(64) std::atomic<std::uint32_t> generation_{0};  ///< waves published so far
+  alignas(64) std::atomic<std::uint32_t> made_{0};        ///< calls of this wave made
   std::atomic<bool> stopping_{false};
 };
 

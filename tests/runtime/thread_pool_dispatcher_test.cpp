@@ -7,10 +7,13 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "couplet/errors.hpp"
@@ -236,6 +239,54 @@ TEST(ThreadPoolDispatcher, OnePoolServesSuccessiveRunsOfAnySize) {
     SCOPED_TRACE("slaves " + std::to_string(count));
     expect_same(jacobi_ring(count, &pool), jacobi_ring(count, nullptr));
   }
+}
+
+/// Counts the calls of each action of the waves it is given, by position.
+class CountingCalls final : public ActionCalls {
+ public:
+  void start(std::span<const PlannedAction> wave, std::span<std::atomic<int>> counts) {
+    wave_ = wave;
+    counts_ = counts;
+  }
+  void call(const PlannedAction& action) noexcept override {
+    // Every seventh action takes a while, so that the workers that finished
+    // early go to sleep and wake late into later waves.
+    const auto position = static_cast<std::size_t>(&action - wave_.data());
+    if (action.slave % 7 == 3) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    counts_[position].fetch_add(1, std::memory_order_relaxed);
+  }
+  ActionResults results(const PlannedAction&) const override { return {}; }
+  void fail(const PlannedAction&, std::exception_ptr) noexcept override {}
+  bool failed(const PlannedAction&) const noexcept override { return false; }
+
+ private:
+  std::span<const PlannedAction> wave_;
+  std::span<std::atomic<int>> counts_;
+};
+
+// The stepping thread waits for a wave's calls, not for the workers: a worker
+// asleep through several waves must never make a call of a wave that is over,
+// nor one of the current wave twice.
+TEST(ThreadPoolDispatcher, EveryActionOfEveryWaveIsCalledOnceBeforeTheWaveReturns) {
+  ThreadPoolDispatcher pool(6);
+  CountingCalls calls;
+  constexpr std::size_t kWaves = 400;
+  std::vector<std::vector<PlannedAction>> waves(kWaves);
+  std::vector<std::unique_ptr<std::atomic<int>[]>> counts(kWaves);
+  for (std::size_t w = 0; w < kWaves; ++w) {
+    const std::size_t size = 1 + (w * 7919) % 13;  // 1 to 13 actions: fewer and more than threads
+    for (std::size_t a = 0; a < size; ++a) waves[w].push_back({(w + a) % 29});
+    counts[w] = std::make_unique<std::atomic<int>[]>(size);
+    calls.start(waves[w], {counts[w].get(), size});
+    pool.carry_out(waves[w], calls);
+    for (std::size_t a = 0; a < size; ++a)
+      ASSERT_EQ(counts[w][a].load(), 1) << "wave " << w << ", action " << a << " on return";
+  }
+  // Long enough for every worker to have woken from any wave it slept through.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (std::size_t w = 0; w < kWaves; ++w)
+    for (std::size_t a = 0; a < waves[w].size(); ++a)
+      ASSERT_EQ(counts[w][a].load(), 1) << "wave " << w << ", action " << a << " afterwards";
 }
 
 TEST(ThreadPoolDispatcher, RefusesZeroThreads) {
