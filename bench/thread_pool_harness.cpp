@@ -7,6 +7,11 @@
 // markdown table for docs/results.md with the efficiency T(1) / (N · T(N)), T
 // the fastest repeat. Every run must reach the sequential run's decision hash.
 //
+// Then what the waves allow: the sequential run with every call timed gives
+// the stepping thread's serial share and each wave's longest call, hence the
+// fastest any dispatcher could be on N threads (serial + Σ_waves max(longest,
+// calls / N)), against which the pool's time is compared.
+//
 // Then the machine's own ceiling, without the executor: N copies of one
 // segment's work (a 2-segment chain of 2·BODIES/SUBSYSTEMS bodies, sequential
 // executor) run at once on N threads, against one copy alone. Where N copies
@@ -22,7 +27,9 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -60,6 +67,69 @@ Timing run_once(const tools::Scenario& scenario, std::size_t threads) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   return {seconds, executor.decision_hash(), executor.counters().slave_steps};
+}
+
+struct TimedWave {
+  double total = 0.0;    ///< its calls together
+  double longest = 0.0;  ///< its longest call
+};
+
+/// Makes a wave's calls one after the other on the stepping thread, as the
+/// sequential executor does, and times each: what the waves themselves allow.
+class WaveTimer final : public ActionDispatcher {
+ public:
+  std::string_view name() const override { return "timed"; }
+  void carry_out(std::span<const PlannedAction> wave, ActionCalls& calls) override {
+    double total = 0.0;
+    double longest = 0.0;
+    for (const PlannedAction& action : wave) {
+      const auto began = std::chrono::steady_clock::now();
+      calls.call(action);
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+      total += seconds;
+      longest = std::max(longest, seconds);
+    }
+    waves.push_back({total, longest});
+  }
+  std::vector<TimedWave> waves;
+};
+
+/// The fastest any dispatcher of these waves could be on N threads, each call
+/// on one thread and the stepping thread's own work between the waves serial:
+/// serial + Σ over waves of max(longest call, calls / N).
+struct WaveBound {
+  double stepping = 0.0;  ///< the sequential run's stepping loop
+  double serial = 0.0;    ///< of it, outside the waves' calls
+  std::vector<TimedWave> waves;
+
+  double seconds(std::size_t threads) const {
+    double bound = serial;
+    for (const TimedWave& wave : waves)
+      bound += std::max(wave.longest, wave.total / static_cast<double>(threads));
+    return bound;
+  }
+};
+
+WaveBound bound_of_waves(const tools::Scenario& scenario) {
+  WaveTimer timer;
+  System system = tools::build_system(scenario, models::ModelCatalog::builtin());
+  const std::unique_ptr<Algorithm> algorithm = tools::make_algorithm(scenario.algorithm);
+  Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
+                    tools::evaluation_grid(scenario));
+  executor.set_dispatcher(&timer);
+  executor.initialize();
+  timer.waves.clear();  // the initial outputs are not in the stepping loop
+  timer.waves.reserve(1 << 16);
+  const auto began = std::chrono::steady_clock::now();
+  while (executor.advance()) {
+  }
+  WaveBound bound;
+  bound.stepping = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  bound.serial = bound.stepping;
+  for (const TimedWave& wave : timer.waves) bound.serial -= wave.total;
+  bound.waves = std::move(timer.waves);
+  return bound;
 }
 
 /// The slowest of `copies` sequential runs of `scenario` started together on
@@ -136,6 +206,26 @@ int main(int argc, char** argv) {
   }
   std::printf("\nload average after: %s; decision hash %016llx in every run\n",
               load_average().c_str(), static_cast<unsigned long long>(expected_hash));
+
+  // The waves' own bound, from one timed sequential run (fastest of the repeats).
+  WaveBound waves = bound_of_waves(scenario);
+  for (int repeat = 1; repeat < repeats; ++repeat) {
+    WaveBound again = bound_of_waves(scenario);
+    if (again.stepping < waves.stepping) waves = std::move(again);
+  }
+  std::printf(
+      "\nWhat the waves allow: a sequential run with each call timed, %zu waves, %.3f s, of it "
+      "%.3f s (%.1f %%) outside the calls (the stepping thread's own work). On N threads no "
+      "dispatcher beats serial + Σ_waves max(longest call, calls / N):\n\n",
+      waves.waves.size(), waves.stepping, waves.serial, 100.0 * waves.serial / waves.stepping);
+  std::printf("| threads | bound [s] | bound efficiency T(1) / (N·bound) | pool / bound |\n");
+  std::printf("|---|---|---|---|\n");
+  for (std::size_t c = 1; c < configurations.size(); ++c) {
+    const double bound = waves.seconds(configurations[c]);
+    const double n = static_cast<double>(configurations[c]);
+    std::printf("| %zu | %.3f | %.1f %% | %.2f |\n", configurations[c], bound,
+                100.0 * waves.stepping / (n * bound), fastest[c] / bound);
+  }
 
   tools::ChainScenarioOptions copy = options;
   copy.subsystems = 2;
