@@ -152,15 +152,27 @@ inline bool ended_within(pid_t pid, std::chrono::milliseconds timeout) {
   }
 }
 
+/// The command line in /proc/PID/cmdline, or what was read of it before the
+/// process ended: reading the file of a process that has just exited fails
+/// with ESRCH, which a std::ifstream reports by throwing.
+inline std::string command_line_of(const std::filesystem::path& process) {
+  const int file = ::open((process / "cmdline").c_str(), O_RDONLY | O_CLOEXEC);
+  if (file < 0) return {};
+  std::string words;
+  char buffer[4096];
+  for (ssize_t got; (got = ::read(file, buffer, sizeof buffer)) > 0;)
+    words.append(buffer, static_cast<std::size_t>(got));
+  ::close(file);
+  return words;
+}
+
 /// Processes (not zombies) whose command line contains `needle`.
 inline std::vector<pid_t> processes_running(const std::string& needle) {
   std::vector<pid_t> found;
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream cmdline(entry.path() / "cmdline");
-    const std::string words((std::istreambuf_iterator<char>(cmdline)),
-                            std::istreambuf_iterator<char>());
+    const std::string words = command_line_of(entry.path());
     if (words.find(needle) == std::string::npos) continue;
     const auto pid = static_cast<pid_t>(std::stoi(name));
     if (!ended_within(pid, std::chrono::milliseconds(0))) found.push_back(pid);
