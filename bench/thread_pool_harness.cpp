@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -50,23 +51,31 @@ struct Timing {
   std::uint64_t slave_steps = 0;
 };
 
-/// One run of `scenario` with `threads` pool threads (0: the sequential executor).
-Timing run_once(const tools::Scenario& scenario, std::size_t threads) {
-  tools::ExecutorSettings settings;
-  if (threads > 0) settings = {tools::ExecutorSettings::Type::threads, threads};
-  const std::unique_ptr<ActionDispatcher> dispatcher = tools::make_dispatcher(settings);
+/// One run of `scenario` through `dispatcher`; `initialized` is called before
+/// the stepping loop, which alone is timed.
+Timing run_with(const tools::Scenario& scenario, ActionDispatcher* dispatcher,
+                const std::function<void()>& initialized = {}) {
   System system = tools::build_system(scenario, models::ModelCatalog::builtin());
   const std::unique_ptr<Algorithm> algorithm = tools::make_algorithm(scenario.algorithm);
   Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
                     tools::evaluation_grid(scenario));
-  executor.set_dispatcher(dispatcher.get());
+  executor.set_dispatcher(dispatcher);
   executor.initialize();
+  if (initialized) initialized();
   const auto began = std::chrono::steady_clock::now();
   while (executor.advance()) {
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   return {seconds, executor.decision_hash(), executor.counters().slave_steps};
+}
+
+/// One run of `scenario` with `threads` pool threads (0: the sequential executor).
+Timing run_once(const tools::Scenario& scenario, std::size_t threads) {
+  tools::ExecutorSettings settings;
+  if (threads > 0) settings = {tools::ExecutorSettings::Type::threads, threads};
+  const std::unique_ptr<ActionDispatcher> dispatcher = tools::make_dispatcher(settings);
+  return run_with(scenario, dispatcher.get());
 }
 
 struct TimedWave {
@@ -113,19 +122,12 @@ struct WaveBound {
 
 WaveBound bound_of_waves(const tools::Scenario& scenario) {
   WaveTimer timer;
-  System system = tools::build_system(scenario, models::ModelCatalog::builtin());
-  const std::unique_ptr<Algorithm> algorithm = tools::make_algorithm(scenario.algorithm);
-  Executor executor(system, *algorithm, to_ticks(scenario.start), to_ticks(scenario.end),
-                    tools::evaluation_grid(scenario));
-  executor.set_dispatcher(&timer);
-  executor.initialize();
-  timer.waves.clear();  // the initial outputs are not in the stepping loop
-  timer.waves.reserve(1 << 16);
-  const auto began = std::chrono::steady_clock::now();
-  while (executor.advance()) {
-  }
+  const Timing timing = run_with(scenario, &timer, [&] {
+    timer.waves.clear();  // the initial outputs are not in the stepping loop
+    timer.waves.reserve(1 << 16);
+  });
   WaveBound bound;
-  bound.stepping = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  bound.stepping = timing.seconds;
   bound.serial = bound.stepping;
   for (const TimedWave& wave : timer.waves) bound.serial -= wave.total;
   bound.waves = std::move(timer.waves);

@@ -104,11 +104,14 @@ void write_file_atomically(const std::filesystem::path& path,
   {
     errno = 0;
     std::ofstream file(partial, std::ios::binary | std::ios::trunc);
+    const auto remove_partial = [&] {
+      std::error_code ignored;
+      std::filesystem::remove(partial, ignored);
+    };
     // The stream keeps no cause; the failed write(2) or open(2) left it in errno.
     const auto fail = [&] {
       const int cause = errno;
-      std::error_code ignored;
-      std::filesystem::remove(partial, ignored);
+      remove_partial();
       throw std::runtime_error(
           "cannot write '" + path.string() + "'" +
           (cause != 0 ? std::string(": ") + std::strerror(cause) : std::string()));
@@ -118,8 +121,7 @@ void write_file_atomically(const std::filesystem::path& path,
       write(file);
     } catch (...) {
       // A writer that gives up (a streamed source refused half-way) leaves nothing.
-      std::error_code ignored;
-      std::filesystem::remove(partial, ignored);
+      remove_partial();
       throw;
     }
     file.flush();
