@@ -4,9 +4,10 @@
 #include <iomanip>
 #include <sstream>
 
+#include "couplet/errors.hpp"
+#include "models/fmi/fmi3_description.hpp"
 #include "models/fmi/fmu_slaves.hpp"
 #include "models/stimulus_table.hpp"
-#include "couplet/errors.hpp"
 
 namespace couplet::models {
 namespace {
@@ -210,6 +211,120 @@ std::string FmuSource::describe() const {
   return text.str();
 }
 
+/// An FMI 3.0 FMU: its description is read and shown; it cannot be run yet,
+/// and says so when a scenario asks for a slave or a model from it.
+class Fmi3Source final : public SlaveSource {
+ public:
+  Fmi3Source(fmi::Archive archive, fmi3::Description description)
+      : archive_(std::move(archive)), description_(std::move(description)) {}
+
+  std::string name() const override { return "FMU '" + archive_.fmu_path() + "' (FMI 3.0)"; }
+  std::string identity() const override { return "fmu:" + description_.instantiation_token; }
+
+  std::unique_ptr<Slave> make_slave(const SlaveSettings& settings) const override {
+    refuse(settings.slave_name);
+  }
+  std::unique_ptr<Model> make_model(const SlaveSettings& settings) const override {
+    refuse(settings.slave_name);
+  }
+
+  std::string describe() const override;
+
+ private:
+  [[noreturn]] void refuse(const std::string& slave_name) const {
+    throw ConfigurationError("slave '" + slave_name + "': FMU '" + archive_.fmu_path() +
+                             "' is an FMI 3.0 FMU: couplet reads its description (couplet "
+                             "models) but does not run FMI 3.0 FMUs yet (docs/fmi.md, FMI 3.0)");
+  }
+
+  fmi::Archive archive_;
+  fmi3::Description description_;
+};
+
+void describe_capabilities(std::ostream& text, const fmi3::InterfaceCapabilities& capabilities) {
+  text << "canGetAndSetFMUState " << yes_no(capabilities.can_get_and_set_fmu_state)
+       << ", providesDirectionalDerivatives "
+       << yes_no(capabilities.provides_directional_derivatives);
+}
+
+std::string Fmi3Source::describe() const {
+  const fmi3::Description& description = description_;
+  std::ostringstream text;
+  text << "FMU " << archive_.fmu_path() << " — " << description.model_name << " (FMI "
+       << description.fmi_version << ", instantiation token " << description.instantiation_token;
+  if (!description.generation_tool.empty()) text << ", made by " << description.generation_tool;
+  text << ")\n  offers: " << (description.co_simulation ? "cs " : "")
+       << (description.model_exchange ? "me " : "")
+       << (description.scheduled_execution ? "se " : "")
+       << "(described only: couplet does not run FMI 3.0 FMUs yet)\n";
+  if (const auto& cs = description.co_simulation) {
+    text << "  co-simulation: canHandleVariableCommunicationStepSize "
+         << yes_no(cs->can_handle_variable_communication_step_size) << ", hasEventMode "
+         << yes_no(cs->has_event_mode) << ", providesIntermediateUpdate "
+         << yes_no(cs->provides_intermediate_update) << ", mightReturnEarlyFromDoStep "
+         << yes_no(cs->might_return_early_from_do_step) << ", maxOutputDerivativeOrder "
+         << cs->max_output_derivative_order << ", ";
+    describe_capabilities(text, cs->capabilities);
+    if (cs->fixed_internal_step_size)
+      text << ", fixedInternalStepSize " << *cs->fixed_internal_step_size << " s";
+    text << "\n";
+  }
+  if (const auto& me = description.model_exchange) {
+    text << "  model exchange: " << description.continuous_state_derivatives.size()
+         << " continuous states, " << description.event_indicators.size() << " event indicators, ";
+    describe_capabilities(text, me->capabilities);
+    text << "\n";
+  }
+  if (const auto& se = description.scheduled_execution) {
+    text << "  scheduled execution: ";
+    describe_capabilities(text, se->capabilities);
+    text << "\n";
+  }
+  const fmi::DefaultExperiment& experiment = description.default_experiment;
+  if (experiment.step_size)
+    text << "  default experiment step size: " << *experiment.step_size << " s\n";
+  const auto clock_name = [&description](std::uint32_t reference) {
+    const auto index = description.find(reference);
+    return index ? description.variables[*index].name : std::to_string(reference);
+  };
+  bool has_clocks = false;
+  for (const fmi3::Variable& variable : description.variables) {
+    if (!variable.clock) continue;
+    if (!has_clocks) text << "  clocks (name, causality, interval, priority):\n";
+    has_clocks = true;
+    const fmi3::ClockProperties& clock = *variable.clock;
+    text << "    " << variable.name << "  " << fmi3::to_string(variable.causality) << "  "
+         << fmi3::to_string(clock.interval_variability);
+    if (clock.interval_decimal) text << " " << *clock.interval_decimal << " s";
+    if (clock.shift_decimal) text << " shifted " << *clock.shift_decimal << " s";
+    if (clock.priority) text << "  priority " << *clock.priority;
+    text << "\n";
+  }
+  text << "  variables (name, causality, variability, type, start, unit):\n";
+  const int name_width = column_width(
+      description.variables, [](const fmi3::Variable& v) -> const std::string& { return v.name; },
+      16);
+  for (const fmi3::Variable& variable : description.variables) {
+    if (variable.causality == fmi3::Causality::local || variable.clock) continue;
+    std::string start = "-";
+    if (!variable.start.empty()) {
+      start.clear();
+      for (const std::string& value : variable.start) start += (start.empty() ? "" : " ") + value;
+    }
+    text << "    " << std::left << std::setw(name_width) << variable.name << std::setw(21)
+         << fmi3::to_string(variable.causality) << std::setw(11)
+         << fmi::to_string(variable.variability) << std::setw(14)
+         << fmi3::type_text(description, variable) << std::setw(12) << start << variable.unit;
+    if (!variable.clocks.empty()) {
+      text << "  (clocked by";
+      for (const std::uint32_t clock : variable.clocks) text << " " << clock_name(clock);
+      text << ")";
+    }
+    text << "\n";
+  }
+  return text.str();
+}
+
 }  // namespace
 
 std::unique_ptr<SlaveSource> catalog_source(const ModelCatalog& catalog,
@@ -223,7 +338,16 @@ std::unique_ptr<SlaveSource> table_source(const std::string& csv_path,
 }
 
 std::unique_ptr<SlaveSource> fmu_source(const std::string& fmu_path, FmuKind kind) {
-  std::shared_ptr<fmi::Package> package = fmi::Package::open(fmu_path);
+  fmi::Archive archive = fmi::Archive::unpack(fmu_path);
+  const std::string xml = archive.model_description();
+  const std::string file = archive.model_description_name();
+  if (fmi3::declared_fmi_version(xml, file).rfind("3.", 0) == 0) {
+    fmi3::Description description = fmi3::parse_description(xml, file);
+    return std::make_unique<Fmi3Source>(std::move(archive), std::move(description));
+  }
+  fmi::Description description = fmi::parse_description(xml, file);
+  std::shared_ptr<fmi::Package> package =
+      fmi::Package::open(std::move(archive), std::move(description));
   fmi::InterfaceKind chosen = package->default_kind();
   if (kind == FmuKind::co_simulation) chosen = fmi::InterfaceKind::co_simulation;
   if (kind == FmuKind::model_exchange) chosen = fmi::InterfaceKind::model_exchange;

@@ -11,7 +11,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string_view>
 #include <system_error>
 #include <utility>
@@ -19,6 +21,7 @@
 
 #include "couplet/errors.hpp"
 #include "models/fmi/abandoned_archives.hpp"
+#include "models/fmi/xml_reader.hpp"
 
 namespace couplet::models::fmi {
 namespace {
@@ -26,15 +29,8 @@ namespace {
 // Far above any real FMU, far below what would fill a disk or exhaust inodes.
 constexpr zip_int64_t kMaxEntries = 100'000;
 constexpr std::uint64_t kMaxUnpackedBytes = std::uint64_t{1} << 30;  // 1 GiB
-
-/// 'text'. Built by appending: `"'" + std::string(text)` trips GCC 12's false
-/// -Wrestrict positive (GCC bug 105329).
-std::string single_quoted(std::string_view text) {
-  std::string result;
-  result.reserve(text.size() + 2);
-  result.append(1, '\'').append(text).append(1, '\'');
-  return result;
-}
+// modelDescription.xml is small; a bigger one is not an FMU we can trust.
+constexpr std::uintmax_t kMaxDescriptionBytes = 64u << 20;
 
 [[noreturn]] void fail(const std::string& label, const std::string& why) {
   throw ConfigurationError(label + ": " + why);
@@ -321,6 +317,27 @@ Archive& Archive::operator=(Archive&& other) noexcept {
 
 Archive::~Archive() {
   remove_quietly(directory_);
+}
+
+std::string Archive::model_description() const {
+  const std::filesystem::path file = directory_ / "modelDescription.xml";
+  std::error_code error;
+  const std::uintmax_t size = std::filesystem::file_size(file, error);
+  if (error || !std::filesystem::is_regular_file(file)) {
+    throw ConfigurationError("FMU '" + fmu_path_ +
+                             "': no modelDescription.xml at the archive's root");
+  }
+  if (size > kMaxDescriptionBytes) {
+    throw ConfigurationError("FMU '" + fmu_path_ + "': modelDescription.xml is larger than 64 MiB");
+  }
+  std::ifstream stream(file, std::ios::binary);
+  std::ostringstream text;
+  text << stream.rdbuf();
+  return text.str();
+}
+
+std::string Archive::model_description_name() const {
+  return "FMU '" + fmu_path_ + "' modelDescription.xml";
 }
 
 }  // namespace couplet::models::fmi

@@ -29,6 +29,12 @@ class Archive {
   const std::string& fmu_path() const { return fmu_path_; }
   const std::filesystem::path& directory() const { return directory_; }
 
+  /// The text of modelDescription.xml. Throws ConfigurationError when the
+  /// archive's root has none or it is larger than 64 MiB.
+  std::string model_description() const;
+  /// "FMU 'PATH' modelDescription.xml": how messages name it.
+  std::string model_description_name() const;
+
  private:
   Archive(std::string fmu_path, std::filesystem::path directory);
   std::string fmu_path_;

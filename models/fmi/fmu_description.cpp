@@ -2,36 +2,22 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
-#include <cmath>
 #include <limits>
 #include <map>
 #include <pugixml.hpp>
-#include <set>
 #include <stdexcept>
 #include <string_view>
-#include <system_error>
-#include <type_traits>
 #include <utility>
 
 #include "couplet/errors.hpp"
 
 namespace couplet::models::fmi {
 
-/// 'text'. Built by appending: `"'" + std::string(text)` trips GCC 12's false
-/// -Wrestrict positive (GCC bug 105329).
-std::string single_quoted(std::string_view text) {
-  std::string result;
-  result.reserve(text.size() + 2);
-  result.append(1, '\'').append(text).append(1, '\'');
-  return result;
-}
-
 namespace {
 
 // The XML spellings (FMI 2.0 §2.2.7), one table per enum: the parser and
 // to_string read the same table, so they cannot disagree.
-constexpr std::array<std::pair<const char*, Causality>, 6> kCausalities{{
+constexpr SpellingTable<Causality, 6> kCausalities{{
     {"parameter", Causality::parameter},
     {"calculatedParameter", Causality::calculated_parameter},
     {"input", Causality::input},
@@ -40,22 +26,8 @@ constexpr std::array<std::pair<const char*, Causality>, 6> kCausalities{{
     {"independent", Causality::independent},
 }};
 
-constexpr std::array<std::pair<const char*, Variability>, 5> kVariabilities{{
-    {"constant", Variability::constant},
-    {"fixed", Variability::fixed},
-    {"tunable", Variability::tunable},
-    {"discrete", Variability::discrete},
-    {"continuous", Variability::continuous},
-}};
-
-constexpr std::array<std::pair<const char*, Initial>, 3> kInitials{{
-    {"exact", Initial::exact},
-    {"approx", Initial::approx},
-    {"calculated", Initial::calculated},
-}};
-
 // Element names of the type child of a ScalarVariable (§2.2.7).
-constexpr std::array<std::pair<const char*, VariableType>, 5> kVariableTypes{{
+constexpr SpellingTable<VariableType, 5> kVariableTypes{{
     {"Real", VariableType::real},
     {"Integer", VariableType::integer},
     {"Boolean", VariableType::boolean},
@@ -63,89 +35,20 @@ constexpr std::array<std::pair<const char*, VariableType>, 5> kVariableTypes{{
     {"Enumeration", VariableType::enumeration},
 }};
 
-template <typename Enum, std::size_t N>
-const char* spelling_of(const std::array<std::pair<const char*, Enum>, N>& table, Enum value) {
-  for (const auto& [spelling, entry] : table) {
-    if (entry == value) return spelling;
-  }
-  return "?";
-}
-
-template <typename Enum, std::size_t N>
-std::optional<Enum> value_of(const std::array<std::pair<const char*, Enum>, N>& table,
-                             std::string_view text) {
-  for (const auto& [spelling, entry] : table) {
-    if (text == spelling) return entry;
-  }
-  return std::nullopt;
-}
-
-template <typename Enum, std::size_t N>
-std::string list_of(const std::array<std::pair<const char*, Enum>, N>& table) {
-  std::string names;
-  for (const auto& entry : table) names += (names.empty() ? "" : ", ") + std::string(entry.first);
-  return names;
-}
-
-// The XML Schema types (xs:unsignedInt, xs:int, xs:double) allow a leading '+';
-// from_chars does not, and accepts '-' for signed types only.
-std::string_view without_plus_sign(std::string_view text) {
-  if (text.size() > 1 && text.front() == '+' && text[1] != '-' && text[1] != '+') {
-    text.remove_prefix(1);
-  }
-  return text;
-}
-
-/// The whole of `text` as an integer of type Integer, or nothing (no spaces, no
-/// trailing characters, no overflow).
-template <typename Integer>
-std::optional<Integer> parse_integer(std::string_view text) {
-  text = without_plus_sign(text);
-  Integer value{};
-  const char* const end = text.data() + text.size();
-  const auto [stop, error] = std::from_chars(text.data(), end, value);
-  if (text.empty() || error != std::errc{} || stop != end) return std::nullopt;
-  return value;
-}
-
-/// modelIdentifier names binaries/linux64/<modelIdentifier>.so: anything but a
-/// plain file stem could point outside the unpacked FMU.
-bool is_plain_file_stem(std::string_view text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-  });
-}
-
-class DescriptionParser {
+class DescriptionParser : XmlReader {
  public:
-  DescriptionParser(const std::string& xml, const std::string& file) : xml_(xml), file_(file) {
-    for (std::size_t offset = 0; offset < xml.size(); ++offset) {
-      if (xml[offset] == '\n') newline_offsets_.push_back(offset);
-    }
-  }
+  using XmlReader::XmlReader;
 
   Description parse() {
-    pugi::xml_document document;
-    const pugi::xml_parse_result result =
-        document.load_buffer(xml_.data(), xml_.size(), pugi::parse_default, pugi::encoding_auto);
-    if (!result) {
-      throw ConfigurationError(file_ + ": malformed XML at line " +
-                               std::to_string(line_of(result.offset)) + ": " +
-                               result.description());
-    }
-    const pugi::xml_node root = document.document_element();
-    if (std::string_view(root.name()) != "fmiModelDescription") {
-      fail(element(root),
-           "the root element must be fmiModelDescription, not " + single_quoted(root.name()));
-    }
+    const pugi::xml_node root = load_root();
     Description description;
-    description.file = file_;
+    description.file = file();
     parse_root_attributes(root, description);
     parse_interfaces(root, description);
     if (const pugi::xml_node experiment = root.child("DefaultExperiment")) {
       parse_default_experiment(experiment, description.default_experiment);
     }
-    parse_unit_definitions(root.child("UnitDefinitions"), description);
+    description.units = unit_definitions(root.child("UnitDefinitions"));
     parse_type_definitions(root.child("TypeDefinitions"));
     parse_variables(root.child("ModelVariables"), description);
     parse_model_structure(root.child("ModelStructure"), description);
@@ -153,88 +56,6 @@ class DescriptionParser {
   }
 
  private:
-  std::size_t line_of(std::ptrdiff_t offset) const {
-    if (offset < 0) return 0;
-    const auto newlines_before = std::lower_bound(newline_offsets_.begin(), newline_offsets_.end(),
-                                                  static_cast<std::size_t>(offset));
-    return static_cast<std::size_t>(newlines_before - newline_offsets_.begin()) + 1;
-  }
-
-  /// "CoSimulation (line 5)": how messages name an element.
-  std::string element(pugi::xml_node node, std::string_view label = {}) const {
-    return (label.empty() ? std::string(node.name()) : std::string(label)) + " (line " +
-           std::to_string(line_of(node.offset_debug())) + ")";
-  }
-
-  [[noreturn]] void fail(const std::string& where, const std::string& why) const {
-    throw ConfigurationError(file_ + ": " + where + ": " + why);
-  }
-
-  [[noreturn]] void fail(const std::string& where, const char* attribute,
-                         const std::string& why) const {
-    fail(where + ": " + attribute, why);
-  }
-
-  static std::optional<std::string_view> attribute_text(pugi::xml_node node, const char* name) {
-    const pugi::xml_attribute attribute = node.attribute(name);
-    if (!attribute) return std::nullopt;
-    return std::string_view(attribute.value());
-  }
-
-  std::string required_text(pugi::xml_node node, const char* name, const std::string& where) const {
-    const auto text = attribute_text(node, name);
-    if (!text) fail(where, name, "missing (required)");
-    return std::string(*text);
-  }
-
-  template <typename Integer>
-  std::optional<Integer> optional_integer(pugi::xml_node node, const char* name,
-                                          const std::string& where) const {
-    const auto text = attribute_text(node, name);
-    if (!text) return std::nullopt;
-    const auto value = parse_integer<Integer>(*text);
-    if (!value) {
-      fail(where, name,
-           std::string(std::is_unsigned_v<Integer> ? "not an unsigned integer "
-                                                   : "not an integer ") +
-               single_quoted(*text));
-    }
-    return value;
-  }
-
-  std::optional<double> optional_double(pugi::xml_node node, const char* name,
-                                        const std::string& where) const {
-    const auto text = attribute_text(node, name);
-    if (!text) return std::nullopt;
-    const auto value = parse_finite_double(*text);
-    if (!value) fail(where, name, "not a finite number " + single_quoted(*text));
-    return value;
-  }
-
-  /// A capability flag; absent means false (§3.3.1, §4.3.1).
-  bool flag(pugi::xml_node node, const char* name, const std::string& where) const {
-    const auto text = attribute_text(node, name);
-    if (!text) return false;
-    const auto value = parse_boolean(*text);
-    if (!value)
-      fail(where, name, "not a boolean " + single_quoted(*text) + " (expected true or false)");
-    return *value;
-  }
-
-  template <typename Enum, std::size_t N>
-  std::optional<Enum> optional_enum(pugi::xml_node node, const char* name,
-                                    const std::array<std::pair<const char*, Enum>, N>& table,
-                                    const std::string& where) const {
-    const auto text = attribute_text(node, name);
-    if (!text) return std::nullopt;
-    const auto value = value_of(table, *text);
-    if (!value) {
-      fail(where, name,
-           "unknown value " + single_quoted(*text) + " (expected one of " + list_of(table) + ")");
-    }
-    return value;
-  }
-
   void parse_root_attributes(pugi::xml_node root, Description& description) const {
     const std::string where = element(root);
     description.fmi_version = required_text(root, "fmiVersion", where);
@@ -242,8 +63,8 @@ class DescriptionParser {
     // that would only hide the real one.
     if (description.fmi_version != "2.0") {
       fail(where, "fmiVersion",
-           "couplet supports FMI 2.0 only; this FMU is FMI " +
-               single_quoted(description.fmi_version));
+           "not FMI 2.0 but FMI " + single_quoted(description.fmi_version) +
+               " (couplet reads FMI 2.0 and 3.0)");
     }
     description.model_name = std::string(attribute_text(root, "modelName").value_or(""));
     description.guid = required_text(root, "guid", where);
@@ -251,27 +72,6 @@ class DescriptionParser {
     description.generation_tool = std::string(attribute_text(root, "generationTool").value_or(""));
     description.number_of_event_indicators =
         optional_integer<std::size_t>(root, "numberOfEventIndicators", where).value_or(0);
-  }
-
-  std::string model_identifier(pugi::xml_node node, const std::string& where) const {
-    std::string identifier = required_text(node, "modelIdentifier", where);
-    if (!is_plain_file_stem(identifier)) {
-      fail(where, "modelIdentifier",
-           single_quoted(identifier) +
-               " is not a plain file name stem (letters, digits and '_' only): it names "
-               "binaries/linux64/<modelIdentifier>.so");
-    }
-    return identifier;
-  }
-
-  /// The single child called `name`, or a null node; two are an error.
-  pugi::xml_node unique_child(pugi::xml_node parent, const char* name) const {
-    pugi::xml_node found;
-    for (const pugi::xml_node child : parent.children(name)) {
-      if (found) fail(element(child), "a second " + std::string(name) + " element");
-      found = child;
-    }
-    return found;
   }
 
   void parse_interfaces(pugi::xml_node root, Description& description) const {
@@ -327,29 +127,6 @@ class DescriptionParser {
     experiment.stop_time = optional_double(node, "stopTime", where);
     experiment.tolerance = optional_double(node, "tolerance", where);
     experiment.step_size = optional_double(node, "stepSize", where);
-  }
-
-  /// <UnitDefinitions> (§2.2.2): the units with a <BaseUnit>, which say how
-  /// they convert; a unit without one is a name only.
-  void parse_unit_definitions(pugi::xml_node definitions, Description& description) const {
-    std::set<std::string, std::less<>> names;
-    for (const pugi::xml_node unit : definitions.children("Unit")) {
-      const std::string where = element(unit);
-      const std::string name = required_text(unit, "name", where);
-      if (!names.insert(name).second)
-        fail(where, "name", "a second Unit called " + single_quoted(name));
-      const pugi::xml_node base = unit.child("BaseUnit");
-      if (!base) continue;
-      const std::string base_where = where + ": " + element(base);
-      UnitDefinition definition;
-      for (std::size_t k = 0; k < kSiBaseUnits.size(); ++k)
-        definition.exponents[k] =
-            optional_integer<int>(base, kSiBaseUnits[k], base_where).value_or(0);
-      definition.factor = optional_double(base, "factor", base_where).value_or(1.0);
-      definition.offset = optional_double(base, "offset", base_where).value_or(0.0);
-      if (definition.factor == 0.0) fail(base_where, "factor", "0 (a unit's factor is never 0)");
-      description.units.emplace(name, definition);
-    }
   }
 
   void parse_type_definitions(pugi::xml_node definitions) {
@@ -457,9 +234,10 @@ class DescriptionParser {
       variable.value_reference = *value_reference;
       variable.causality =
           optional_enum(scalar, "causality", kCausalities, where).value_or(Causality::local);
-      variable.variability = optional_enum(scalar, "variability", kVariabilities, where)
+      variable.variability = optional_enum(scalar, "variability", kVariabilitySpellings, where)
                                  .value_or(Variability::continuous);
-      variable.initial = optional_enum(scalar, "initial", kInitials, where).value_or(Initial::none);
+      variable.initial =
+          optional_enum(scalar, "initial", kInitialSpellings, where).value_or(Initial::none);
       variable.description = std::string(attribute_text(scalar, "description").value_or(""));
       parse_type(type_element(scalar, where), where, variable);
       description.variables.push_back(std::move(variable));
@@ -511,13 +289,8 @@ class DescriptionParser {
       unknown.variable = variable_index(required_text(node, "index", where), count, where, "index");
       if (const auto text = attribute_text(node, "dependencies")) {
         std::vector<std::size_t>& dependencies = unknown.dependencies.emplace();
-        std::size_t begin = 0;
-        while ((begin = text->find_first_not_of(" \t\r\n", begin)) != std::string_view::npos) {
-          const std::size_t end = std::min(text->find_first_of(" \t\r\n", begin), text->size());
-          dependencies.push_back(
-              variable_index(text->substr(begin, end - begin), count, where, "dependencies"));
-          begin = end;
-        }
+        for (const std::string_view item : list_items(*text))
+          dependencies.push_back(variable_index(item, count, where, "dependencies"));
       }
       unknowns.push_back(std::move(unknown));
     }
@@ -559,9 +332,6 @@ class DescriptionParser {
     }
   }
 
-  const std::string& xml_;
-  const std::string& file_;
-  std::vector<std::size_t> newline_offsets_;  ///< for line numbers in messages
   std::map<std::string, std::string, std::less<>>
       simple_type_units_;  ///< SimpleType name → Real unit
   std::map<std::string, std::vector<EnumerationItem>, std::less<>>
@@ -570,23 +340,6 @@ class DescriptionParser {
 };
 
 }  // namespace
-
-std::optional<double> parse_finite_double(std::string_view text) {
-  text = without_plus_sign(text);
-  double value = 0.0;
-  const char* const end = text.data() + text.size();
-  const auto [stop, error] = std::from_chars(text.data(), end, value);
-  if (text.empty() || error != std::errc{} || stop != end || !std::isfinite(value)) {
-    return std::nullopt;
-  }
-  return value;
-}
-
-std::optional<bool> parse_boolean(std::string_view text) {
-  if (text == "true" || text == "1") return true;
-  if (text == "false" || text == "0") return false;
-  return std::nullopt;
-}
 
 std::optional<std::size_t> Description::find(const std::string& name) const {
   const auto variable = std::find_if(variables.begin(), variables.end(),
@@ -634,7 +387,7 @@ const char* to_string(Causality causality) {
   return spelling_of(kCausalities, causality);
 }
 const char* to_string(Variability variability) {
-  return spelling_of(kVariabilities, variability);
+  return spelling_of(kVariabilitySpellings, variability);
 }
 const char* to_string(VariableType type) {
   return spelling_of(kVariableTypes, type);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "couplet/unit.hpp"
+#include "models/fmi/xml_reader.hpp"
 
 namespace couplet::models::fmi {
 
@@ -22,6 +23,20 @@ enum class Initial {
   calculated,
   none
 };  ///< none: the attribute is absent and has no default
+
+// Their XML spellings, the same in FMI 2.0 and 3.0.
+inline constexpr SpellingTable<Variability, 5> kVariabilitySpellings{{
+    {"constant", Variability::constant},
+    {"fixed", Variability::fixed},
+    {"tunable", Variability::tunable},
+    {"discrete", Variability::discrete},
+    {"continuous", Variability::continuous},
+}};
+inline constexpr SpellingTable<Initial, 3> kInitialSpellings{{
+    {"exact", Initial::exact},
+    {"approx", Initial::approx},
+    {"calculated", Initial::calculated},
+}};
 enum class VariableType { real, integer, boolean, string, enumeration };
 
 /// An <Item> of an Enumeration SimpleType.
@@ -122,15 +137,6 @@ struct Description {
 /// CoSimulation nor a ModelExchange element. Variables sharing a value reference
 /// are aliases (§2.2.7) and are accepted.
 Description parse_description(const std::string& xml, const std::string& file);
-
-/// 'text', for messages (shared by the loader's files and the SSP reader).
-std::string single_quoted(std::string_view text);
-
-/// XML Schema values, as FMI and SSP files write them: xs:double as a finite
-/// double (the whole text, an optional '+'), or nothing.
-std::optional<double> parse_finite_double(std::string_view text);
-/// xs:boolean: "true", "false", "1", "0", or nothing.
-std::optional<bool> parse_boolean(std::string_view text);
 
 const char* to_string(Causality causality);
 const char* to_string(Variability variability);

@@ -1,41 +1,19 @@
 #include "models/fmi/fmu_package.hpp"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "couplet/errors.hpp"
 
 namespace couplet::models::fmi {
-namespace {
-
-// modelDescription.xml is small; a bigger one is not an FMU we can trust.
-constexpr std::uintmax_t kMaxDescriptionBytes = 64u << 20;
-
-std::string read_description(const Archive& archive) {
-  const std::filesystem::path file = archive.directory() / "modelDescription.xml";
-  std::error_code error;
-  const std::uintmax_t size = std::filesystem::file_size(file, error);
-  if (error || !std::filesystem::is_regular_file(file)) {
-    throw ConfigurationError("FMU '" + archive.fmu_path() +
-                             "': no modelDescription.xml at the archive's root");
-  }
-  if (size > kMaxDescriptionBytes) {
-    throw ConfigurationError("FMU '" + archive.fmu_path() +
-                             "': modelDescription.xml is larger than 64 MiB");
-  }
-  std::ifstream stream(file, std::ios::binary);
-  std::ostringstream text;
-  text << stream.rdbuf();
-  return text.str();
-}
-
-}  // namespace
 
 std::shared_ptr<Package> Package::open(const std::string& fmu_path) {
   Archive archive = Archive::unpack(fmu_path);
   Description description =
-      parse_description(read_description(archive), "FMU '" + fmu_path + "' modelDescription.xml");
+      parse_description(archive.model_description(), archive.model_description_name());
+  return open(std::move(archive), std::move(description));
+}
+
+std::shared_ptr<Package> Package::open(Archive archive, Description description) {
   return std::shared_ptr<Package>(new Package(std::move(archive), std::move(description)));
 }
 

@@ -17,6 +17,8 @@ class Package {
   /// Unpacks `fmu_path` and parses its model description; the library is loaded
   /// by `load`. Throws ConfigurationError naming the file and element.
   static std::shared_ptr<Package> open(const std::string& fmu_path);
+  /// An archive already unpacked, with its parsed description.
+  static std::shared_ptr<Package> open(Archive archive, Description description);
 
   /// The interface couplet uses when the scenario does not choose: model
   /// exchange when offered (couplet's own solver is then in charge), else co-simulation.

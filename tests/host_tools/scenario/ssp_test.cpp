@@ -16,6 +16,7 @@
 #include "host_tools/runlog/run_log.hpp"
 #include "host_tools/scenario/ssp_import.hpp"
 #include "host_tools/test_support.hpp"
+#include "support/zip_writer.hpp"
 #include "test_fmus.hpp"
 
 namespace couplet::testing {
@@ -102,28 +103,6 @@ const std::string kSettings =
     "slaves:\n"
     "  right:\n"
     "    solver: {type: cvode, rtol: 1.0e-9, atol: 1.0e-11}\n";
-
-/// Writes a zip of `files` (name inside → content, or "@path" for a file's bytes).
-void write_zip(const fs::path& path, const std::map<std::string, std::string>& files) {
-  fs::remove(path);
-  int error = 0;
-  zip_t* archive = zip_open(path.c_str(), ZIP_CREATE | ZIP_EXCL, &error);
-  ASSERT_NE(archive, nullptr) << "zip_open " << error;
-  for (const auto& [name, content] : files) {
-    zip_source_t* source = nullptr;
-    if (!content.empty() && content.front() == '@') {
-      source = zip_source_file(archive, content.substr(1).c_str(), 0, -1);
-    } else {
-      // libzip reads the buffer at zip_close: copy it into memory it frees itself.
-      void* data = std::malloc(content.size() + 1);
-      std::copy(content.begin(), content.end(), static_cast<char*>(data));
-      source = zip_source_buffer(archive, data, content.size(), 1);
-    }
-    ASSERT_NE(source, nullptr) << name;
-    ASSERT_GE(zip_file_add(archive, name.c_str(), source, ZIP_FL_ENC_UTF_8), 0) << name;
-  }
-  ASSERT_EQ(zip_close(archive), 0);
-}
 
 /// A package of the two-mass switch, with its settings file beside it.
 fs::path make_package(const std::string& name, const Structure& structure,
