@@ -1,4 +1,4 @@
-# couplet_add_fmu(): builds an FMI 2.0 FMU (a .fmu zip archive) from C sources
+# couplet_add_fmu(): builds an FMI 2.0 or 3.0 FMU (a .fmu zip archive) from C sources
 # that use only the FMI API. Used by tests/fmus/ for the project's own test
 # FMUs; a user includes this file to build their own (docs/fmu-build.md).
 #
@@ -10,7 +10,8 @@
 #     [DEFINITIONS <defs...>]            # compile definitions, e.g. MY_OPTION=1
 #     [INCLUDE_DIRECTORIES <dirs...>]
 #     [LINK_LIBRARIES <libs...>]         # linked privately into the .so (static ones, ideally)
-#     [FMI_INCLUDE_DIR <dir>]            # where fmi2.h is; default: ${COUPLET_FMI_INCLUDE_DIR}
+#     [FMI_VERSION 2|3]                  # default 2; 3: binaries/x86_64-linux, fmi3.h
+#     [FMI_INCLUDE_DIR <dir>]            # where fmi2.h/fmi3.h is; default: ${COUPLET_FMI_INCLUDE_DIR}
 #     [OUTPUT_DIRECTORY <dir>])          # where <name>.fmu goes; default ${CMAKE_CURRENT_BINARY_DIR}
 #
 # What it makes:
@@ -20,7 +21,8 @@
 #                   libm; compiled with COUPLET_FMU_MODEL_IDENTIFIER=<id> (a bare
 #                   identifier) and, if GUID is given, COUPLET_FMU_GUID="<guid>".
 #   <name>          custom target in ALL that writes <OUTPUT_DIRECTORY>/<name>.fmu:
-#                   modelDescription.xml at the root and binaries/linux64/<id>.so,
+#                   modelDescription.xml at the root and binaries/linux64/<id>.so
+#                   (FMI 3.0: binaries/x86_64-linux/<id>.so),
 #                   zipped with `cmake -E tar cf <name>.fmu --format=zip
 #                   modelDescription.xml binaries` in a staging directory.
 #   The XML is configured with configure_file(@ONLY) at configure time, in the
@@ -45,7 +47,7 @@ set(COUPLET_FMI_INCLUDE_DIR "${_couplet_fmu_default_fmi_dir}"
 
 function(couplet_add_fmu name)
   cmake_parse_arguments(PARSE_ARGV 1 arg ""
-    "MODEL_IDENTIFIER;MODEL_DESCRIPTION;GUID;FMI_INCLUDE_DIR;OUTPUT_DIRECTORY"
+    "MODEL_IDENTIFIER;MODEL_DESCRIPTION;GUID;FMI_VERSION;FMI_INCLUDE_DIR;OUTPUT_DIRECTORY"
     "SOURCES;DEFINITIONS;INCLUDE_DIRECTORIES;LINK_LIBRARIES")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "couplet_add_fmu(${name}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
@@ -65,9 +67,20 @@ function(couplet_add_fmu name)
     message(FATAL_ERROR "couplet_add_fmu(${name}): enable C first (project(... LANGUAGES C ...))")
   endif()
 
-  # binaries/<platform>: FMI 2.0 §2.3. Only Linux is built and tested here.
+  if(NOT arg_FMI_VERSION)
+    set(arg_FMI_VERSION 2)
+  endif()
+  if(NOT arg_FMI_VERSION MATCHES "^[23]$")
+    message(FATAL_ERROR "couplet_add_fmu(${name}): FMI_VERSION '${arg_FMI_VERSION}' is neither 2 nor 3")
+  endif()
+  # binaries/<platform>: FMI 2.0 §2.3, FMI 3.0 §2.5.1.4. Only Linux is built and tested here.
   if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
-    if(CMAKE_SIZEOF_VOID_P EQUAL 8)
+    if(arg_FMI_VERSION EQUAL 3)
+      if(NOT CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+        message(FATAL_ERROR "couplet_add_fmu(${name}): FMI 3.0 FMUs are built for x86_64-linux only (not ${CMAKE_SYSTEM_PROCESSOR})")
+      endif()
+      set(platform x86_64-linux)
+    elseif(CMAKE_SIZEOF_VOID_P EQUAL 8)
       set(platform linux64)
     else()
       set(platform linux32)
@@ -81,8 +94,8 @@ function(couplet_add_fmu name)
   else()
     set(fmi_dir "${COUPLET_FMI_INCLUDE_DIR}")
   endif()
-  if(NOT EXISTS "${fmi_dir}/fmi2.h")
-    message(FATAL_ERROR "couplet_add_fmu(${name}): no fmi2.h in '${fmi_dir}' "
+  if(NOT EXISTS "${fmi_dir}/fmi${arg_FMI_VERSION}.h")
+    message(FATAL_ERROR "couplet_add_fmu(${name}): no fmi${arg_FMI_VERSION}.h in '${fmi_dir}' "
                         "(set FMI_INCLUDE_DIR or COUPLET_FMI_INCLUDE_DIR)")
   endif()
   if(arg_OUTPUT_DIRECTORY)

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "couplet/errors.hpp"
-#include "models/fmi/fmi3_description.hpp"
+#include "models/fmi/fmi3_co_simulation_slave.hpp"
 #include "models/fmi/fmu_slaves.hpp"
 #include "models/stimulus_table.hpp"
 
@@ -211,34 +211,34 @@ std::string FmuSource::describe() const {
   return text.str();
 }
 
-/// An FMI 3.0 FMU: its description is read and shown; it cannot be run yet,
-/// and says so when a scenario asks for a slave or a model from it.
+/// An FMI 3.0 FMU, run through its co-simulation interface. Its binary is
+/// loaded when the first slave is made, so that `couplet models` describes an
+/// FMU built for another platform too.
 class Fmi3Source final : public SlaveSource {
  public:
-  Fmi3Source(fmi::Archive archive, fmi3::Description description)
-      : archive_(std::move(archive)), description_(std::move(description)) {}
+  explicit Fmi3Source(std::shared_ptr<fmi3::Package> package) : package_(std::move(package)) {}
 
-  std::string name() const override { return "FMU '" + archive_.fmu_path() + "' (FMI 3.0)"; }
-  std::string identity() const override { return "fmu:" + description_.instantiation_token; }
+  std::string name() const override { return "FMU '" + package_->path() + "' (FMI 3.0)"; }
+  std::string identity() const override {
+    return "fmu:" + package_->description().instantiation_token;
+  }
 
   std::unique_ptr<Slave> make_slave(const SlaveSettings& settings) const override {
-    refuse(settings.slave_name);
+    return fmi3::make_co_simulation_slave(package_, {settings.slave_name, settings.parameters,
+                                                     settings.limits, settings.coupled_inputs});
   }
+
   std::unique_ptr<Model> make_model(const SlaveSettings& settings) const override {
-    refuse(settings.slave_name);
+    throw ConfigurationError(
+        "slave '" + settings.slave_name + "': FMU '" + package_->path() +
+        "' is an FMI 3.0 co-simulation FMU, which keeps its equations inside: no monolithic "
+        "reference (reference: none)");
   }
 
   std::string describe() const override;
 
  private:
-  [[noreturn]] void refuse(const std::string& slave_name) const {
-    throw ConfigurationError("slave '" + slave_name + "': FMU '" + archive_.fmu_path() +
-                             "' is an FMI 3.0 FMU: couplet reads its description (couplet "
-                             "models) but does not run FMI 3.0 FMUs yet (docs/fmi.md, FMI 3.0)");
-  }
-
-  fmi::Archive archive_;
-  fmi3::Description description_;
+  std::shared_ptr<fmi3::Package> package_;
 };
 
 void describe_capabilities(std::ostream& text, const fmi3::InterfaceCapabilities& capabilities) {
@@ -248,15 +248,17 @@ void describe_capabilities(std::ostream& text, const fmi3::InterfaceCapabilities
 }
 
 std::string Fmi3Source::describe() const {
-  const fmi3::Description& description = description_;
+  const fmi3::Description& description = package_->description();
   std::ostringstream text;
-  text << "FMU " << archive_.fmu_path() << " — " << description.model_name << " (FMI "
+  text << "FMU " << package_->path() << " — " << description.model_name << " (FMI "
        << description.fmi_version << ", instantiation token " << description.instantiation_token;
   if (!description.generation_tool.empty()) text << ", made by " << description.generation_tool;
   text << ")\n  offers: " << (description.co_simulation ? "cs " : "")
        << (description.model_exchange ? "me " : "")
        << (description.scheduled_execution ? "se " : "")
-       << "(described only: couplet does not run FMI 3.0 FMUs yet)\n";
+       << (description.co_simulation
+               ? "(couplet runs cs; its ports: the scalar Float64 inputs and outputs)\n"
+               : "(couplet runs FMI 3.0 FMUs through cs only: not this one)\n");
   if (const auto& cs = description.co_simulation) {
     text << "  co-simulation: canHandleVariableCommunicationStepSize "
          << yes_no(cs->can_handle_variable_communication_step_size) << ", hasEventMode "
@@ -343,7 +345,12 @@ std::unique_ptr<SlaveSource> fmu_source(const std::string& fmu_path, FmuKind kin
   const std::string file = archive.model_description_name();
   if (fmi3::declared_fmi_version(xml, file).rfind("3.", 0) == 0) {
     fmi3::Description description = fmi3::parse_description(xml, file);
-    return std::make_unique<Fmi3Source>(std::move(archive), std::move(description));
+    if (kind == FmuKind::model_exchange) {
+      throw ConfigurationError("FMU '" + fmu_path +
+                               "': fmu_kind: me: couplet runs FMI 3.0 FMUs as co-simulation only");
+    }
+    return std::make_unique<Fmi3Source>(
+        std::make_shared<fmi3::Package>(std::move(archive), std::move(description)));
   }
   fmi::Description description = fmi::parse_description(xml, file);
   std::shared_ptr<fmi::Package> package =

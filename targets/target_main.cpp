@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
   std::string fmu_kind = "auto";
   auto* model_option =
       app.add_option("--model", model, "built-in model to serve (see `couplet models`)");
-  auto* fmu_option = app.add_option("--fmu", fmu, "FMI 2.0 FMU to serve (docs/fmi.md)");
+  auto* fmu_option = app.add_option("--fmu", fmu, "FMI 2.0 or 3.0 FMU to serve (docs/fmi.md)");
   model_option->excludes(fmu_option);
   app.add_option("--fmu-kind", fmu_kind, "interface of the FMU: cs, me, or auto (me when offered)")
       ->check(CLI::IsMember({"auto", "cs", "me"}))

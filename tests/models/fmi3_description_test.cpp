@@ -375,7 +375,7 @@ TEST_F(Fmi3Package, CoupletModelsShowsTypesDimensionsAndClocks) {
   const std::string text = fmu_source(path, FmuKind::automatic)->describe();
   for (const char* line : {
            "— controller (FMI 3.0, instantiation token {a1b2c3}, made by hand written)",
-           "offers: cs se (described only: couplet does not run FMI 3.0 FMUs yet)",
+           "offers: cs se (couplet runs cs; its ports: the scalar Float64 inputs and outputs)",
            "co-simulation: canHandleVariableCommunicationStepSize yes, hasEventMode yes",
            "fixedInternalStepSize 0.0005 s",
            "scheduled execution: canGetAndSetFMUState no, providesDirectionalDerivatives yes",
@@ -392,22 +392,41 @@ TEST_F(Fmi3Package, CoupletModelsShowsTypesDimensionsAndClocks) {
   EXPECT_EQ(text.find("    x "), std::string::npos) << text;
 }
 
-TEST_F(Fmi3Package, AScenarioSlaveIsRefusedNamingTheSlaveAndTheFile) {
-  const std::string path = package({{"modelDescription.xml", kControllerXml}});
+TEST_F(Fmi3Package, ASlaveNeedsABinaryForThisPlatformAndCoSimulation) {
+  const std::string path = package({{"modelDescription.xml", kControllerXml},
+                                    {"binaries/aarch64-darwin/controller.dylib", "not loaded"}});
   const auto source = fmu_source(path, FmuKind::automatic);
   EXPECT_EQ(source->identity(), "fmu:{a1b2c3}");
   SlaveSettings settings;
   settings.slave_name = "ctl";
-  try {
-    source->make_slave(settings);
-    ADD_FAILURE() << "no ConfigurationError";
-  } catch (const ConfigurationError& error) {
-    EXPECT_NE(std::string(error.what())
-                  .find("slave 'ctl': FMU '" + path +
-                        "' is an FMI 3.0 FMU: couplet reads its description"),
-              std::string::npos)
-        << error.what();
-  }
+  const auto refusal = [&settings](const SlaveSource& from) {
+    try {
+      from.make_slave(settings);
+    } catch (const ConfigurationError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no ConfigurationError");
+  };
+  EXPECT_EQ(refusal(*source), "FMU '" + path +
+                                  "': binaries/x86_64-linux/controller.so is missing: couplet runs "
+                                  "FMUs built for x86_64-linux (this FMU has binaries for: "
+                                  "aarch64-darwin)");
+  const std::string not_elf = package({{"modelDescription.xml", kControllerXml},
+                                       {"binaries/x86_64-linux/controller.so", "not a library"}});
+  EXPECT_NE(
+      refusal(*fmu_source(not_elf, FmuKind::automatic))
+          .find("FMU '" + not_elf + "': binaries/x86_64-linux/controller.so: cannot be loaded: "),
+      std::string::npos);
+  const std::string model_exchange_only = package(
+      {{"modelDescription.xml",
+        replaced(
+            replaced(kControllerXml, "<CoSimulation ", "<ModelExchange "),
+            R"(<ScheduledExecution modelIdentifier="controller_se" providesDirectionalDerivatives="true"/>)",
+            "")}});
+  EXPECT_NE(refusal(*fmu_source(model_exchange_only, FmuKind::automatic))
+                .find("': does not offer co-simulation (couplet runs FMI 3.0 FMUs through their "
+                      "CoSimulation interface only)"),
+            std::string::npos);
 }
 
 TEST_F(Fmi3Package, TheArchiveRulesAndTheFileNameHoldForFmi3) {

@@ -220,6 +220,29 @@ TEST(Simulation, ObserversSeeEveryCommunicationPointWithoutAllocating) {
   EXPECT_THROW(simulation.add_observer(probe), ConfigurationError);  // after initialize()
 }
 
+// An FMI 3.0 co-simulation FMU (integrator3, rollback and output derivatives
+// on) stepped with the run log on: couplet's side allocates nothing.
+TEST(Simulation, AnFmi3FmuAddsNoAllocationToTheSteppingLoop) {
+  const auto directory = fresh_directory("simulation-fmi3");
+  std::filesystem::create_directories(directory);
+  const auto scenario = directory / "integrator3.yaml";
+  std::ofstream(scenario) << "name: integrator3\ntime: {start: 0, end: 2}\nslaves:\n"
+                             "  ramp: {model: stimulus.ramp, parameters: {stop: 2, final: 2}}\n"
+                             "  int: {fmu: " COUPLET_TEST_FMU("integrator3") "}\n"
+                             "connections:\n  - {from: ramp.y, to: int.u}\n"
+                             "algorithm: {type: jacobi, step: 0.01}\nreference: none\n";
+  Simulation simulation =
+      Simulation::from_scenario(scenario.string(), {}, {(directory / "out").string(), true, true});
+  const std::size_t y = simulation.output_index("int.y");
+  simulation.step_until(to_ticks(0.5));
+  const long before = testing::allocations();
+  simulation.step_until(to_ticks(1.5));
+  const double at = simulation.output(y);
+  EXPECT_EQ(testing::allocations() - before, 0);
+  // k = 1, y0 = 0, u held at t_i: y(1.5) = h² n(n-1)/2 with n = 150.
+  EXPECT_NEAR(at, 1e-4 * 150.0 * 149.0 / 2.0, 1e-12);
+}
+
 // Integer and Boolean connections between two tally FMUs, a rounded Real one
 // into the first and b's Integer count held on a pass-through's Real input,
 // with the run log recording them: the stepping loop still allocates nothing.

@@ -1,0 +1,416 @@
+// An FMI 3.0 co-simulation FMU as a couplet slave (FMI 3.0 §4.2): set the
+// inputs, fmi3DoStep, read the outputs and their derivatives. The instance is
+// made without event mode and without early return, so fmi3DoStep always
+// reaches the end of the step unless the FMU asks to end the simulation.
+#include "models/fmi/fmi3_co_simulation_slave.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "couplet/errors.hpp"
+#include "models/fmi/fmu_call_in_progress.hpp"
+
+namespace couplet::models::fmi3 {
+namespace {
+
+const char* to_string(fmi3Status status) {
+  switch (status) {
+    case fmi3OK:
+      return "fmi3OK";
+    case fmi3Warning:
+      return "fmi3Warning";
+    case fmi3Discard:
+      return "fmi3Discard";
+    case fmi3Error:
+      return "fmi3Error";
+    case fmi3Fatal:
+      return "fmi3Fatal";
+  }
+  return "unknown status";
+}
+
+bool is_scalar_float64(const Variable& variable) {
+  return variable.type == VariableType::float64 && variable.dimensions.empty();
+}
+
+/// A start value couplet may set before initialization (§2.4.7.5: parameters,
+/// inputs, and variables with initial exact or approx that are not constants).
+bool settable(const Variable& variable) {
+  if (!is_scalar_float64(variable) || variable.variability == Variability::constant) return false;
+  return variable.causality == Causality::parameter || variable.causality == Causality::input ||
+         variable.initial == Initial::exact || variable.initial == Initial::approx;
+}
+
+/// The FMU's recent log lines, kept by its logger callback in a fixed ring
+/// (the callback runs on the stepping thread: no allocation, no I/O).
+struct LogRing {
+  static constexpr std::size_t kLines = 8;
+  static constexpr std::size_t kLength = 240;
+  std::array<std::array<char, kLength>, kLines> lines{};
+  std::size_t written = 0;
+
+  static void log(fmi3InstanceEnvironment environment, fmi3Status status, fmi3String category,
+                  fmi3String message) {
+    if (environment == nullptr || message == nullptr) return;
+    auto& ring = *static_cast<LogRing*>(environment);
+    auto& line = ring.lines[ring.written % kLines];
+    std::snprintf(line.data(), line.size(), "[%s %s] %s", to_string(status),
+                  category ? category : "", message);
+    ++ring.written;
+  }
+
+  std::string recent() const {
+    std::string text;
+    for (std::size_t k = written > kLines ? written - kLines : 0; k < written; ++k)
+      text += std::string("; FMU log: ") + lines[k % kLines].data();
+    return text;
+  }
+};
+
+[[noreturn]] void configuration_error(const fmi::FmuSettings& settings, const Package& package,
+                                      const std::string& why) {
+  throw ConfigurationError("slave '" + settings.slave_name + "': FMU '" + package.path() +
+                           "': " + why);
+}
+
+SlaveCapabilities capabilities_of(const Package& package, const fmi::FmuSettings& settings) {
+  const CoSimulationInterface& cs = *package.description().co_simulation;
+  const CapabilityLimits& limits = settings.limits;
+  SlaveCapabilities capabilities;
+  if (limits.max_input_degree.value_or(0) != 0) {
+    configuration_error(settings, package,
+                        "capabilities.max_input_degree " +
+                            std::to_string(*limits.max_input_degree) +
+                            ": an FMI 3.0 FMU takes its inputs as values held over the step "
+                            "(FMI 3.0 has no input derivatives), degree 0");
+  }
+  const int provided = std::min(cs.max_output_derivative_order, fmi::kMaxFmuOutputDerivativeOrder);
+  const int order = limits.output_derivative_order.value_or(provided);
+  if (order < 0 || order > provided) {
+    configuration_error(settings, package,
+                        "capabilities.output_derivative_order " + std::to_string(order) +
+                            " is more than the FMU provides (maxOutputDerivativeOrder " +
+                            std::to_string(cs.max_output_derivative_order) + ")");
+  }
+  capabilities.output_derivative_order = order;
+  capabilities.can_rollback = cs.capabilities.can_get_and_set_fmu_state && limits.can_rollback;
+  capabilities.imposed_step = limits.imposed_step;
+  if (!cs.can_handle_variable_communication_step_size && capabilities.imposed_step == 0) {
+    const std::optional<double> step = package.description().default_experiment.step_size;
+    if (!step || !(*step > 0.0) || !std::isfinite(*step)) {
+      configuration_error(settings, package,
+                          "the FMU cannot handle a variable communication step and gives no "
+                          "DefaultExperiment/stepSize: set capabilities.imposed_step");
+    }
+    capabilities.imposed_step = step_to_ticks(*step);
+  }
+  capabilities.variable_step = capabilities.imposed_step == 0;
+  capabilities.intermediate_samples = capabilities.variable_step && limits.intermediate_samples;
+  return capabilities;
+}
+
+class CoSimulationSlave final : public Slave {
+ public:
+  CoSimulationSlave(std::shared_ptr<Package> package, const fmi::FmuSettings& settings)
+      : package_(std::move(package)),
+        functions_(package_->co_simulation()),
+        slave_name_(settings.slave_name),
+        log_(std::make_unique<LogRing>()) {
+    describe_ports(settings);
+    description_.capabilities = capabilities_of(*package_, settings);
+    const Description& description = package_->description();
+    const std::string resources = package_->resource_path();
+    instance_ = functions_.InstantiateCoSimulation(
+        slave_name_.c_str(), description.instantiation_token.c_str(), resources.c_str(), fmi3False,
+        fmi3True, /*eventModeUsed=*/fmi3False, /*earlyReturnAllowed=*/fmi3False, nullptr, 0,
+        log_.get(), &LogRing::log, nullptr);
+    if (instance_ == nullptr) {
+      throw ConfigurationError("slave '" + slave_name_ + "': FMU '" + package_->path() +
+                               "': fmi3InstantiateCoSimulation returned NULL (instantiation "
+                               "token " +
+                               description.instantiation_token + ")" + log_->recent());
+    }
+    try {
+      set_start_values(settings);
+    } catch (...) {
+      functions_.FreeInstance(instance_);  // the destructor does not run for a throwing constructor
+      throw;
+    }
+    input_values_.assign(input_references_.size(), 0.0);
+    output_orders_.assign(output_references_.size(), 0);
+  }
+
+  ~CoSimulationSlave() override {
+    if (saved_state_ != nullptr) functions_.FreeFMUState(instance_, &saved_state_);
+    functions_.FreeInstance(instance_);
+  }
+
+  const SlaveDescription& description() const override { return description_; }
+
+  void setup(Time start) override {
+    check(functions_.EnterInitializationMode(instance_, fmi3False, 0.0, to_seconds(start),
+                                             fmi3False, 0.0),
+          "fmi3EnterInitializationMode", to_seconds(start), true);
+    check(functions_.ExitInitializationMode(instance_), "fmi3ExitInitializationMode",
+          to_seconds(start), true);
+    current_time_ = start;
+    is_set_up_ = true;
+  }
+
+  void evaluate_outputs(std::span<const Polynomial> inputs,
+                        std::span<double> end_outputs) override {
+    require_set_up("evaluate_outputs");
+    if (inputs.size() != input_references_.size())
+      violation("evaluate_outputs with a wrong number of inputs");
+    check_end_buffer(end_outputs);
+    read_outputs_at(inputs, to_seconds(current_time_), end_outputs);
+  }
+
+  void evaluate_discrete_outputs(std::span<std::int64_t> discrete_outputs) override {
+    require_set_up("evaluate_discrete_outputs");
+    if (!discrete_outputs.empty()) violation("discrete output buffer of the wrong size");
+  }
+
+  void step(const StepRequest& request, const OutputBuffers& result) override {
+    require_set_up("step");
+    check_step_request(slave_name_, description_, current_time_, request);
+    check_end_buffer(result.end_outputs);
+    const std::size_t outputs = output_references_.size();
+    if (result.samples.size() < request.sample_times.size() * outputs)
+      violation("sample buffer too small");
+    // noSetFMUStatePriorToCurrentPoint: true unless a rollback may follow.
+    const fmi3Boolean final_point = !description_.capabilities.can_rollback;
+    Time from = request.start;
+    for (std::size_t k = 0; k <= request.sample_times.size(); ++k) {
+      const Time to = k < request.sample_times.size() ? request.sample_times[k] : request.end;
+      if (to > from) {
+        const double at = to_seconds(from);
+        set_inputs(request.inputs, at);
+        do_step(at, to_seconds(to) - at, final_point);
+        from = to;
+        current_time_ = to;
+      }
+      if (k < request.sample_times.size())
+        read_values_at(request.inputs, to_seconds(to),
+                       result.samples.subspan(k * outputs, outputs));
+    }
+    read_outputs_at(request.inputs, to_seconds(request.end), result.end_outputs);
+  }
+
+  void save_state() override {
+    require_rollback("save_state");
+    // An existing state is overwritten in place (§2.3.6), no new one made.
+    check(functions_.GetFMUState(instance_, &saved_state_), "fmi3GetFMUState",
+          to_seconds(current_time_));
+    saved_time_ = current_time_;
+  }
+
+  void restore_state() override {
+    require_rollback("restore_state");
+    if (saved_state_ == nullptr) violation("restore_state without a saved state");
+    check(functions_.SetFMUState(instance_, saved_state_), "fmi3SetFMUState",
+          to_seconds(saved_time_));
+    current_time_ = saved_time_;
+  }
+
+ private:
+  void describe_ports(const fmi::FmuSettings& settings) {
+    const Description& description = package_->description();
+    const auto unit_of = [&description](const Variable& variable) {
+      const std::string unit = fmi::port_unit(variable.unit);
+      const auto defined = description.units.find(unit);
+      return std::pair{unit, defined == description.units.end() || unit.empty()
+                                 ? std::optional<UnitDefinition>()
+                                 : std::optional<UnitDefinition>(defined->second)};
+    };
+    if (settings.coupled_inputs) {
+      for (const std::string& name : *settings.coupled_inputs) {
+        const auto index = description.find(name);
+        if (!index || description.variables[*index].causality != Causality::input ||
+            !is_scalar_float64(description.variables[*index])) {
+          configuration_error(settings, *package_,
+                              "no scalar Float64 input " + fmi::single_quoted(name) +
+                                  " (couplet couples the scalar Float64 inputs and outputs of an "
+                                  "FMI 3.0 FMU)");
+        }
+      }
+    }
+    for (const Variable& variable : description.variables) {
+      if (!is_scalar_float64(variable)) continue;
+      const auto [unit, definition] = unit_of(variable);
+      if (variable.causality == Causality::input) {
+        const bool coupled =
+            !settings.coupled_inputs ||
+            std::find(settings.coupled_inputs->begin(), settings.coupled_inputs->end(),
+                      variable.name) != settings.coupled_inputs->end();
+        if (!coupled) continue;
+        description_.inputs.push_back({variable.name, unit, definition});
+        input_references_.push_back(variable.value_reference);
+      } else if (variable.causality == Causality::output) {
+        description_.outputs.push_back(
+            {variable.name, has_direct_feedthrough(variable), unit, definition});
+        output_references_.push_back(variable.value_reference);
+      }
+    }
+  }
+
+  /// Does output `variable` depend directly on an input? Absent dependencies
+  /// (or an output missing from ModelStructure) may depend on every known.
+  bool has_direct_feedthrough(const Variable& variable) const {
+    const Description& description = package_->description();
+    const auto index = description.find(variable.value_reference);
+    const auto is_input = [&description](std::size_t k) {
+      return description.variables[k].causality == Causality::input;
+    };
+    for (const Unknown& output : description.outputs) {
+      if (output.variable != index) continue;
+      if (!output.dependencies) break;
+      return std::any_of(output.dependencies->begin(), output.dependencies->end(), is_input);
+    }
+    return std::any_of(description.variables.begin(), description.variables.end(),
+                       [](const Variable& v) { return v.causality == Causality::input; });
+  }
+
+  void set_start_values(const fmi::FmuSettings& settings) {
+    const Description& description = package_->description();
+    for (const auto& [name, value] : settings.parameters) {
+      const auto index = description.find(name);
+      if (!index || !settable(description.variables[*index])) {
+        std::string names;
+        for (const Variable& variable : description.variables)
+          if (settable(variable)) names += (names.empty() ? "" : ", ") + variable.name;
+        configuration_error(
+            settings, *package_,
+            "parameters: " + fmi::single_quoted(name) +
+                (index ? " cannot be set" : " is no variable of the FMU") +
+                " (settable scalar Float64 variables: " + (names.empty() ? "none" : names) + ")");
+      }
+      const fmi3ValueReference reference = description.variables[*index].value_reference;
+      check(functions_.SetFloat64(instance_, &reference, 1, &value, 1), "fmi3SetFloat64", 0.0,
+            true);
+    }
+  }
+
+  void do_step(double at, double size, fmi3Boolean final_point) {
+    fmi3Boolean event_handling_needed = fmi3False;
+    fmi3Boolean terminate = fmi3False;
+    fmi3Boolean early_return = fmi3False;
+    fmi3Float64 reached = at;
+    fmi3Status status;
+    {
+      const fmi::FmuCall call{slave_name_, package_->path(), "fmi3DoStep", at};
+      const fmi::FmuCallScope running(call);  // tells an exit() inside it where it came from
+      status = functions_.DoStep(instance_, at, size, final_point, &event_handling_needed,
+                                 &terminate, &early_return, &reached);
+    }
+    // fmi3OK or fmi3Discard (the step ended at lastSuccessfulTime) with
+    // terminateSimulation: the FMU asks to end the simulation (§4.2.1).
+    if (terminate && (status == fmi3OK || status == fmi3Warning || status == fmi3Discard))
+      request_stop(reached, std::string("fmi3DoStep returned ") + to_string(status) +
+                                " with terminateSimulation");
+    check(status, "fmi3DoStep", at);
+    if (early_return) {
+      // Early return was not allowed at instantiation: the FMU broke the contract.
+      char when[64];
+      std::snprintf(when, sizeof when, "%.17g", reached);
+      throw SlaveError("slave '" + slave_name_ + "': FMU '" + package_->path() +
+                       "': fmi3DoStep returned early at t = " + when +
+                       " s although earlyReturnAllowed was false");
+    }
+  }
+
+  [[noreturn]] void request_stop(double time, const std::string& how) const {
+    char at[64];
+    std::snprintf(at, sizeof at, "%.17g", time);
+    throw StopRequest(slave_name_, time,
+                      "slave '" + slave_name_ + "' asked to stop the simulation at t = " + at +
+                          " s (FMU '" + package_->path() + "': " + how + ")");
+  }
+
+  void check(fmi3Status status, const char* call, double time, bool setup = false) const {
+    if (status == fmi3OK || status == fmi3Warning) return;
+    char at[64] = "";
+    if (!setup) std::snprintf(at, sizeof at, " at t = %.17g s", time);
+    const std::string text = "slave '" + slave_name_ + "': FMU '" + package_->path() +
+                             "': " + call + " returned " + to_string(status) + at + log_->recent();
+    if (setup) throw ConfigurationError(text);
+    throw SlaveError(text);
+  }
+
+  [[noreturn]] void violation(const std::string& why) const {
+    throw ProtocolViolation("slave '" + slave_name_ + "': " + why);
+  }
+  void require_set_up(const char* call) const {
+    if (!is_set_up_) violation(std::string(call) + " before setup");
+  }
+  void require_rollback(const char* call) const {
+    require_set_up(call);
+    if (!description_.capabilities.can_rollback)
+      violation(std::string(call) + " on a slave that cannot roll back");
+  }
+  void check_end_buffer(std::span<double> end_outputs) const {
+    const auto rows =
+        static_cast<std::size_t>(description_.capabilities.output_derivative_order + 1);
+    if (end_outputs.size() < rows * output_references_.size())
+      violation("end output buffer too small");
+  }
+
+  /// Input values at `time`, held by the FMU over the step that follows.
+  void set_inputs(std::span<const Polynomial> inputs, double time) {
+    const std::size_t count = input_references_.size();
+    if (count == 0) return;
+    for (std::size_t i = 0; i < count; ++i) input_values_[i] = inputs[i].value(time);
+    check(functions_.SetFloat64(instance_, input_references_.data(), count, input_values_.data(),
+                                count),
+          "fmi3SetFloat64", time);
+  }
+
+  void read_values_at(std::span<const Polynomial> inputs, double time, std::span<double> values) {
+    set_inputs(inputs, time);  // feedthrough outputs see the inputs at `time`
+    check(functions_.GetFloat64(instance_, output_references_.data(), output_references_.size(),
+                                values.data(), output_references_.size()),
+          "fmi3GetFloat64", time);
+  }
+
+  void read_outputs_at(std::span<const Polynomial> inputs, double time,
+                       std::span<double> end_outputs) {
+    const std::size_t count = output_references_.size();
+    read_values_at(inputs, time, end_outputs.first(count));
+    for (int order = 1; order <= description_.capabilities.output_derivative_order; ++order) {
+      std::fill(output_orders_.begin(), output_orders_.end(), order);
+      check(functions_.GetOutputDerivatives(
+                instance_, output_references_.data(), count, output_orders_.data(),
+                end_outputs.subspan(static_cast<std::size_t>(order) * count, count).data(), count),
+            "fmi3GetOutputDerivatives", time);
+    }
+  }
+
+  std::shared_ptr<Package> package_;
+  const CoSimulationFunctions& functions_;
+  std::string slave_name_;
+  std::unique_ptr<LogRing> log_;  ///< stable address for the callback
+  fmi3Instance instance_ = nullptr;
+  SlaveDescription description_;
+  std::vector<fmi3ValueReference> input_references_;
+  std::vector<fmi3ValueReference> output_references_;
+  // Sized at construction: stepping does not allocate on couplet's side.
+  std::vector<double> input_values_;
+  std::vector<fmi3Int32> output_orders_;
+  fmi3FMUState saved_state_ = nullptr;
+  Time current_time_ = 0;
+  Time saved_time_ = 0;
+  bool is_set_up_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Slave> make_co_simulation_slave(std::shared_ptr<Package> package,
+                                                const fmi::FmuSettings& settings) {
+  return std::make_unique<CoSimulationSlave>(std::move(package), settings);
+}
+
+}  // namespace couplet::models::fmi3

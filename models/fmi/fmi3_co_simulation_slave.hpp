@@ -1,0 +1,30 @@
+#pragma once
+// An FMI 3.0 co-simulation FMU as a couplet slave (FMI 3.0 §4): scalar Float64
+// inputs and outputs are its ports; fmi3DoStep advances it.
+//
+// Capability mapping (docs/fmi.md, FMI 3.0):
+//   inputs                      → degree 0: FMI 3.0 has no input-derivative
+//                                 call, so an input is the value of its
+//                                 polynomial at the communication point, held
+//                                 over the step
+//   maxOutputDerivativeOrder    → output derivatives (fmi3GetOutputDerivatives)
+//   canGetAndSetFMUState        → rollback
+//   !canHandleVariableCommunicationStepSize → an imposed step (scenario, else
+//                                 DefaultExperiment/stepSize)
+#include <memory>
+
+#include "couplet/slave.hpp"
+#include "models/fmi/fmi3_package.hpp"
+#include "models/fmi/fmu_slaves.hpp"
+
+namespace couplet::models::fmi3 {
+
+/// Instantiates the FMU and sets the start values now, so configuration
+/// errors surface before a run. Throws ConfigurationError naming the slave, the
+/// FMU file and the setting (an unknown or unsettable variable, an input
+/// degree above 0, rollback it lacks, no step for a fixed-step FMU, a coupled
+/// input that is not a scalar Float64 input).
+std::unique_ptr<Slave> make_co_simulation_slave(std::shared_ptr<Package> package,
+                                                const fmi::FmuSettings& settings);
+
+}  // namespace couplet::models::fmi3

@@ -1,0 +1,98 @@
+#include "models/fmi/fmi3_package.hpp"
+
+#include <dlfcn.h>
+
+#include <filesystem>
+#include <string_view>
+
+#include "couplet/errors.hpp"
+#include "models/fmi/xml_reader.hpp"
+
+namespace couplet::models::fmi3 {
+namespace {
+
+/// The platform directories an FMU has, for a message: "aarch64-darwin, x86_64-windows".
+std::string platforms_in(const std::filesystem::path& binaries) {
+  std::string names;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(binaries, error)) {
+    if (entry.is_directory())
+      names += (names.empty() ? "" : ", ") + entry.path().filename().string();
+  }
+  return names.empty() ? "none" : names;
+}
+
+}  // namespace
+
+Package::Package(fmi::Archive archive, Description description)
+    : archive_(std::move(archive)), description_(std::move(description)) {}
+
+Package::~Package() {
+  if (handle_ != nullptr) ::dlclose(handle_);
+}
+
+std::string Package::resource_path() const {
+  return (archive_.directory() / "resources").string() + "/";
+}
+
+const CoSimulationFunctions& Package::co_simulation() {
+  if (handle_ != nullptr) return functions_;
+  const std::string prefix = "FMU '" + path() + "': ";
+  if (!description_.co_simulation) {
+    throw ConfigurationError(prefix +
+                             "does not offer co-simulation (couplet runs FMI 3.0 FMUs "
+                             "through their CoSimulation interface only)");
+  }
+  const CoSimulationInterface& cs = *description_.co_simulation;
+  const std::string identifier = cs.capabilities.model_identifier;
+  const std::filesystem::path binaries = archive_.directory() / "binaries";
+  const std::string inside = "binaries/" + std::string(kPlatform) + "/" + identifier + ".so";
+  if (!std::filesystem::is_regular_file(binaries / kPlatform / (identifier + ".so"))) {
+    throw ConfigurationError(prefix + inside + " is missing: couplet runs FMUs built for " +
+                             kPlatform + " (this FMU has binaries for: " + platforms_in(binaries) +
+                             ")");
+  }
+  const std::string shown = prefix + inside + ": ";
+  void* handle =
+      ::dlopen((binaries / kPlatform / (identifier + ".so")).c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* error = ::dlerror();
+    throw ConfigurationError(shown + "cannot be loaded: " + (error ? error : "unknown error"));
+  }
+  CoSimulationFunctions f;
+  const auto find = [&](auto*& slot, const char* name, bool required) {
+    // POSIX guarantees that dlsym's object pointer converts to a function pointer.
+    slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(::dlsym(handle, name));
+    if (slot == nullptr && required) {
+      ::dlclose(handle);
+      throw ConfigurationError(shown + "missing function " + name);
+    }
+  };
+  find(f.GetVersion, "fmi3GetVersion", true);
+  find(f.InstantiateCoSimulation, "fmi3InstantiateCoSimulation", true);
+  find(f.FreeInstance, "fmi3FreeInstance", true);
+  find(f.EnterInitializationMode, "fmi3EnterInitializationMode", true);
+  find(f.ExitInitializationMode, "fmi3ExitInitializationMode", true);
+  find(f.Terminate, "fmi3Terminate", true);
+  find(f.GetFloat64, "fmi3GetFloat64", true);
+  find(f.SetFloat64, "fmi3SetFloat64", true);
+  find(f.DoStep, "fmi3DoStep", true);
+  const bool state = cs.capabilities.can_get_and_set_fmu_state;
+  find(f.GetFMUState, "fmi3GetFMUState", state);
+  find(f.SetFMUState, "fmi3SetFMUState", state);
+  find(f.FreeFMUState, "fmi3FreeFMUState", state);
+  find(f.GetOutputDerivatives, "fmi3GetOutputDerivatives", cs.max_output_derivative_order > 0);
+  const char* version = f.GetVersion();
+  // "3.0", or a later 3.x: the major version decides compatibility (§2.3.2).
+  if (version == nullptr || std::string_view(version).substr(0, 2) != "3.") {
+    ::dlclose(handle);
+    throw ConfigurationError(shown + "fmi3GetVersion() says " +
+                             (version ? fmi::single_quoted(version) : std::string("nothing")) +
+                             ", not 3.x");
+  }
+  functions_ = f;
+  handle_ = handle;
+  return functions_;
+}
+
+}  // namespace couplet::models::fmi3

@@ -1,0 +1,63 @@
+#pragma once
+// An opened FMI 3.0 FMU: its archive unpacked, its description parsed and, when
+// a slave is made from it, the shared library of its co-simulation interface
+// loaded from binaries/x86_64-linux (FMI 3.0 §2.5.1) with every function
+// couplet calls resolved and fmi3GetVersion checked.
+#include <memory>
+#include <string>
+
+#include "models/fmi/fmi3.h"
+#include "models/fmi/fmi3_description.hpp"
+#include "models/fmi/fmu_archive.hpp"
+
+namespace couplet::models::fmi3 {
+
+/// The co-simulation functions (§2.3, §4.2); the state functions are null
+/// unless the FMU declares canGetAndSetFMUState, GetOutputDerivatives unless
+/// maxOutputDerivativeOrder > 0.
+struct CoSimulationFunctions {
+  fmi3GetVersionTYPE* GetVersion = nullptr;
+  fmi3InstantiateCoSimulationTYPE* InstantiateCoSimulation = nullptr;
+  fmi3FreeInstanceTYPE* FreeInstance = nullptr;
+  fmi3EnterInitializationModeTYPE* EnterInitializationMode = nullptr;
+  fmi3ExitInitializationModeTYPE* ExitInitializationMode = nullptr;
+  fmi3TerminateTYPE* Terminate = nullptr;
+  fmi3GetFloat64TYPE* GetFloat64 = nullptr;
+  fmi3SetFloat64TYPE* SetFloat64 = nullptr;
+  fmi3GetFMUStateTYPE* GetFMUState = nullptr;
+  fmi3SetFMUStateTYPE* SetFMUState = nullptr;
+  fmi3FreeFMUStateTYPE* FreeFMUState = nullptr;
+  fmi3GetOutputDerivativesTYPE* GetOutputDerivatives = nullptr;
+  fmi3DoStepTYPE* DoStep = nullptr;
+};
+
+/// The platform tuple couplet loads (FMI 3.0 §2.5.1.4).
+inline constexpr const char* kPlatform = "x86_64-linux";
+
+class Package {
+ public:
+  Package(fmi::Archive archive, Description description);
+  Package(const Package&) = delete;
+  Package& operator=(const Package&) = delete;
+  ~Package();  ///< dlclose
+
+  /// Loads binaries/x86_64-linux/<modelIdentifier>.so of the co-simulation
+  /// interface (once). Throws ConfigurationError "FMU 'PATH': why" when the
+  /// FMU offers no co-simulation, has no binary for this platform (naming the
+  /// platforms it has), lacks a function or says another version.
+  const CoSimulationFunctions& co_simulation();
+
+  const std::string& path() const { return archive_.fmu_path(); }
+  const Description& description() const { return description_; }
+  /// The unpacked resources/ directory, with a trailing '/' (§2.3.1: a native
+  /// path in FMI 3.0, not a URI).
+  std::string resource_path() const;
+
+ private:
+  fmi::Archive archive_;
+  Description description_;
+  void* handle_ = nullptr;
+  CoSimulationFunctions functions_;
+};
+
+}  // namespace couplet::models::fmi3
