@@ -257,7 +257,7 @@ std::string Fmi3Source::describe() const {
        << (description.model_exchange ? "me " : "")
        << (description.scheduled_execution ? "se " : "")
        << (description.co_simulation
-               ? "(couplet runs cs; its ports: the scalar Float64 inputs and outputs)\n"
+               ? "(couplet runs cs; its ports: the scalar numeric inputs and outputs)\n"
                : "(couplet runs FMI 3.0 FMUs through cs only: not this one)\n");
   if (const auto& cs = description.co_simulation) {
     text << "  co-simulation: canHandleVariableCommunicationStepSize "

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "couplet/errors.hpp"
+#include "models/fmi/fmi3_port_values.hpp"
 #include "models/fmi/fmu_call_in_progress.hpp"
 
 namespace couplet::models::fmi3 {
@@ -33,16 +34,30 @@ const char* to_string(fmi3Status status) {
   return "unknown status";
 }
 
-bool is_scalar_float64(const Variable& variable) {
-  return variable.type == VariableType::float64 && variable.dimensions.empty();
-}
-
 /// A start value couplet may set before initialization (§2.4.7.5: parameters,
 /// inputs, and variables with initial exact or approx that are not constants).
 bool settable(const Variable& variable) {
-  if (!is_scalar_float64(variable) || variable.variability == Variability::constant) return false;
+  if (!(is_real_port(variable) || is_discrete_port(variable)) ||
+      variable.variability == Variability::constant)
+    return false;
   return variable.causality == Causality::parameter || variable.causality == Causality::input ||
          variable.initial == Initial::exact || variable.initial == Initial::approx;
+}
+
+DiscreteType discrete_type(const Variable& variable) {
+  return variable.type == VariableType::boolean ? DiscreteType::boolean : DiscreteType::integer;
+}
+
+/// What an unconnected discrete input holds: the scenario's start value for
+/// it, else the FMU's, else 0.
+std::int64_t discrete_start(const Variable& variable, const fmi::FmuSettings& settings) {
+  if (const auto given = settings.parameters.find(variable.name);
+      given != settings.parameters.end())
+    return static_cast<std::int64_t>(given->second);
+  if (variable.start.empty()) return 0;
+  const std::string& start = variable.start.front();
+  if (const auto flag = fmi::parse_boolean(start)) return *flag ? 1 : 0;
+  return fmi::parse_integer<std::int64_t>(start).value_or(0);
 }
 
 /// The FMU's recent log lines, kept by its logger callback in a fixed ring
@@ -116,11 +131,24 @@ SlaveCapabilities capabilities_of(const Package& package, const fmi::FmuSettings
 class CoSimulationSlave final : public Slave {
  public:
   CoSimulationSlave(std::shared_ptr<Package> package, const fmi::FmuSettings& settings)
+      : CoSimulationSlave(package, settings, port_variables(*package, settings)) {}
+
+  /// The variables of each kind of port, in port order.
+  struct PortVariables {
+    std::vector<std::size_t> inputs, outputs, discrete_inputs, discrete_outputs;
+  };
+
+  CoSimulationSlave(std::shared_ptr<Package> package, const fmi::FmuSettings& settings,
+                    const PortVariables& ports)
       : package_(std::move(package)),
         functions_(package_->co_simulation()),
         slave_name_(settings.slave_name),
-        log_(std::make_unique<LogRing>()) {
-    describe_ports(settings);
+        log_(std::make_unique<LogRing>()),
+        inputs_(*package_, ports.inputs),
+        outputs_(*package_, ports.outputs),
+        discrete_inputs_(*package_, ports.discrete_inputs),
+        discrete_outputs_(*package_, ports.discrete_outputs) {
+    describe_ports(settings, ports);
     description_.capabilities = capabilities_of(*package_, settings);
     const Description& description = package_->description();
     const std::string resources = package_->resource_path();
@@ -140,8 +168,8 @@ class CoSimulationSlave final : public Slave {
       functions_.FreeInstance(instance_);  // the destructor does not run for a throwing constructor
       throw;
     }
-    input_values_.assign(input_references_.size(), 0.0);
-    output_orders_.assign(output_references_.size(), 0);
+    input_values_.assign(description_.inputs.size(), 0.0);
+    output_orders_.assign(description_.outputs.size(), 0);
   }
 
   ~CoSimulationSlave() override {
@@ -164,7 +192,7 @@ class CoSimulationSlave final : public Slave {
   void evaluate_outputs(std::span<const Polynomial> inputs,
                         std::span<double> end_outputs) override {
     require_set_up("evaluate_outputs");
-    if (inputs.size() != input_references_.size())
+    if (inputs.size() != description_.inputs.size())
       violation("evaluate_outputs with a wrong number of inputs");
     check_end_buffer(end_outputs);
     read_outputs_at(inputs, to_seconds(current_time_), end_outputs);
@@ -172,14 +200,22 @@ class CoSimulationSlave final : public Slave {
 
   void evaluate_discrete_outputs(std::span<std::int64_t> discrete_outputs) override {
     require_set_up("evaluate_discrete_outputs");
-    if (!discrete_outputs.empty()) violation("discrete output buffer of the wrong size");
+    check_discrete_buffer(discrete_outputs);
+    check(discrete_outputs_.get(instance_, discrete_outputs, slave_name_),
+          to_seconds(current_time_));
   }
 
   void step(const StepRequest& request, const OutputBuffers& result) override {
     require_set_up("step");
     check_step_request(slave_name_, description_, current_time_, request);
     check_end_buffer(result.end_outputs);
-    const std::size_t outputs = output_references_.size();
+    check_discrete_buffer(result.discrete_outputs);
+    // Held over the whole step: set once, before its first fmi3DoStep.
+    if (!request.discrete_inputs.empty()) {
+      check(discrete_inputs_.set(instance_, request.discrete_inputs, slave_name_),
+            to_seconds(request.start));
+    }
+    const std::size_t outputs = description_.outputs.size();
     if (result.samples.size() < request.sample_times.size() * outputs)
       violation("sample buffer too small");
     // noSetFMUStatePriorToCurrentPoint: true unless a rollback may follow.
@@ -199,6 +235,10 @@ class CoSimulationSlave final : public Slave {
                        result.samples.subspan(k * outputs, outputs));
     }
     read_outputs_at(request.inputs, to_seconds(request.end), result.end_outputs);
+    if (!result.discrete_outputs.empty()) {
+      check(discrete_outputs_.get(instance_, result.discrete_outputs, slave_name_),
+            to_seconds(request.end));
+    }
   }
 
   void save_state() override {
@@ -218,7 +258,40 @@ class CoSimulationSlave final : public Slave {
   }
 
  private:
-  void describe_ports(const fmi::FmuSettings& settings) {
+  static PortVariables port_variables(const Package& package, const fmi::FmuSettings& settings) {
+    const Description& description = package.description();
+    const auto is_port = [](const Variable& v) { return is_real_port(v) || is_discrete_port(v); };
+    if (settings.coupled_inputs) {
+      for (const std::string& name : *settings.coupled_inputs) {
+        const auto index = description.find(name);
+        if (!index || description.variables[*index].causality != Causality::input ||
+            !is_port(description.variables[*index])) {
+          configuration_error(settings, package,
+                              "no scalar input " + fmi::single_quoted(name) +
+                                  " of a numeric type (couplet couples the scalar Float, "
+                                  "integer, Enumeration and Boolean variables of an FMI 3.0 FMU)");
+        }
+      }
+    }
+    PortVariables ports;
+    for (std::size_t index = 0; index < description.variables.size(); ++index) {
+      const Variable& variable = description.variables[index];
+      if (!is_port(variable)) continue;
+      const bool real = is_real_port(variable);
+      if (variable.causality == Causality::input) {
+        const bool coupled =
+            !settings.coupled_inputs ||
+            std::find(settings.coupled_inputs->begin(), settings.coupled_inputs->end(),
+                      variable.name) != settings.coupled_inputs->end();
+        if (coupled) (real ? ports.inputs : ports.discrete_inputs).push_back(index);
+      } else if (variable.causality == Causality::output) {
+        (real ? ports.outputs : ports.discrete_outputs).push_back(index);
+      }
+    }
+    return ports;
+  }
+
+  void describe_ports(const fmi::FmuSettings& settings, const PortVariables& ports) {
     const Description& description = package_->description();
     const auto unit_of = [&description](const Variable& variable) {
       const std::string unit = fmi::port_unit(variable.unit);
@@ -227,34 +300,27 @@ class CoSimulationSlave final : public Slave {
                                  ? std::optional<UnitDefinition>()
                                  : std::optional<UnitDefinition>(defined->second)};
     };
-    if (settings.coupled_inputs) {
-      for (const std::string& name : *settings.coupled_inputs) {
-        const auto index = description.find(name);
-        if (!index || description.variables[*index].causality != Causality::input ||
-            !is_scalar_float64(description.variables[*index])) {
-          configuration_error(settings, *package_,
-                              "no scalar Float64 input " + fmi::single_quoted(name) +
-                                  " (couplet couples the scalar Float64 inputs and outputs of an "
-                                  "FMI 3.0 FMU)");
-        }
-      }
+    for (const std::size_t k : ports.inputs) {
+      const auto [unit, definition] = unit_of(description.variables[k]);
+      description_.inputs.push_back({description.variables[k].name, unit, definition});
     }
-    for (const Variable& variable : description.variables) {
-      if (!is_scalar_float64(variable)) continue;
+    for (const std::size_t k : ports.outputs) {
+      const Variable& variable = description.variables[k];
       const auto [unit, definition] = unit_of(variable);
-      if (variable.causality == Causality::input) {
-        const bool coupled =
-            !settings.coupled_inputs ||
-            std::find(settings.coupled_inputs->begin(), settings.coupled_inputs->end(),
-                      variable.name) != settings.coupled_inputs->end();
-        if (!coupled) continue;
-        description_.inputs.push_back({variable.name, unit, definition});
-        input_references_.push_back(variable.value_reference);
-      } else if (variable.causality == Causality::output) {
-        description_.outputs.push_back(
-            {variable.name, has_direct_feedthrough(variable), unit, definition});
-        output_references_.push_back(variable.value_reference);
-      }
+      description_.outputs.push_back(
+          {variable.name, has_direct_feedthrough(variable), unit, definition});
+      output_references_.push_back(variable.value_reference);
+    }
+    for (const std::size_t k : ports.discrete_inputs) {
+      const Variable& variable = description.variables[k];
+      description_.discrete_inputs.push_back({variable.name, discrete_type(variable),
+                                              fmi::port_unit(variable.unit),
+                                              discrete_start(variable, settings)});
+    }
+    for (const std::size_t k : ports.discrete_outputs) {
+      const Variable& variable = description.variables[k];
+      description_.discrete_outputs.push_back(
+          {variable.name, discrete_type(variable), fmi::port_unit(variable.unit), 0});
     }
   }
 
@@ -283,15 +349,21 @@ class CoSimulationSlave final : public Slave {
         std::string names;
         for (const Variable& variable : description.variables)
           if (settable(variable)) names += (names.empty() ? "" : ", ") + variable.name;
-        configuration_error(
-            settings, *package_,
-            "parameters: " + fmi::single_quoted(name) +
-                (index ? " cannot be set" : " is no variable of the FMU") +
-                " (settable scalar Float64 variables: " + (names.empty() ? "none" : names) + ")");
+        configuration_error(settings, *package_,
+                            "parameters: " + fmi::single_quoted(name) +
+                                (index ? " cannot be set" : " is no variable of the FMU") +
+                                " (settable scalar variables: " + (names.empty() ? "none" : names) +
+                                ")");
       }
-      const fmi3ValueReference reference = description.variables[*index].value_reference;
-      check(functions_.SetFloat64(instance_, &reference, 1, &value, 1), "fmi3SetFloat64", 0.0,
-            true);
+      const Variable& variable = description.variables[*index];
+      if (!holds_exactly(variable, value)) {
+        char text[64];
+        std::snprintf(text, sizeof text, "%.17g", value);
+        configuration_error(settings, *package_,
+                            "parameters: " + fmi::single_quoted(name) + " is a " +
+                                to_string(variable.type) + ", which cannot hold " + text);
+      }
+      check(PortValues::set_one(*package_, instance_, variable, value), 0.0, true);
     }
   }
 
@@ -331,6 +403,11 @@ class CoSimulationSlave final : public Slave {
                           " s (FMU '" + package_->path() + "': " + how + ")");
   }
 
+  void check(const std::optional<PortValues::Failure>& failure, double time,
+             bool setup = false) const {
+    if (failure) check(failure->status, failure->call, time, setup);
+  }
+
   void check(fmi3Status status, const char* call, double time, bool setup = false) const {
     if (status == fmi3OK || status == fmi3Warning) return;
     char at[64] = "";
@@ -352,33 +429,32 @@ class CoSimulationSlave final : public Slave {
     if (!description_.capabilities.can_rollback)
       violation(std::string(call) + " on a slave that cannot roll back");
   }
+  void check_discrete_buffer(std::span<std::int64_t> values) const {
+    if (values.size() != description_.discrete_outputs.size())
+      violation("discrete output buffer of the wrong size");
+  }
   void check_end_buffer(std::span<double> end_outputs) const {
     const auto rows =
         static_cast<std::size_t>(description_.capabilities.output_derivative_order + 1);
-    if (end_outputs.size() < rows * output_references_.size())
+    if (end_outputs.size() < rows * description_.outputs.size())
       violation("end output buffer too small");
   }
 
   /// Input values at `time`, held by the FMU over the step that follows.
   void set_inputs(std::span<const Polynomial> inputs, double time) {
-    const std::size_t count = input_references_.size();
-    if (count == 0) return;
-    for (std::size_t i = 0; i < count; ++i) input_values_[i] = inputs[i].value(time);
-    check(functions_.SetFloat64(instance_, input_references_.data(), count, input_values_.data(),
-                                count),
-          "fmi3SetFloat64", time);
+    if (input_values_.empty()) return;
+    for (std::size_t i = 0; i < input_values_.size(); ++i) input_values_[i] = inputs[i].value(time);
+    check(inputs_.set(instance_, input_values_), time);
   }
 
   void read_values_at(std::span<const Polynomial> inputs, double time, std::span<double> values) {
     set_inputs(inputs, time);  // feedthrough outputs see the inputs at `time`
-    check(functions_.GetFloat64(instance_, output_references_.data(), output_references_.size(),
-                                values.data(), output_references_.size()),
-          "fmi3GetFloat64", time);
+    check(outputs_.get(instance_, values), time);
   }
 
   void read_outputs_at(std::span<const Polynomial> inputs, double time,
                        std::span<double> end_outputs) {
-    const std::size_t count = output_references_.size();
+    const std::size_t count = description_.outputs.size();
     read_values_at(inputs, time, end_outputs.first(count));
     for (int order = 1; order <= description_.capabilities.output_derivative_order; ++order) {
       std::fill(output_orders_.begin(), output_orders_.end(), order);
@@ -395,8 +471,8 @@ class CoSimulationSlave final : public Slave {
   std::unique_ptr<LogRing> log_;  ///< stable address for the callback
   fmi3Instance instance_ = nullptr;
   SlaveDescription description_;
-  std::vector<fmi3ValueReference> input_references_;
-  std::vector<fmi3ValueReference> output_references_;
+  PortValues inputs_, outputs_, discrete_inputs_, discrete_outputs_;
+  std::vector<fmi3ValueReference> output_references_;  ///< for fmi3GetOutputDerivatives
   // Sized at construction: stepping does not allocate on couplet's side.
   std::vector<double> input_values_;
   std::vector<fmi3Int32> output_orders_;

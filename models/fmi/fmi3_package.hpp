@@ -24,6 +24,28 @@ struct CoSimulationFunctions {
   fmi3TerminateTYPE* Terminate = nullptr;
   fmi3GetFloat64TYPE* GetFloat64 = nullptr;
   fmi3SetFloat64TYPE* SetFloat64 = nullptr;
+  // The other types: resolved when the library has them, required by the
+  // ports that need them (fmi3_port_values.hpp).
+  fmi3GetFloat32TYPE* GetFloat32 = nullptr;
+  fmi3SetFloat32TYPE* SetFloat32 = nullptr;
+  fmi3GetInt8TYPE* GetInt8 = nullptr;
+  fmi3SetInt8TYPE* SetInt8 = nullptr;
+  fmi3GetUInt8TYPE* GetUInt8 = nullptr;
+  fmi3SetUInt8TYPE* SetUInt8 = nullptr;
+  fmi3GetInt16TYPE* GetInt16 = nullptr;
+  fmi3SetInt16TYPE* SetInt16 = nullptr;
+  fmi3GetUInt16TYPE* GetUInt16 = nullptr;
+  fmi3SetUInt16TYPE* SetUInt16 = nullptr;
+  fmi3GetInt32TYPE* GetInt32 = nullptr;
+  fmi3SetInt32TYPE* SetInt32 = nullptr;
+  fmi3GetUInt32TYPE* GetUInt32 = nullptr;
+  fmi3SetUInt32TYPE* SetUInt32 = nullptr;
+  fmi3GetInt64TYPE* GetInt64 = nullptr;
+  fmi3SetInt64TYPE* SetInt64 = nullptr;
+  fmi3GetUInt64TYPE* GetUInt64 = nullptr;
+  fmi3SetUInt64TYPE* SetUInt64 = nullptr;
+  fmi3GetBooleanTYPE* GetBoolean = nullptr;
+  fmi3SetBooleanTYPE* SetBoolean = nullptr;
   fmi3GetFMUStateTYPE* GetFMUState = nullptr;
   fmi3SetFMUStateTYPE* SetFMUState = nullptr;
   fmi3FreeFMUStateTYPE* FreeFMUState = nullptr;

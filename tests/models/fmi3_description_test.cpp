@@ -375,7 +375,7 @@ TEST_F(Fmi3Package, CoupletModelsShowsTypesDimensionsAndClocks) {
   const std::string text = fmu_source(path, FmuKind::automatic)->describe();
   for (const char* line : {
            "— controller (FMI 3.0, instantiation token {a1b2c3}, made by hand written)",
-           "offers: cs se (couplet runs cs; its ports: the scalar Float64 inputs and outputs)",
+           "offers: cs se (couplet runs cs; its ports: the scalar numeric inputs and outputs)",
            "co-simulation: canHandleVariableCommunicationStepSize yes, hasEventMode yes",
            "fixedInternalStepSize 0.0005 s",
            "scheduled execution: canGetAndSetFMUState no, providesDirectionalDerivatives yes",

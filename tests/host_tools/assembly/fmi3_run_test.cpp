@@ -5,11 +5,17 @@
 // refuses what FMI 3.0 cannot take, naming the slave and the FMU.
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "couplet/errors.hpp"
+#include "couplet/simulation.hpp"
 #include "host_tools/test_support.hpp"
 #include "models/slave_source.hpp"
 #include "test_fmus.hpp"
@@ -121,10 +127,93 @@ TEST(Fmi3CoSimulation, RefusesWhatAnFmi3FmuCannotTakeNamingTheSlave) {
       << kind.output;
   const auto unknown = couplet_on_text("validate", ramp_scenario("0.01", ", y: 1"), "fmi3-param");
   EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_NE(unknown.output.find("parameters: 'y' cannot be set (settable scalar Float64 "
+  EXPECT_NE(unknown.output.find("parameters: 'y' cannot be set (settable scalar "
                                 "variables: k, y0, u, stop_time)"),
             std::string::npos)
       << unknown.output;
+}
+
+const char* const kTypeNames[] = {"f32", "f64", "i8",  "u8",  "i16", "u16",
+                                  "i32", "u32", "i64", "u64", "b",   "mode"};
+
+/// Two types3 FMUs, a's outputs into b's inputs (or `connections`); a's
+/// inputs keep their start values, the extremes of their types.
+Simulation chained_types(const std::string& name, const std::string& connections) {
+  const auto directory = fresh_directory(name);
+  std::filesystem::create_directories(directory);
+  const auto scenario = directory / "types3.yaml";
+  std::ofstream(scenario) << "name: types3\ntime: {start: 0, end: 0.1}\nslaves:\n"
+                             "  a: {fmu: " COUPLET_TEST_FMU("types3") "}\n"
+                             "  b: {fmu: " COUPLET_TEST_FMU("types3") "}\n"
+                             "connections:\n"
+                          << connections << "algorithm: {type: jacobi, step: 0.05}\nreference: none\n";
+  return Simulation::from_scenario(scenario.string(), {},
+                                   {(directory / "out").string(), false, false});
+}
+
+// Every numeric type of FMI 3.0 crosses a connection at the extremes of its
+// range unchanged: Floats as Real ports, the integer types, Boolean and an
+// Enumeration as discrete ones.
+TEST(Fmi3CoSimulation, EveryNumericTypeCrossesAConnectionAtTheEndsOfItsRange) {
+  std::string connections;
+  for (const char* type : kTypeNames)
+    connections += std::string("  - {from: a.y_") + type + ", to: b.u_" + type + "}\n";
+  Simulation simulation = chained_types("fmi3-types", connections);
+  simulation.run();
+  EXPECT_EQ(simulation.output("b.y_f32"), static_cast<double>(FLT_MAX));
+  EXPECT_EQ(simulation.output("b.y_f64"), -DBL_MAX);
+  EXPECT_EQ(simulation.discrete_output("b.y_i8"), -128);
+  EXPECT_EQ(simulation.discrete_output("b.y_u8"), 255);
+  EXPECT_EQ(simulation.discrete_output("b.y_i16"), -32768);
+  EXPECT_EQ(simulation.discrete_output("b.y_u16"), 65535);
+  EXPECT_EQ(simulation.discrete_output("b.y_i32"), std::numeric_limits<std::int32_t>::min());
+  EXPECT_EQ(simulation.discrete_output("b.y_u32"), 4294967295);
+  EXPECT_EQ(simulation.discrete_output("b.y_i64"), std::numeric_limits<std::int64_t>::min());
+  EXPECT_EQ(simulation.discrete_output("b.y_u64"), std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(simulation.discrete_output("b.y_b"), 1);
+  EXPECT_EQ(simulation.discrete_output("b.y_mode"), 7);
+}
+
+TEST(Fmi3CoSimulation, AValueItsInputTypeCannotHoldFailsTheStepNamingThePort) {
+  Simulation simulation = chained_types("fmi3-range", "  - {from: a.y_i8, to: b.u_u8}\n");
+  try {
+    simulation.run();
+    ADD_FAILURE() << "no error";
+  } catch (const SlaveError& error) {
+    EXPECT_NE(
+        std::string(error.what()).find("slave 'b': input 'u_u8' takes values 0 to 255, not -128"),
+        std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(Fmi3CoSimulation, StartValuesAreSetInTheVariablesOwnType) {
+  const auto set = [](const std::string& parameters) {
+    return couplet_on_text("validate",
+                           "name: types3\ntime: {start: 0, end: 0.1}\nslaves:\n  a:\n    fmu: " +
+                               std::string(COUPLET_TEST_FMU("types3")) + "\n    parameters: {" +
+                               parameters +
+                               "}\nalgorithm: {type: jacobi, step: 0.05}\nreference: none\n",
+                           "fmi3-start");
+  };
+  const auto good = set("u_u8: 17, u_b: 0, u_f32: 0.5, u_i64: -4e18");
+  EXPECT_EQ(good.exit_code, 0) << good.output;
+  // A UInt64 start above 2^63 is set, but its output cannot be a discrete signal.
+  const auto beyond = set("u_u64: 1.5e19");
+  EXPECT_EQ(beyond.exit_code, 1);
+  EXPECT_NE(beyond.output.find("slave 'a': output 'y_u64' is 15000000000000000000, beyond the "
+                               "int64 range of couplet's discrete signals"),
+            std::string::npos)
+      << beyond.output;
+  const auto fraction = set("u_i16: 2.5");
+  EXPECT_EQ(fraction.exit_code, 2);
+  EXPECT_NE(fraction.output.find("parameters: 'u_i16' is a Int16, which cannot hold 2.5"),
+            std::string::npos)
+      << fraction.output;
+  const auto range = set("u_u8: 256");
+  EXPECT_NE(range.output.find("parameters: 'u_u8' is a UInt8, which cannot hold 256"),
+            std::string::npos)
+      << range.output;
 }
 
 }  // namespace
