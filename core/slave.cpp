@@ -65,4 +65,17 @@ const char* to_string(DiscreteType type) {
   return type == DiscreteType::boolean ? "Boolean" : "Integer";
 }
 
+void check_end_outputs(const std::string& slave_name, const SlaveDescription& description,
+                       std::span<const double> end_outputs) {
+  const auto rows = static_cast<std::size_t>(description.capabilities.output_derivative_order + 1);
+  if (end_outputs.size() < rows * description.outputs.size())
+    throw ProtocolViolation("slave '" + slave_name + "': end output buffer too small");
+}
+
+void check_discrete_outputs(const std::string& slave_name, const SlaveDescription& description,
+                            std::span<const std::int64_t> discrete_outputs) {
+  if (discrete_outputs.size() != description.discrete_outputs.size())
+    throw ProtocolViolation("slave '" + slave_name + "': discrete output buffer of the wrong size");
+}
+
 }  // namespace couplet

@@ -190,4 +190,14 @@ class Slave {
 void check_step_request(const std::string& slave_name, const SlaveDescription& description,
                         Time current_time, const StepRequest& request);
 
+/// Checks that `end_outputs` holds (output_derivative_order + 1) rows of the
+/// description's outputs; throws ProtocolViolation naming `slave_name`.
+void check_end_outputs(const std::string& slave_name, const SlaveDescription& description,
+                       std::span<const double> end_outputs);
+
+/// Checks that `discrete_outputs` holds one value per discrete output; throws
+/// ProtocolViolation naming `slave_name`.
+void check_discrete_outputs(const std::string& slave_name, const SlaveDescription& description,
+                            std::span<const std::int64_t> discrete_outputs);
+
 }  // namespace couplet

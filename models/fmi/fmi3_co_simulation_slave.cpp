@@ -194,13 +194,13 @@ class CoSimulationSlave final : public Slave {
     require_set_up("evaluate_outputs");
     if (inputs.size() != description_.inputs.size())
       violation("evaluate_outputs with a wrong number of inputs");
-    check_end_buffer(end_outputs);
+    check_end_outputs(slave_name_, description_, end_outputs);
     read_outputs_at(inputs, to_seconds(current_time_), end_outputs);
   }
 
   void evaluate_discrete_outputs(std::span<std::int64_t> discrete_outputs) override {
     require_set_up("evaluate_discrete_outputs");
-    check_discrete_buffer(discrete_outputs);
+    check_discrete_outputs(slave_name_, description_, discrete_outputs);
     check(discrete_outputs_.get(instance_, discrete_outputs, slave_name_),
           to_seconds(current_time_));
   }
@@ -208,8 +208,8 @@ class CoSimulationSlave final : public Slave {
   void step(const StepRequest& request, const OutputBuffers& result) override {
     require_set_up("step");
     check_step_request(slave_name_, description_, current_time_, request);
-    check_end_buffer(result.end_outputs);
-    check_discrete_buffer(result.discrete_outputs);
+    check_end_outputs(slave_name_, description_, result.end_outputs);
+    check_discrete_outputs(slave_name_, description_, result.discrete_outputs);
     // Held over the whole step: set once, before its first fmi3DoStep.
     if (!request.discrete_inputs.empty()) {
       check(discrete_inputs_.set(instance_, request.discrete_inputs, slave_name_),
@@ -428,16 +428,6 @@ class CoSimulationSlave final : public Slave {
     require_set_up(call);
     if (!description_.capabilities.can_rollback)
       violation(std::string(call) + " on a slave that cannot roll back");
-  }
-  void check_discrete_buffer(std::span<std::int64_t> values) const {
-    if (values.size() != description_.discrete_outputs.size())
-      violation("discrete output buffer of the wrong size");
-  }
-  void check_end_buffer(std::span<double> end_outputs) const {
-    const auto rows =
-        static_cast<std::size_t>(description_.capabilities.output_derivative_order + 1);
-    if (end_outputs.size() < rows * description_.outputs.size())
-      violation("end output buffer too small");
   }
 
   /// Input values at `time`, held by the FMU over the step that follows.
