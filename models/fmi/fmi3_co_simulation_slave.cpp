@@ -94,38 +94,19 @@ struct LogRing {
 
 SlaveCapabilities capabilities_of(const Package& package, const fmi::FmuSettings& settings) {
   const CoSimulationInterface& cs = *package.description().co_simulation;
-  const CapabilityLimits& limits = settings.limits;
-  SlaveCapabilities capabilities;
-  if (limits.max_input_degree.value_or(0) != 0) {
+  if (settings.limits.max_input_degree.value_or(0) != 0) {
     configuration_error(settings, package,
                         "capabilities.max_input_degree " +
-                            std::to_string(*limits.max_input_degree) +
+                            std::to_string(*settings.limits.max_input_degree) +
                             ": an FMI 3.0 FMU takes its inputs as values held over the step "
                             "(FMI 3.0 has no input derivatives), degree 0");
   }
-  const int provided = std::min(cs.max_output_derivative_order, fmi::kMaxFmuOutputDerivativeOrder);
-  const int order = limits.output_derivative_order.value_or(provided);
-  if (order < 0 || order > provided) {
-    configuration_error(settings, package,
-                        "capabilities.output_derivative_order " + std::to_string(order) +
-                            " is more than the FMU provides (maxOutputDerivativeOrder " +
-                            std::to_string(cs.max_output_derivative_order) + ")");
-  }
-  capabilities.output_derivative_order = order;
-  capabilities.can_rollback = cs.capabilities.can_get_and_set_fmu_state && limits.can_rollback;
-  capabilities.imposed_step = limits.imposed_step;
-  if (!cs.can_handle_variable_communication_step_size && capabilities.imposed_step == 0) {
-    const std::optional<double> step = package.description().default_experiment.step_size;
-    if (!step || !(*step > 0.0) || !std::isfinite(*step)) {
-      configuration_error(settings, package,
-                          "the FMU cannot handle a variable communication step and gives no "
-                          "DefaultExperiment/stepSize: set capabilities.imposed_step");
-    }
-    capabilities.imposed_step = step_to_ticks(*step);
-  }
-  capabilities.variable_step = capabilities.imposed_step == 0;
-  capabilities.intermediate_samples = capabilities.variable_step && limits.intermediate_samples;
-  return capabilities;
+  // Degree 0: the default SlaveCapabilities::max_input_degree.
+  return fmi::co_simulation_capabilities(
+      {cs.max_output_derivative_order, cs.capabilities.can_get_and_set_fmu_state,
+       cs.can_handle_variable_communication_step_size,
+       package.description().default_experiment.step_size},
+      settings.limits, settings.slave_name, package.path());
 }
 
 class CoSimulationSlave final : public Slave {

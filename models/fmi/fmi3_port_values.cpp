@@ -29,6 +29,21 @@ struct Group {
   std::unique_ptr<T[]> values;  ///< not std::vector: fmi3Boolean is bool
 
   bool empty() const { return ports.empty(); }
+
+  /// One fmi3Set/fmi3Get call for every port of the group, from or into `values`.
+  std::optional<PortValues::Failure> set_all(fmi3Instance instance) const {
+    return failure_of(set(instance, references.data(), ports.size(), values.get(), ports.size()),
+                      set_name);
+  }
+  std::optional<PortValues::Failure> get_all(fmi3Instance instance) {
+    return failure_of(get(instance, references.data(), ports.size(), values.get(), ports.size()),
+                      get_name);
+  }
+
+  static std::optional<PortValues::Failure> failure_of(fmi3Status status, const char* call) {
+    if (status == fmi3OK || status == fmi3Warning) return std::nullopt;
+    return PortValues::Failure{status, call};
+  }
 };
 
 template <typename T>
@@ -196,9 +211,7 @@ std::optional<PortValues::Failure> PortValues::set(fmi3Instance instance,
       if (typed.empty() || failure) return;
       for (std::size_t i = 0; i < typed.ports.size(); ++i)
         typed.values[i] = static_cast<T>(values[typed.ports[i]]);
-      const fmi3Status status = typed.set(instance, typed.references.data(), typed.ports.size(),
-                                          typed.values.get(), typed.ports.size());
-      if (status != fmi3OK && status != fmi3Warning) failure = Failure{status, typed.set_name};
+      failure = typed.set_all(instance);
     }
   });
   return failure;
@@ -211,12 +224,8 @@ std::optional<PortValues::Failure> PortValues::get(fmi3Instance instance,
     using T = std::remove_pointer_t<decltype(typed.values.get())>;
     if constexpr (std::is_floating_point_v<T>) {
       if (typed.empty() || failure) return;
-      const fmi3Status status = typed.get(instance, typed.references.data(), typed.ports.size(),
-                                          typed.values.get(), typed.ports.size());
-      if (status != fmi3OK && status != fmi3Warning) {
-        failure = Failure{status, typed.get_name};
-        return;
-      }
+      failure = typed.get_all(instance);
+      if (failure) return;
       for (std::size_t i = 0; i < typed.ports.size(); ++i)
         values[typed.ports[i]] = static_cast<double>(typed.values[i]);
     }
@@ -246,9 +255,7 @@ std::optional<PortValues::Failure> PortValues::set(fmi3Instance instance,
           typed.values[i] = static_cast<T>(value);
         }
       }
-      const fmi3Status status = typed.set(instance, typed.references.data(), typed.ports.size(),
-                                          typed.values.get(), typed.ports.size());
-      if (status != fmi3OK && status != fmi3Warning) failure = Failure{status, typed.set_name};
+      failure = typed.set_all(instance);
     }
   });
   return failure;
@@ -262,12 +269,8 @@ std::optional<PortValues::Failure> PortValues::get(fmi3Instance instance,
     using T = std::remove_pointer_t<decltype(typed.values.get())>;
     if constexpr (!std::is_floating_point_v<T>) {
       if (typed.empty() || failure) return;
-      const fmi3Status status = typed.get(instance, typed.references.data(), typed.ports.size(),
-                                          typed.values.get(), typed.ports.size());
-      if (status != fmi3OK && status != fmi3Warning) {
-        failure = Failure{status, typed.get_name};
-        return;
-      }
+      failure = typed.get_all(instance);
+      if (failure) return;
       for (std::size_t i = 0; i < typed.ports.size(); ++i) {
         if constexpr (std::is_same_v<T, fmi3UInt64>) {
           if (!std::in_range<std::int64_t>(typed.values[i])) {
@@ -294,9 +297,8 @@ std::optional<PortValues::Failure> PortValues::set_one(const Package& package,
   if (variable.type == VariableType::uint64 && value >= 9223372036854775808.0) {
     const auto whole = static_cast<fmi3UInt64>(value);
     Group<fmi3UInt64>& typed = one.groups_->uint64;
-    const fmi3Status status = typed.set(instance, typed.references.data(), 1, &whole, 1);
-    if (status != fmi3OK && status != fmi3Warning) return Failure{status, typed.set_name};
-    return std::nullopt;
+    typed.values[0] = whole;
+    return typed.set_all(instance);
   }
   const std::int64_t whole = static_cast<std::int64_t>(value);
   return one.set(instance, std::span<const std::int64_t>(&whole, 1), "");

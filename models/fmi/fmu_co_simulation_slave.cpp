@@ -11,6 +11,41 @@
 #include "couplet/errors.hpp"
 
 namespace couplet::models::fmi {
+
+SlaveCapabilities co_simulation_capabilities(const CoSimulationOffer& offer,
+                                             const CapabilityLimits& limits,
+                                             const std::string& slave_name,
+                                             const std::string& fmu_path) {
+  const auto refuse = [&](const std::string& why) {
+    throw ConfigurationError("slave '" + slave_name + "': FMU '" + fmu_path + "': " + why);
+  };
+  SlaveCapabilities capabilities;
+  const int provided = std::min(offer.max_output_derivative_order, kMaxFmuOutputDerivativeOrder);
+  const int order = limits.output_derivative_order.value_or(provided);
+  if (order < 0 || order > provided) {
+    refuse("capabilities.output_derivative_order " + std::to_string(order) +
+           " is more than the FMU provides (maxOutputDerivativeOrder " +
+           std::to_string(offer.max_output_derivative_order) + ")");
+  }
+  capabilities.output_derivative_order = order;
+  capabilities.can_rollback = offer.can_get_and_set_fmu_state && limits.can_rollback;
+  capabilities.imposed_step = limits.imposed_step;
+  if (!offer.can_handle_variable_communication_step_size && capabilities.imposed_step == 0) {
+    const std::optional<double> step = offer.default_step_size;
+    if (!step || !(*step > 0.0) || !std::isfinite(*step)) {
+      refuse(
+          "the FMU cannot handle a variable communication step and gives no "
+          "DefaultExperiment/stepSize: set capabilities.imposed_step");
+    }
+    capabilities.imposed_step = step_to_ticks(*step);
+  }
+  capabilities.variable_step = capabilities.imposed_step == 0;
+  // Samples inside a step need extra communication points, which only a
+  // variable-step FMU can take.
+  capabilities.intermediate_samples = capabilities.variable_step && limits.intermediate_samples;
+  return capabilities;
+}
+
 namespace {
 
 [[noreturn]] void configuration_error(const FmuSettings& settings, const Package& package,
@@ -22,7 +57,11 @@ namespace {
 SlaveCapabilities capabilities_of(const Package& package, const FmuSettings& settings) {
   const CoSimulationInterface& cs = *package.description().co_simulation;
   const CapabilityLimits& limits = settings.limits;
-  SlaveCapabilities capabilities;
+  SlaveCapabilities capabilities =
+      co_simulation_capabilities({cs.max_output_derivative_order, cs.can_get_and_set_fmu_state,
+                                  cs.can_handle_variable_communication_step_size,
+                                  package.description().default_experiment.step_size},
+                                 limits, settings.slave_name, package.path());
   const int degree = limits.max_input_degree.value_or(cs.can_interpolate_inputs ? 1 : 0);
   const int accepted = cs.can_interpolate_inputs ? kMaxFmuInputDegree : 0;
   if (degree < 0 || degree > accepted) {
@@ -32,30 +71,6 @@ SlaveCapabilities capabilities_of(const Package& package, const FmuSettings& set
                             (cs.can_interpolate_inputs ? ")" : ": canInterpolateInputs is false)"));
   }
   capabilities.max_input_degree = degree;
-  const int provided = std::min(cs.max_output_derivative_order, kMaxFmuOutputDerivativeOrder);
-  const int order = limits.output_derivative_order.value_or(provided);
-  if (order < 0 || order > provided) {
-    configuration_error(settings, package,
-                        "capabilities.output_derivative_order " + std::to_string(order) +
-                            " is more than the FMU provides (maxOutputDerivativeOrder " +
-                            std::to_string(cs.max_output_derivative_order) + ")");
-  }
-  capabilities.output_derivative_order = order;
-  capabilities.can_rollback = cs.can_get_and_set_fmu_state && limits.can_rollback;
-  capabilities.imposed_step = limits.imposed_step;
-  if (!cs.can_handle_variable_communication_step_size && capabilities.imposed_step == 0) {
-    const std::optional<double> step = package.description().default_experiment.step_size;
-    if (!step || !(*step > 0.0) || !std::isfinite(*step)) {
-      configuration_error(settings, package,
-                          "the FMU cannot handle a variable communication step and gives no "
-                          "DefaultExperiment/stepSize: set capabilities.imposed_step");
-    }
-    capabilities.imposed_step = step_to_ticks(*step);
-  }
-  capabilities.variable_step = capabilities.imposed_step == 0;
-  // Samples inside a step need extra communication points, which only a
-  // variable-step FMU can take.
-  capabilities.intermediate_samples = capabilities.variable_step && limits.intermediate_samples;
   // FMI 2.0 co-simulation exposes neither the continuous states nor their
   // derivatives (fmi2GetContinuousStates is model exchange only), so there is no
   // x, ẋ or A to report: such a slave cannot linearize. A model-exchange FMU run

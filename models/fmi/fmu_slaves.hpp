@@ -42,6 +42,25 @@ constexpr int kMaxFmuInputDegree = 3;
 /// Highest output derivative order read from a co-simulation FMU.
 constexpr int kMaxFmuOutputDerivativeOrder = 3;
 
+/// What a co-simulation FMU declares about stepping, in FMI 2.0 and 3.0 alike.
+struct CoSimulationOffer {
+  int max_output_derivative_order = 0;
+  bool can_get_and_set_fmu_state = false;
+  bool can_handle_variable_communication_step_size = false;
+  std::optional<double> default_step_size;  ///< DefaultExperiment/stepSize
+};
+
+/// The capabilities of a co-simulation FMU slave but its input degree (which
+/// FMI 2.0 and 3.0 decide differently): output derivatives up to what the FMU
+/// provides, rollback when it can save its state, the imposed step of one that
+/// cannot vary its step (the scenario's, else the default experiment's).
+/// Throws ConfigurationError "slave 'S': FMU 'PATH': why" for a setting the
+/// FMU cannot honour.
+SlaveCapabilities co_simulation_capabilities(const CoSimulationOffer& offer,
+                                             const CapabilityLimits& limits,
+                                             const std::string& slave_name,
+                                             const std::string& fmu_path);
+
 /// A co-simulation slave; instantiates the FMU and sets the start values now, so
 /// configuration errors surface before a run. Throws ConfigurationError naming
 /// the slave, the FMU file and the setting (unknown variable, a degree the FMU
