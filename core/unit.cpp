@@ -154,7 +154,8 @@ std::string base_text(const UnitDefinition& unit) {
   for (std::size_t k = 0; k < kSiBaseUnits.size(); ++k) {
     const int exponent = unit.exponents[k];
     if (exponent == 0) continue;
-    text += (text.empty() ? "" : ".") + std::string(kSiBaseUnits[k]);
+    if (!text.empty()) text += '.';
+    text += kSiBaseUnits[k];
     if (exponent != 1) text += std::to_string(exponent);
   }
   return text.empty() ? "1" : text;

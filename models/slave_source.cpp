@@ -6,6 +6,7 @@
 
 #include "couplet/errors.hpp"
 #include "models/fmi/fmi3_co_simulation_slave.hpp"
+#include "models/fmi/fmi3_elements.hpp"
 #include "models/fmi/fmu_slaves.hpp"
 #include "models/stimulus_table.hpp"
 
@@ -257,7 +258,7 @@ std::string Fmi3Source::describe() const {
        << (description.model_exchange ? "me " : "")
        << (description.scheduled_execution ? "se " : "")
        << (description.co_simulation
-               ? "(couplet runs cs; its ports: the scalar numeric inputs and outputs)\n"
+               ? "(couplet runs cs; its ports: the numeric inputs and outputs, arrays as name[i])\n"
                : "(couplet runs FMI 3.0 FMUs through cs only: not this one)\n");
   if (const auto& cs = description.co_simulation) {
     text << "  co-simulation: canHandleVariableCommunicationStepSize "
@@ -316,7 +317,8 @@ std::string Fmi3Source::describe() const {
     text << "    " << std::left << std::setw(name_width) << variable.name << std::setw(21)
          << fmi3::to_string(variable.causality) << std::setw(11)
          << fmi::to_string(variable.variability) << std::setw(14)
-         << fmi3::type_text(description, variable) << std::setw(12) << start << variable.unit;
+         << fmi3::ArrayLayout(description).type_of(variable) << std::setw(12) << start
+         << variable.unit;
     if (!variable.clocks.empty()) {
       text << "  (clocked by";
       for (const std::uint32_t clock : variable.clocks) text << " " << clock_name(clock);

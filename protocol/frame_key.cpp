@@ -32,8 +32,8 @@ FrameKey read_frame_key(const std::string& path) {
   if (!fs::is_regular_file(status)) refuse(path, "not a regular file");
   const auto mode = static_cast<unsigned>(status.permissions());
   if ((mode & 077) != 0) {
-    char text[8];
-    std::snprintf(text, sizeof text, "%04o", mode);
+    char text[16];
+    std::snprintf(text, sizeof text, "%04o", mode & 07777u);
     refuse(path,
            std::string("group or others may read or change it (mode ") + text + "): chmod 600 it");
   }

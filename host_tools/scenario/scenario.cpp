@@ -1,10 +1,12 @@
 #include "host_tools/scenario/scenario.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
+#include <string_view>
 #include <thread>
 #include <utility>
 
@@ -495,6 +497,30 @@ std::pair<std::string, std::string> parse_override(const std::string& assignment
   return {assignment.substr(0, equals), assignment.substr(equals + 1)};
 }
 
+namespace {
+
+/// For a YAML error on line `line` (1-based) of `text`: a hint when that line
+/// holds an unquoted name with brackets, such as an array element's port
+/// "arr.u[2]", which YAML's flow style reads as the start of a sequence.
+std::string bracket_hint(const std::string& text, std::size_t line) {
+  std::size_t begin = 0;
+  for (std::size_t k = 1; k < line && begin != std::string::npos; ++k) {
+    begin = text.find('\n', begin);
+    if (begin != std::string::npos) ++begin;
+  }
+  if (begin == std::string::npos) return "";
+  const std::string_view row = std::string_view(text).substr(begin, text.find('\n', begin) - begin);
+  for (std::size_t k = 1; k < row.size(); ++k) {
+    const char before = row[k - 1];
+    if (row[k] == '[' && (std::isalnum(static_cast<unsigned char>(before)) || before == '_'))
+      return " (a name with brackets, such as the array element \"arr.u[2]\", is quoted "
+             "inside { } and [ ])";
+  }
+  return "";
+}
+
+}  // namespace
+
 Scenario parse_scenario(const std::string& text, const std::string& source,
                         const std::vector<std::pair<std::string, std::string>>& overrides) {
   YAML::Node root;
@@ -505,7 +531,8 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
   } catch (const YAML::ParserException& error) {
     throw ConfigurationError(source +
                              (error.mark.line > 0 ? ":" + std::to_string(error.mark.line) : "") +
-                             ": not valid YAML: " + error.msg);
+                             ": not valid YAML: " + error.msg +
+                             bracket_hint(text, static_cast<std::size_t>(error.mark.line)));
   }
   if (!root.IsMap()) throw ConfigurationError(source + ": a scenario must be a YAML map");
   check_yaml_structure(root, source);

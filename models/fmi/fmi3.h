@@ -75,6 +75,9 @@ typedef fmi3Status fmi3EnterInitializationModeTYPE(fmi3Instance instance,
                                                    fmi3Float64 stopTime);
 typedef fmi3Status fmi3ExitInitializationModeTYPE(fmi3Instance instance);
 typedef fmi3Status fmi3TerminateTYPE(fmi3Instance instance);
+/* Configuration Mode: where structural parameters are set (§2.3.3). */
+typedef fmi3Status fmi3EnterConfigurationModeTYPE(fmi3Instance instance);
+typedef fmi3Status fmi3ExitConfigurationModeTYPE(fmi3Instance instance);
 
 /* Getting and setting values: nValues counts array elements, nValueReferences variables. */
 #define COUPLET_FMI3_ACCESSORS(Name, Type)                                                        \

@@ -8,10 +8,12 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "couplet/errors.hpp"
+#include "models/fmi/fmi3_elements.hpp"
 #include "models/fmi/fmi3_port_values.hpp"
 #include "models/fmi/fmu_call_in_progress.hpp"
 
@@ -35,13 +37,19 @@ const char* to_string(fmi3Status status) {
 }
 
 /// A start value couplet may set before initialization (§2.4.7.5: parameters,
-/// inputs, and variables with initial exact or approx that are not constants).
+/// inputs, and variables with initial exact or approx that are not constants;
+/// structural parameters in Configuration Mode, §2.3.3).
 bool settable(const Variable& variable) {
   if (!(is_real_port(variable) || is_discrete_port(variable)) ||
       variable.variability == Variability::constant)
     return false;
   return variable.causality == Causality::parameter || variable.causality == Causality::input ||
+         variable.causality == Causality::structural_parameter ||
          variable.initial == Initial::exact || variable.initial == Initial::approx;
+}
+
+bool is_structural(const Variable& variable) {
+  return variable.causality == Causality::structural_parameter;
 }
 
 DiscreteType discrete_type(const Variable& variable) {
@@ -50,14 +58,15 @@ DiscreteType discrete_type(const Variable& variable) {
 
 /// What an unconnected discrete input holds: the scenario's start value for
 /// it, else the FMU's, else 0.
-std::int64_t discrete_start(const Variable& variable, const fmi::FmuSettings& settings) {
-  if (const auto given = settings.parameters.find(variable.name);
+std::int64_t discrete_start(const ArrayLayout& layout, const Element& element,
+                            const fmi::FmuSettings& settings) {
+  if (const auto given = settings.parameters.find(layout.name_of(element));
       given != settings.parameters.end())
     return static_cast<std::int64_t>(given->second);
-  if (variable.start.empty()) return 0;
-  const std::string& start = variable.start.front();
-  if (const auto flag = fmi::parse_boolean(start)) return *flag ? 1 : 0;
-  return fmi::parse_integer<std::int64_t>(start).value_or(0);
+  const std::string* start = layout.start_of(element);
+  if (start == nullptr) return 0;
+  if (const auto flag = fmi::parse_boolean(*start)) return *flag ? 1 : 0;
+  return fmi::parse_integer<std::int64_t>(*start).value_or(0);
 }
 
 /// The FMU's recent log lines, kept by its logger callback in a fixed ring
@@ -92,6 +101,64 @@ struct LogRing {
                            "': " + why);
 }
 
+/// The elements the scenario may set, for a message: "k, y0, offset[1..6]".
+std::string settable_names(const ArrayLayout& layout) {
+  std::string names;
+  const std::vector<Variable>& variables = layout.description().variables;
+  for (std::size_t k = 0; k < variables.size(); ++k) {
+    if (!settable(variables[k])) continue;
+    names += names.empty() ? "" : ", ";
+    if (variables[k].dimensions.empty()) {
+      names += variables[k].name;
+    } else {
+      const std::size_t count = layout.element_count(variables[k]);
+      names +=
+          variables[k].name + (count == 0 ? "[] (empty)" : "[1.." + std::to_string(count) + "]");
+    }
+  }
+  return names.empty() ? "none" : names;
+}
+
+/// Checks a scenario parameter against the FMU: it names a settable element
+/// whose type holds the value. Returns the element.
+Element settable_element(const ArrayLayout& layout, const std::string& name, double value,
+                         const fmi::FmuSettings& settings, const Package& package) {
+  const auto element = layout.find(name);
+  const Variable* variable = element ? &layout.description().variables[element->variable] : nullptr;
+  if (variable == nullptr || !settable(*variable)) {
+    configuration_error(
+        settings, package,
+        "parameters: " + fmi::single_quoted(name) +
+            (variable || layout.description().find(name) ? " cannot be set"
+                                                         : " is no variable of the FMU") +
+            " (settable variables: " + settable_names(layout) + ")" + layout.hint_for(name));
+  }
+  if (!holds_exactly(*variable, value)) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.17g", value);
+    configuration_error(settings, package,
+                        "parameters: " + fmi::single_quoted(name) + " is a " +
+                            to_string(variable->type) + ", which cannot hold " + text);
+  }
+  return *element;
+}
+
+/// The scenario's values of structural parameters, which size the arrays.
+std::map<std::uint32_t, std::uint64_t> structural_values(const Package& package,
+                                                         const fmi::FmuSettings& settings) {
+  const ArrayLayout starts(package.description());
+  std::map<std::uint32_t, std::uint64_t> values;
+  for (const auto& [name, value] : settings.parameters) {
+    const auto index = package.description().find(name);
+    if (!index || !is_structural(package.description().variables[*index])) continue;
+    const Element element = settable_element(starts, name, value, settings, package);
+    const Variable& variable = package.description().variables[element.variable];
+    if (variable.type == VariableType::uint64 && variable.dimensions.empty())
+      values[variable.value_reference] = static_cast<std::uint64_t>(value);
+  }
+  return values;
+}
+
 SlaveCapabilities capabilities_of(const Package& package, const fmi::FmuSettings& settings) {
   const CoSimulationInterface& cs = *package.description().co_simulation;
   if (settings.limits.max_input_degree.value_or(0) != 0) {
@@ -112,24 +179,32 @@ SlaveCapabilities capabilities_of(const Package& package, const fmi::FmuSettings
 class CoSimulationSlave final : public Slave {
  public:
   CoSimulationSlave(std::shared_ptr<Package> package, const fmi::FmuSettings& settings)
-      : CoSimulationSlave(package, settings, port_variables(*package, settings)) {}
+      : CoSimulationSlave(
+            package, settings,
+            ArrayLayout(package->description(), structural_values(*package, settings))) {}
 
-  /// The variables of each kind of port, in port order.
-  struct PortVariables {
-    std::vector<std::size_t> inputs, outputs, discrete_inputs, discrete_outputs;
+  CoSimulationSlave(std::shared_ptr<Package> package, const fmi::FmuSettings& settings,
+                    const ArrayLayout& layout)
+      : CoSimulationSlave(package, settings, layout, port_elements(*package, settings, layout)) {}
+
+  /// The elements of each kind of port, in port order.
+  struct PortElements {
+    std::vector<Element> inputs, outputs, discrete_inputs, discrete_outputs;
   };
 
   CoSimulationSlave(std::shared_ptr<Package> package, const fmi::FmuSettings& settings,
-                    const PortVariables& ports)
+                    const ArrayLayout& layout, const PortElements& ports)
       : package_(std::move(package)),
         functions_(package_->co_simulation()),
         slave_name_(settings.slave_name),
         log_(std::make_unique<LogRing>()),
-        inputs_(*package_, ports.inputs),
-        outputs_(*package_, ports.outputs),
-        discrete_inputs_(*package_, ports.discrete_inputs),
-        discrete_outputs_(*package_, ports.discrete_outputs) {
+        layout_(layout),
+        inputs_(*package_, layout_, ports.inputs, settings.parameters),
+        outputs_(*package_, layout_, ports.outputs),
+        discrete_inputs_(*package_, layout_, ports.discrete_inputs, settings.parameters),
+        discrete_outputs_(*package_, layout_, ports.discrete_outputs) {
     describe_ports(settings, ports);
+    prepare_output_derivatives(ports.outputs);
     description_.capabilities = capabilities_of(*package_, settings);
     const Description& description = package_->description();
     const std::string resources = package_->resource_path();
@@ -150,7 +225,6 @@ class CoSimulationSlave final : public Slave {
       throw;
     }
     input_values_.assign(description_.inputs.size(), 0.0);
-    output_orders_.assign(description_.outputs.size(), 0);
   }
 
   ~CoSimulationSlave() override {
@@ -239,40 +313,47 @@ class CoSimulationSlave final : public Slave {
   }
 
  private:
-  static PortVariables port_variables(const Package& package, const fmi::FmuSettings& settings) {
+  static PortElements port_elements(const Package& package, const fmi::FmuSettings& settings,
+                                    const ArrayLayout& layout) {
     const Description& description = package.description();
     const auto is_port = [](const Variable& v) { return is_real_port(v) || is_discrete_port(v); };
     if (settings.coupled_inputs) {
       for (const std::string& name : *settings.coupled_inputs) {
-        const auto index = description.find(name);
-        if (!index || description.variables[*index].causality != Causality::input ||
-            !is_port(description.variables[*index])) {
+        const auto element = layout.find(name);
+        if (!element || description.variables[element->variable].causality != Causality::input ||
+            !is_port(description.variables[element->variable])) {
           configuration_error(settings, package,
-                              "no scalar input " + fmi::single_quoted(name) +
-                                  " of a numeric type (couplet couples the scalar Float, "
-                                  "integer, Enumeration and Boolean variables of an FMI 3.0 FMU)");
+                              "no input " + fmi::single_quoted(name) +
+                                  " of a numeric type (couplet couples the Float, integer, "
+                                  "Enumeration and Boolean variables of an FMI 3.0 FMU, an "
+                                  "array as its elements name[1], name[2], ...)" +
+                                  layout.hint_for(name));
         }
       }
     }
-    PortVariables ports;
+    PortElements ports;
     for (std::size_t index = 0; index < description.variables.size(); ++index) {
       const Variable& variable = description.variables[index];
       if (!is_port(variable)) continue;
       const bool real = is_real_port(variable);
-      if (variable.causality == Causality::input) {
-        const bool coupled =
-            !settings.coupled_inputs ||
-            std::find(settings.coupled_inputs->begin(), settings.coupled_inputs->end(),
-                      variable.name) != settings.coupled_inputs->end();
-        if (coupled) (real ? ports.inputs : ports.discrete_inputs).push_back(index);
-      } else if (variable.causality == Causality::output) {
-        (real ? ports.outputs : ports.discrete_outputs).push_back(index);
+      const std::size_t count = layout.element_count(variable);
+      for (std::size_t k = 0; k < count; ++k) {
+        const Element element{index, k};
+        if (variable.causality == Causality::input) {
+          const bool coupled =
+              !settings.coupled_inputs ||
+              std::find(settings.coupled_inputs->begin(), settings.coupled_inputs->end(),
+                        layout.name_of(element)) != settings.coupled_inputs->end();
+          if (coupled) (real ? ports.inputs : ports.discrete_inputs).push_back(element);
+        } else if (variable.causality == Causality::output) {
+          (real ? ports.outputs : ports.discrete_outputs).push_back(element);
+        }
       }
     }
     return ports;
   }
 
-  void describe_ports(const fmi::FmuSettings& settings, const PortVariables& ports) {
+  void describe_ports(const fmi::FmuSettings& settings, const PortElements& ports) {
     const Description& description = package_->description();
     const auto unit_of = [&description](const Variable& variable) {
       const std::string unit = fmi::port_unit(variable.unit);
@@ -281,28 +362,53 @@ class CoSimulationSlave final : public Slave {
                                  ? std::optional<UnitDefinition>()
                                  : std::optional<UnitDefinition>(defined->second)};
     };
-    for (const std::size_t k : ports.inputs) {
-      const auto [unit, definition] = unit_of(description.variables[k]);
-      description_.inputs.push_back({description.variables[k].name, unit, definition});
+    for (const Element& element : ports.inputs) {
+      const auto [unit, definition] = unit_of(description.variables[element.variable]);
+      description_.inputs.push_back({layout_.name_of(element), unit, definition});
     }
-    for (const std::size_t k : ports.outputs) {
-      const Variable& variable = description.variables[k];
+    for (const Element& element : ports.outputs) {
+      const Variable& variable = description.variables[element.variable];
       const auto [unit, definition] = unit_of(variable);
       description_.outputs.push_back(
-          {variable.name, has_direct_feedthrough(variable), unit, definition});
-      output_references_.push_back(variable.value_reference);
+          {layout_.name_of(element), has_direct_feedthrough(variable), unit, definition});
     }
-    for (const std::size_t k : ports.discrete_inputs) {
-      const Variable& variable = description.variables[k];
-      description_.discrete_inputs.push_back({variable.name, discrete_type(variable),
+    for (const Element& element : ports.discrete_inputs) {
+      const Variable& variable = description.variables[element.variable];
+      description_.discrete_inputs.push_back({layout_.name_of(element), discrete_type(variable),
                                               fmi::port_unit(variable.unit),
-                                              discrete_start(variable, settings)});
+                                              discrete_start(layout_, element, settings)});
     }
-    for (const std::size_t k : ports.discrete_outputs) {
-      const Variable& variable = description.variables[k];
+    for (const Element& element : ports.discrete_outputs) {
+      const Variable& variable = description.variables[element.variable];
       description_.discrete_outputs.push_back(
-          {variable.name, discrete_type(variable), fmi::port_unit(variable.unit), 0});
+          {layout_.name_of(element), discrete_type(variable), fmi::port_unit(variable.unit), 0});
     }
+  }
+
+  /// fmi3GetOutputDerivatives names each output variable once and returns
+  /// every element of an array: where each Real output port sits in that.
+  void prepare_output_derivatives(const std::vector<Element>& outputs) {
+    const Description& description = package_->description();
+    std::vector<std::size_t>
+        variables;  // each output variable once, with its first element's place
+    std::vector<std::size_t> bases;
+    std::size_t count = 0;
+    for (const Element& element : outputs) {
+      const auto known = std::find(variables.begin(), variables.end(), element.variable);
+      std::size_t base = 0;
+      if (known == variables.end()) {
+        variables.push_back(element.variable);
+        bases.push_back(count);
+        base = count;
+        derivative_references_.push_back(description.variables[element.variable].value_reference);
+        count += layout_.element_count(description.variables[element.variable]);
+      } else {
+        base = bases[static_cast<std::size_t>(known - variables.begin())];
+      }
+      derivative_offsets_.push_back(base + element.index);
+    }
+    derivative_orders_.assign(derivative_references_.size(), 0);
+    derivative_values_.assign(count, 0.0);
   }
 
   /// Does output `variable` depend directly on an input? Absent dependencies
@@ -322,30 +428,37 @@ class CoSimulationSlave final : public Slave {
                        [](const Variable& v) { return v.causality == Causality::input; });
   }
 
+  /// The scenario's parameters: structural ones in Configuration Mode (they
+  /// have sized the arrays already), then the others, every element of a
+  /// type in one call (an array moves whole).
   void set_start_values(const fmi::FmuSettings& settings) {
     const Description& description = package_->description();
+    std::vector<Element> structural, others;
+    std::vector<double> structural_values, other_values;
     for (const auto& [name, value] : settings.parameters) {
-      const auto index = description.find(name);
-      if (!index || !settable(description.variables[*index])) {
-        std::string names;
-        for (const Variable& variable : description.variables)
-          if (settable(variable)) names += (names.empty() ? "" : ", ") + variable.name;
-        configuration_error(settings, *package_,
-                            "parameters: " + fmi::single_quoted(name) +
-                                (index ? " cannot be set" : " is no variable of the FMU") +
-                                " (settable scalar variables: " + (names.empty() ? "none" : names) +
-                                ")");
-      }
-      const Variable& variable = description.variables[*index];
-      if (!holds_exactly(variable, value)) {
-        char text[64];
-        std::snprintf(text, sizeof text, "%.17g", value);
-        configuration_error(settings, *package_,
-                            "parameters: " + fmi::single_quoted(name) + " is a " +
-                                to_string(variable.type) + ", which cannot hold " + text);
-      }
-      check(PortValues::set_one(*package_, instance_, variable, value), 0.0, true);
+      const Element element = settable_element(layout_, name, value, settings, *package_);
+      const bool configuration = is_structural(description.variables[element.variable]);
+      (configuration ? structural : others).push_back(element);
+      (configuration ? structural_values : other_values).push_back(value);
     }
+    if (!structural.empty()) {
+      if (functions_.EnterConfigurationMode == nullptr ||
+          functions_.ExitConfigurationMode == nullptr) {
+        configuration_error(settings, *package_,
+                            "parameters: " + fmi::single_quoted(layout_.name_of(structural[0])) +
+                                " is a structural parameter, but the FMU lacks "
+                                "fmi3EnterConfigurationMode or fmi3ExitConfigurationMode");
+      }
+      check(functions_.EnterConfigurationMode(instance_), "fmi3EnterConfigurationMode", 0.0, true);
+      check(PortValues(*package_, layout_, structural, settings.parameters)
+                .set_exactly(instance_, structural_values),
+            0.0, true);
+      check(functions_.ExitConfigurationMode(instance_), "fmi3ExitConfigurationMode", 0.0, true);
+    }
+    if (!others.empty())
+      check(PortValues(*package_, layout_, others, settings.parameters)
+                .set_exactly(instance_, other_values),
+            0.0, true);
   }
 
   void do_step(double at, double size, fmi3Boolean final_point) {
@@ -428,11 +541,15 @@ class CoSimulationSlave final : public Slave {
     const std::size_t count = description_.outputs.size();
     read_values_at(inputs, time, end_outputs.first(count));
     for (int order = 1; order <= description_.capabilities.output_derivative_order; ++order) {
-      std::fill(output_orders_.begin(), output_orders_.end(), order);
+      std::fill(derivative_orders_.begin(), derivative_orders_.end(), order);
       check(functions_.GetOutputDerivatives(
-                instance_, output_references_.data(), count, output_orders_.data(),
-                end_outputs.subspan(static_cast<std::size_t>(order) * count, count).data(), count),
+                instance_, derivative_references_.data(), derivative_references_.size(),
+                derivative_orders_.data(), derivative_values_.data(), derivative_values_.size()),
             "fmi3GetOutputDerivatives", time);
+      const std::span<double> derivatives =
+          end_outputs.subspan(static_cast<std::size_t>(order) * count, count);
+      for (std::size_t port = 0; port < count; ++port)
+        derivatives[port] = derivative_values_[derivative_offsets_[port]];
     }
   }
 
@@ -442,11 +559,14 @@ class CoSimulationSlave final : public Slave {
   std::unique_ptr<LogRing> log_;  ///< stable address for the callback
   fmi3Instance instance_ = nullptr;
   SlaveDescription description_;
+  ArrayLayout layout_;
   PortValues inputs_, outputs_, discrete_inputs_, discrete_outputs_;
-  std::vector<fmi3ValueReference> output_references_;  ///< for fmi3GetOutputDerivatives
   // Sized at construction: stepping does not allocate on couplet's side.
   std::vector<double> input_values_;
-  std::vector<fmi3Int32> output_orders_;
+  std::vector<fmi3ValueReference> derivative_references_;  ///< each Real output variable once
+  std::vector<fmi3Int32> derivative_orders_;
+  std::vector<double> derivative_values_;        ///< every element of those variables
+  std::vector<std::size_t> derivative_offsets_;  ///< each Real output port's place in it
   fmi3FMUState saved_state_ = nullptr;
   Time current_time_ = 0;
   Time saved_time_ = 0;

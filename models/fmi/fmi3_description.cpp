@@ -551,11 +551,18 @@ std::optional<std::size_t> Description::find(std::uint32_t value_reference) cons
   return static_cast<std::size_t>(variable - variables.begin());
 }
 
-std::vector<std::uint64_t> Description::extents(const Variable& variable) const {
+std::vector<std::uint64_t> Description::extents(
+    const Variable& variable,
+    const std::map<std::uint32_t, std::uint64_t>& structural_values) const {
   std::vector<std::uint64_t> result;
   for (const Dimension& dimension : variable.dimensions) {
     if (dimension.start) {
       result.push_back(*dimension.start);
+      continue;
+    }
+    if (const auto given = structural_values.find(*dimension.value_reference);
+        given != structural_values.end()) {
+      result.push_back(given->second);
       continue;
     }
     // parse_description has checked that the reference names a UInt64 with one start value.
@@ -589,15 +596,6 @@ const char* to_string(VariableType type) {
 }
 const char* to_string(IntervalVariability variability) {
   return fmi::spelling_of(kIntervalVariabilities, variability);
-}
-
-std::string type_text(const Description& description, const Variable& variable) {
-  std::string text = to_string(variable.type);
-  if (variable.dimensions.empty()) return text;
-  const std::vector<std::uint64_t> extents = description.extents(variable);
-  for (std::size_t k = 0; k < extents.size(); ++k)
-    text += (k == 0 ? "[" : ",") + std::to_string(extents[k]);
-  return text + "]";
 }
 
 }  // namespace couplet::models::fmi3

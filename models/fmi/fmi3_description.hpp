@@ -164,8 +164,11 @@ struct Description {
   std::optional<std::size_t> find(std::uint32_t value_reference) const;
 
   /// The extent of each dimension of `variable`: a Dimension's start, or the
-  /// start value of the structural parameter it names. Empty for a scalar.
-  std::vector<std::uint64_t> extents(const Variable& variable) const;
+  /// value of the structural parameter it names — from `structural_values`
+  /// (by value reference) where given, else its start. Empty for a scalar.
+  std::vector<std::uint64_t> extents(
+      const Variable& variable,
+      const std::map<std::uint32_t, std::uint64_t>& structural_values = {}) const;
 };
 
 /// Parses `xml` (the text of modelDescription.xml). `file` names it in messages.
@@ -184,8 +187,5 @@ std::string declared_fmi_version(const std::string& xml, const std::string& file
 const char* to_string(Causality causality);
 const char* to_string(VariableType type);
 const char* to_string(IntervalVariability variability);
-
-/// "Float64", "Float64[3]", "UInt8[2,4]": the type and the array's extents.
-std::string type_text(const Description& description, const Variable& variable);
 
 }  // namespace couplet::models::fmi3

@@ -77,6 +77,8 @@ const CoSimulationFunctions& Package::co_simulation() {
   find(f.GetFloat64, "fmi3GetFloat64", true);
   find(f.SetFloat64, "fmi3SetFloat64", true);
   find(f.DoStep, "fmi3DoStep", true);
+  find(f.EnterConfigurationMode, "fmi3EnterConfigurationMode", false);
+  find(f.ExitConfigurationMode, "fmi3ExitConfigurationMode", false);
   find(f.GetFloat32, "fmi3GetFloat32", false);
   find(f.SetFloat32, "fmi3SetFloat32", false);
   find(f.GetInt8, "fmi3GetInt8", false);

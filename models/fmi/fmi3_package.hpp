@@ -22,6 +22,8 @@ struct CoSimulationFunctions {
   fmi3EnterInitializationModeTYPE* EnterInitializationMode = nullptr;
   fmi3ExitInitializationModeTYPE* ExitInitializationMode = nullptr;
   fmi3TerminateTYPE* Terminate = nullptr;
+  fmi3EnterConfigurationModeTYPE* EnterConfigurationMode = nullptr;  ///< optional
+  fmi3ExitConfigurationModeTYPE* ExitConfigurationMode = nullptr;    ///< optional
   fmi3GetFloat64TYPE* GetFloat64 = nullptr;
   fmi3SetFloat64TYPE* SetFloat64 = nullptr;
   // The other types: resolved when the library has them, required by the

@@ -1,6 +1,5 @@
 #include "models/fmi/fmi3_port_values.hpp"
 
-#include <array>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -12,8 +11,8 @@
 namespace couplet::models::fmi3 {
 namespace {
 
-/// The ports of one variable type: where they sit among the ports, their
-/// value references and a buffer for one fmi3Get/Set call.
+/// The ports of one variable type: where they sit among the ports and in a
+/// buffer for one fmi3Get/Set call, which holds every element of each variable.
 template <typename T>
 struct Group {
   using GetFunction = fmi3Status(fmi3Instance, const fmi3ValueReference[], size_t, T[], size_t);
@@ -23,20 +22,77 @@ struct Group {
   SetFunction* set = nullptr;
   const char* get_name = "";
   const char* set_name = "";
-  std::vector<std::size_t> ports;
-  std::vector<fmi3ValueReference> references;
+  std::vector<std::size_t> ports;    ///< port index of each of the group's ports
+  std::vector<std::size_t> offsets;  ///< ... and its place in `values`
   std::vector<std::string> names;
+  std::vector<fmi3ValueReference> references;  ///< each variable once
+  std::vector<Element> firsts;                 ///< element 0 of each variable
+  std::size_t count = 0;                       ///< elements of all variables
   std::unique_ptr<T[]> values;  ///< not std::vector: fmi3Boolean is bool
 
   bool empty() const { return ports.empty(); }
 
-  /// One fmi3Set/fmi3Get call for every port of the group, from or into `values`.
+  void add(std::size_t port, const Element& element, const ArrayLayout& layout) {
+    const Variable& variable = layout.description().variables[element.variable];
+    std::size_t base = 0;
+    std::size_t k = 0;
+    for (; k < firsts.size() && firsts[k].variable != element.variable; ++k)
+      base += layout.element_count(layout.description().variables[firsts[k].variable]);
+    if (k == firsts.size()) {
+      firsts.push_back({element.variable, 0});
+      references.push_back(variable.value_reference);
+      count += layout.element_count(variable);
+    }
+    ports.push_back(port);
+    offsets.push_back(base + element.index);
+    names.push_back(layout.name_of(element));
+  }
+
+  /// The buffer, holding each element's given or start value: what an array
+  /// element that is no port keeps when the array is set.
+  void allocate(const ArrayLayout& layout,
+                const std::map<std::string, double, std::less<>>& given) {
+    values = std::make_unique<T[]>(count);
+    std::size_t offset = 0;
+    for (const Element& first : firsts) {
+      const Variable& variable = layout.description().variables[first.variable];
+      const std::size_t elements = layout.element_count(variable);
+      for (std::size_t k = 0; k < elements; ++k, ++offset) {
+        const Element element{first.variable, k};
+        const auto value = given.find(layout.name_of(element));
+        values[offset] = value != given.end() && holds_exactly(variable, value->second)
+                             ? exactly(value->second)
+                             : start_value(layout.start_of(element));
+      }
+    }
+  }
+
+  /// `value` in T, which holds it exactly (holds_exactly).
+  static T exactly(double value) {
+    if constexpr (std::is_same_v<T, bool>)
+      return value != 0.0;
+    else
+      return static_cast<T>(value);
+  }
+
+  static T start_value(const std::string* text) {
+    if (text == nullptr) return T{};
+    if constexpr (std::is_same_v<T, bool>) {
+      return fmi::parse_boolean(*text).value_or(false);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return static_cast<T>(fmi::parse_finite_double(*text).value_or(0.0));
+    } else {
+      return fmi::parse_integer<T>(*text).value_or(T{});
+    }
+  }
+
+  /// One fmi3Set/fmi3Get call for every variable of the group, from or into `values`.
   std::optional<PortValues::Failure> set_all(fmi3Instance instance) const {
-    return failure_of(set(instance, references.data(), ports.size(), values.get(), ports.size()),
+    return failure_of(set(instance, references.data(), references.size(), values.get(), count),
                       set_name);
   }
   std::optional<PortValues::Failure> get_all(fmi3Instance instance) {
-    return failure_of(get(instance, references.data(), ports.size(), values.get(), ports.size()),
+    return failure_of(get(instance, references.data(), references.size(), values.get(), count),
                       get_name);
   }
 
@@ -125,12 +181,11 @@ struct PortValues::Groups {
 };
 
 bool is_real_port(const Variable& variable) {
-  return (variable.type == VariableType::float64 || variable.type == VariableType::float32) &&
-         variable.dimensions.empty();
+  return variable.type == VariableType::float64 || variable.type == VariableType::float32;
 }
 
 bool is_discrete_port(const Variable& variable) {
-  return is_numeric(variable.type) && !is_real_port(variable) && variable.dimensions.empty();
+  return is_numeric(variable.type) && !is_real_port(variable);
 }
 
 bool holds_exactly(const Variable& variable, double value) {
@@ -162,7 +217,9 @@ bool holds_exactly(const Variable& variable, double value) {
   }
 }
 
-PortValues::PortValues(const Package& package, std::span<const std::size_t> variables)
+PortValues::PortValues(const Package& package, const ArrayLayout& layout,
+                       std::span<const Element> ports,
+                       const std::map<std::string, double, std::less<>>& given)
     : groups_(std::make_unique<Groups>()) {
   // The package has loaded the library: a slave is being made.
   const CoSimulationFunctions& f = const_cast<Package&>(package).co_simulation();
@@ -178,24 +235,18 @@ PortValues::PortValues(const Package& package, std::span<const std::size_t> vari
   g.int64 = group<fmi3Int64>(f.GetInt64, f.SetInt64, "fmi3GetInt64", "fmi3SetInt64");
   g.uint64 = group<fmi3UInt64>(f.GetUInt64, f.SetUInt64, "fmi3GetUInt64", "fmi3SetUInt64");
   g.boolean = group<fmi3Boolean>(f.GetBoolean, f.SetBoolean, "fmi3GetBoolean", "fmi3SetBoolean");
-  const Description& description = package.description();
-  for (std::size_t port = 0; port < variables.size(); ++port) {
-    const Variable& variable = description.variables.at(variables[port]);
+  for (std::size_t port = 0; port < ports.size(); ++port) {
+    const Variable& variable = layout.description().variables.at(ports[port].variable);
     g.with(variable.type, [&](auto& typed) {
       if (typed.get == nullptr || typed.set == nullptr) {
         throw ConfigurationError("FMU '" + package.path() + "': missing function " +
                                  (typed.get == nullptr ? typed.get_name : typed.set_name) +
-                                 " (port " + fmi::single_quoted(variable.name) + ")");
+                                 " (port " + fmi::single_quoted(layout.name_of(ports[port])) + ")");
       }
-      typed.ports.push_back(port);
-      typed.references.push_back(variable.value_reference);
-      typed.names.push_back(variable.name);
+      typed.add(port, ports[port], layout);
     });
   }
-  g.for_each([](auto& typed) {
-    using T = std::remove_pointer_t<decltype(typed.values.get())>;
-    typed.values = std::make_unique<T[]>(typed.ports.size());
-  });
+  g.for_each([&](auto& typed) { typed.allocate(layout, given); });
 }
 
 PortValues::PortValues(PortValues&&) noexcept = default;
@@ -210,7 +261,7 @@ std::optional<PortValues::Failure> PortValues::set(fmi3Instance instance,
     if constexpr (std::is_floating_point_v<T>) {
       if (typed.empty() || failure) return;
       for (std::size_t i = 0; i < typed.ports.size(); ++i)
-        typed.values[i] = static_cast<T>(values[typed.ports[i]]);
+        typed.values[typed.offsets[i]] = static_cast<T>(values[typed.ports[i]]);
       failure = typed.set_all(instance);
     }
   });
@@ -227,7 +278,7 @@ std::optional<PortValues::Failure> PortValues::get(fmi3Instance instance,
       failure = typed.get_all(instance);
       if (failure) return;
       for (std::size_t i = 0; i < typed.ports.size(); ++i)
-        values[typed.ports[i]] = static_cast<double>(typed.values[i]);
+        values[typed.ports[i]] = static_cast<double>(typed.values[typed.offsets[i]]);
     }
   });
   return failure;
@@ -244,7 +295,7 @@ std::optional<PortValues::Failure> PortValues::set(fmi3Instance instance,
       for (std::size_t i = 0; i < typed.ports.size(); ++i) {
         const std::int64_t value = values[typed.ports[i]];
         if constexpr (std::is_same_v<T, bool>) {
-          typed.values[i] = value != 0;
+          typed.values[typed.offsets[i]] = value != 0;
         } else {
           if (!std::in_range<T>(value)) {
             throw SlaveError(
@@ -252,7 +303,7 @@ std::optional<PortValues::Failure> PortValues::set(fmi3Instance instance,
                 " takes values " + std::to_string(std::numeric_limits<T>::min()) + " to " +
                 std::to_string(std::numeric_limits<T>::max()) + ", not " + std::to_string(value));
           }
-          typed.values[i] = static_cast<T>(value);
+          typed.values[typed.offsets[i]] = static_cast<T>(value);
         }
       }
       failure = typed.set_all(instance);
@@ -272,36 +323,33 @@ std::optional<PortValues::Failure> PortValues::get(fmi3Instance instance,
       failure = typed.get_all(instance);
       if (failure) return;
       for (std::size_t i = 0; i < typed.ports.size(); ++i) {
+        const T value = typed.values[typed.offsets[i]];
         if constexpr (std::is_same_v<T, fmi3UInt64>) {
-          if (!std::in_range<std::int64_t>(typed.values[i])) {
+          if (!std::in_range<std::int64_t>(value)) {
             throw SlaveError("slave '" + slave_name + "': output " +
-                             fmi::single_quoted(typed.names[i]) + " is " +
-                             std::to_string(typed.values[i]) +
+                             fmi::single_quoted(typed.names[i]) + " is " + std::to_string(value) +
                              ", beyond the int64 range of couplet's discrete signals");
           }
         }
-        values[typed.ports[i]] = static_cast<std::int64_t>(typed.values[i]);
+        values[typed.ports[i]] = static_cast<std::int64_t>(value);
       }
     }
   });
   return failure;
 }
 
-std::optional<PortValues::Failure> PortValues::set_one(const Package& package,
-                                                       fmi3Instance instance,
-                                                       const Variable& variable, double value) {
-  const std::array<std::size_t, 1> index{*package.description().find(variable.value_reference)};
-  PortValues one(package, index);
-  if (is_real_port(variable)) return one.set(instance, std::span<const double>(&value, 1));
-  // A UInt64 above 2^63 does not pass through int64: set it directly.
-  if (variable.type == VariableType::uint64 && value >= 9223372036854775808.0) {
-    const auto whole = static_cast<fmi3UInt64>(value);
-    Group<fmi3UInt64>& typed = one.groups_->uint64;
-    typed.values[0] = whole;
-    return typed.set_all(instance);
-  }
-  const std::int64_t whole = static_cast<std::int64_t>(value);
-  return one.set(instance, std::span<const std::int64_t>(&whole, 1), "");
+std::optional<PortValues::Failure> PortValues::set_exactly(fmi3Instance instance,
+                                                           std::span<const double> values) {
+  std::optional<Failure> failure;
+  groups_->for_each([&](auto& typed) {
+    if (typed.empty() || failure) return;
+    // holds_exactly has checked each value: the conversions are exact (a
+    // UInt64 above 2^63 included, which no int64 could carry).
+    for (std::size_t i = 0; i < typed.ports.size(); ++i)
+      typed.values[typed.offsets[i]] = typed.exactly(values[typed.ports[i]]);
+    failure = typed.set_all(instance);
+  });
+  return failure;
 }
 
 }  // namespace couplet::models::fmi3

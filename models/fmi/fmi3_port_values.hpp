@@ -2,10 +2,14 @@
 // Port values to and from an FMI 3.0 instance, whatever the variables' types:
 // couplet's Real ports are Float64 and Float32 variables, its discrete ports
 // (int64 signals) the integer types, Enumeration (through fmi3Get/SetInt64,
-// §2.2.6.2) and Boolean. One fmi3Get/Set call per type present; buffers sized
-// at construction, so exchanging does not allocate.
+// §2.2.6.2) and Boolean. A port is a scalar variable or one element of an
+// array (fmi3_elements.hpp); an array moves whole, so the elements that are no
+// port keep their start values when it is set. One fmi3Get/Set call per type
+// present; buffers sized at construction, so exchanging does not allocate.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -13,26 +17,29 @@
 #include <vector>
 
 #include "models/fmi/fmi3_description.hpp"
+#include "models/fmi/fmi3_elements.hpp"
 #include "models/fmi/fmi3_package.hpp"
 
 namespace couplet::models::fmi3 {
 
-/// Is `variable` a scalar couplet couples as a Real port?
+/// Are `variable`'s elements (or the scalar) Real ports?
 bool is_real_port(const Variable& variable);
-/// ... or as a discrete (Integer or Boolean) port?
+/// ... or discrete (Integer or Boolean) ones?
 bool is_discrete_port(const Variable& variable);
 
-/// A value given as a double (a scenario's parameter) in `variable`'s type:
-/// nothing when the type cannot hold it exactly (an integer type: a whole
-/// number in range; Boolean: 0 or 1).
+/// Can `variable`'s type hold `value` (a scenario's parameter) exactly? An
+/// integer type a whole number in range, Boolean 0 or 1, a Float any.
 bool holds_exactly(const Variable& variable, double value);
 
 class PortValues {
  public:
-  /// `variables`: the ports' variable indices, in port order. Throws
-  /// ConfigurationError "FMU 'PATH': missing function fmi3GetInt8 (port 'x')"
-  /// when the library lacks a function a port needs.
-  PortValues(const Package& package, std::span<const std::size_t> variables);
+  /// `ports`: the ports' elements, in port order, of arrays sized by `layout`.
+  /// The elements of their arrays that are no port keep the value in `given`
+  /// (the scenario's parameters, by element name) or else their start value.
+  /// Throws ConfigurationError "FMU 'PATH': missing function fmi3GetInt8
+  /// (port 'x')" when the library lacks a function a port needs.
+  PortValues(const Package& package, const ArrayLayout& layout, std::span<const Element> ports,
+             const std::map<std::string, double, std::less<>>& given = {});
   PortValues(PortValues&&) noexcept;
   PortValues& operator=(PortValues&&) noexcept;
   ~PortValues();
@@ -55,9 +62,9 @@ class PortValues {
   std::optional<Failure> get(fmi3Instance instance, std::span<std::int64_t> values,
                              const std::string& slave_name);
 
-  /// Sets one variable of any numeric type before initialization (a start value).
-  static std::optional<Failure> set_one(const Package& package, fmi3Instance instance,
-                                        const Variable& variable, double value);
+  /// Ports of any type from doubles their types hold exactly (holds_exactly):
+  /// the scenario's start values and parameters, set before initialization.
+  std::optional<Failure> set_exactly(fmi3Instance instance, std::span<const double> values);
 
  private:
   struct Groups;

@@ -17,6 +17,7 @@
 #include "couplet/unit.hpp"
 #include "fuzz_input.hpp"
 #include "models/fmi/fmi3_description.hpp"
+#include "models/fmi/fmi3_elements.hpp"
 #include "models/fmi/fmu_description.hpp"
 
 namespace {
@@ -56,7 +57,8 @@ void check_arrays(const couplet::models::fmi3::Description& description) {
     }
     require(variable.start.size() <= 1 || variable.start.size() == elements,
             "an array whose start values are neither one nor one per element");
-    require(!couplet::models::fmi3::type_text(description, variable).empty(), "no type text");
+    require(!couplet::models::fmi3::ArrayLayout(description).type_of(variable).empty(),
+            "no type text");
   }
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "couplet/errors.hpp"
+#include "models/fmi/fmi3_elements.hpp"
 #include "models/slave_source.hpp"
 #include "support/zip_writer.hpp"
 
@@ -171,13 +172,13 @@ TEST(Fmi3Description, ArraysTakeTheirExtentsFromDimensionsOrStructuralParameters
   const Description description = parse_description(kControllerXml, kFile);
   const Variable& w = variable(description, "w");
   EXPECT_EQ(description.extents(w), std::vector<std::uint64_t>{3});
-  EXPECT_EQ(type_text(description, w), "Float64[3]");
+  EXPECT_EQ(ArrayLayout(description).type_of(w), "Float64[3]");
   const Variable& matrix = variable(description, "M");
   EXPECT_EQ(description.extents(matrix), (std::vector<std::uint64_t>{2, 3}));
-  EXPECT_EQ(type_text(description, matrix), "UInt16[2,3]");
+  EXPECT_EQ(ArrayLayout(description).type_of(matrix), "UInt16[2,3]");
   EXPECT_EQ(matrix.start.size(), 6u);
   EXPECT_EQ(matrix.start.back(), "65535");
-  EXPECT_EQ(type_text(description, variable(description, "u")), "Float64");
+  EXPECT_EQ(ArrayLayout(description).type_of(variable(description, "u")), "Float64");
 }
 
 TEST(Fmi3Description, ClocksInheritTheirTypeAndVariablesNameTheirClocks) {
@@ -375,7 +376,8 @@ TEST_F(Fmi3Package, CoupletModelsShowsTypesDimensionsAndClocks) {
   const std::string text = fmu_source(path, FmuKind::automatic)->describe();
   for (const char* line : {
            "— controller (FMI 3.0, instantiation token {a1b2c3}, made by hand written)",
-           "offers: cs se (couplet runs cs; its ports: the scalar numeric inputs and outputs)",
+           "offers: cs se (couplet runs cs; its ports: the numeric inputs and outputs, arrays as "
+           "name[i])",
            "co-simulation: canHandleVariableCommunicationStepSize yes, hasEventMode yes",
            "fixedInternalStepSize 0.0005 s",
            "scheduled execution: canGetAndSetFMUState no, providesDirectionalDerivatives yes",

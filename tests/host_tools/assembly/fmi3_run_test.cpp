@@ -127,7 +127,7 @@ TEST(Fmi3CoSimulation, RefusesWhatAnFmi3FmuCannotTakeNamingTheSlave) {
       << kind.output;
   const auto unknown = couplet_on_text("validate", ramp_scenario("0.01", ", y: 1"), "fmi3-param");
   EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_NE(unknown.output.find("parameters: 'y' cannot be set (settable scalar "
+  EXPECT_NE(unknown.output.find("parameters: 'y' cannot be set (settable "
                                 "variables: k, y0, u, stop_time)"),
             std::string::npos)
       << unknown.output;
@@ -214,6 +214,124 @@ TEST(Fmi3CoSimulation, StartValuesAreSetInTheVariablesOwnType) {
   EXPECT_NE(range.output.find("parameters: 'u_u8' is a UInt8, which cannot hold 256"),
             std::string::npos)
       << range.output;
+}
+
+const std::string kArrays = COUPLET_TEST_FMU("arrays3");
+
+/// arrays3 (y[i]' = i u[i], i = 1..n) with u[`driven`] fed a ramp u = t, the
+/// other elements of u held at their parameters; `fmu_extra` adds to its keys.
+std::string arrays_scenario(int driven, const std::string& parameters,
+                            const std::string& fmu_extra = "") {
+  const std::string element = "arr.u[" + std::to_string(driven) + "]";
+  return "name: arrays3\ntime: {start: 0, end: 1}\nalgorithm: {type: jacobi, step: 0.01}\n"
+         "reference: none\nslaves:\n  ramp:\n    model: stimulus.ramp\n"
+         "    parameters: {start: 0, stop: 10, initial: 0, final: 10}\n"
+         "  arr:\n    fmu: " +
+         kArrays + "\n" + fmu_extra + "    parameters: {" + parameters +
+         "}\nconnections:\n  - {from: ramp.y, to: \"" + element + "\"}\nevaluation: {grid: 0.1}\n";
+}
+
+// The elements of arrays are ports name[i]: a connection drives one element of
+// u, the scenario holds the others, and each y[i] follows its closed form;
+// the Int32[2,3] grid comes out row-major with two elements of its parameter
+// array set by name, the other four keeping their start values.
+TEST(Fmi3Arrays, EachElementIsAPortFollowingItsClosedForm) {
+  const auto outcome = couplet_on_text(
+      "run", arrays_scenario(2, "\"u[1]\": 1, \"u[3]\": 3, \"offset[4]\": 100, \"offset[3]\": 7"),
+      "fmi3-arrays");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  const auto columns = read_columns(outcome.out / "signals.csv");
+  const std::vector<double>& time = columns.at("time");
+  ASSERT_EQ(time.size(), 11u);
+  for (std::size_t row = 0; row < time.size(); ++row) {
+    const double t = time[row];
+    const double n = std::round(t / 0.01);
+    const double held_ramp = 1e-4 * n * (n - 1.0) / 2.0;  // ∫ of u = t held per step
+    EXPECT_NEAR(columns.at("arr.y[1]")[row], 1.0 * 1.0 * t, 1e-13) << "t = " << t;
+    EXPECT_NEAR(columns.at("arr.y[2]")[row], 2.0 * held_ramp, 1e-13) << "t = " << t;
+    EXPECT_NEAR(columns.at("arr.y[3]")[row], 3.0 * 3.0 * t, 1e-12) << "t = " << t;
+    EXPECT_NEAR(columns.at("arr.total")[row], 10.0 * t + 2.0 * held_ramp, 1e-12) << "t = " << t;
+  }
+  const std::vector<double> grid{11, 12, 13 + 7, 21 + 100, 22, 23};
+  for (std::size_t k = 0; k < grid.size(); ++k)
+    EXPECT_EQ(columns.at("arr.grid[" + std::to_string(k + 1) + "]").back(), grid[k]) << k;
+  EXPECT_EQ(columns.count("arr.y[4]"), 0u);
+  expect_replayed_and_inspected(outcome, "arr");
+}
+
+// A structural parameter sizes the arrays: n = 5 makes u[1..5] and y[1..5],
+// set in Configuration Mode before the other parameters.
+TEST(Fmi3Arrays, AStructuralParameterSizesTheArrays) {
+  const auto outcome =
+      couplet_on_text("run", arrays_scenario(5, "n: 5, \"u[1]\": 2"), "fmi3-structural");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  const auto columns = read_columns(outcome.out / "signals.csv");
+  const double n = 100;
+  EXPECT_NEAR(columns.at("arr.y[5]").back(), 5.0 * 1e-4 * n * (n - 1.0) / 2.0, 1e-12);
+  EXPECT_NEAR(columns.at("arr.y[1]").back(), 2.0, 1e-13);
+  EXPECT_EQ(columns.at("arr.y[4]").back(), 0.0);
+  EXPECT_EQ(columns.count("arr.y[6]"), 0u);
+  // In its own process the FMU makes the same decisions.
+  const auto isolated =
+      couplet_on_text("run", arrays_scenario(5, "n: 5, \"u[1]\": 2", "    isolate: true\n"),
+                      "fmi3-isolated-arrays");
+  ASSERT_EQ(isolated.exit_code, 0) << isolated.output;
+  EXPECT_EQ(hash_of(outcome.out), hash_of(isolated.out));
+}
+
+// Output derivatives name each array once and come back per element.
+TEST(Fmi3Arrays, OutputDerivativesComeBackPerElement) {
+  models::SlaveSettings settings;
+  settings.slave_name = "arr";
+  settings.parameters = {{"n", 2.0}};
+  const auto slave = models::fmu_source(kArrays, models::FmuKind::automatic)->make_slave(settings);
+  const SlaveDescription& description = slave->description();
+  ASSERT_EQ(description.inputs.size(), 2u);
+  EXPECT_EQ(description.inputs[1].name, "u[2]");
+  ASSERT_EQ(description.outputs.size(), 3u);  // y[1], y[2], total
+  EXPECT_EQ(description.outputs[2].name, "total");
+  ASSERT_EQ(description.discrete_outputs.size(), 6u);
+  EXPECT_EQ(description.discrete_outputs[5].name, "grid[6]");
+  slave->setup(0);
+  const std::vector<Polynomial> inputs{Polynomial::constant(0.0, 3.0),
+                                       Polynomial::constant(0.0, 5.0)};
+  std::vector<double> end(6);
+  std::vector<std::int64_t> grid(6);
+  StepRequest request;
+  request.start = 0;
+  request.end = step_to_ticks(0.5);
+  request.inputs = inputs;
+  slave->step(request, OutputBuffers{end, {}, grid});
+  EXPECT_EQ(end, (std::vector<double>{1.5, 5.0, 6.5, 3.0, 10.0, 13.0}));
+  EXPECT_EQ(grid, (std::vector<std::int64_t>{11, 12, 13, 21, 22, 23}));
+}
+
+TEST(Fmi3Arrays, RefusesElementsThatAreNotThereNamingThem) {
+  const auto expect_refusal = [](const std::string& text, const std::string& message) {
+    const auto outcome = couplet_on_text("validate", text, "fmi3-array-refusal");
+    EXPECT_EQ(outcome.exit_code, 2) << text;
+    EXPECT_NE(outcome.output.find(message), std::string::npos) << outcome.output;
+  };
+  expect_refusal(arrays_scenario(4, ""),
+                 "slave 'arr': FMU '" + kArrays + "': no input 'u[4]' of a numeric type");
+  expect_refusal(arrays_scenario(4, ""), "; 'u' is a Float64[3]: u[1] to u[3]");
+  expect_refusal(arrays_scenario(1, "\"offset[7]\": 1"),
+                 "parameters: 'offset[7]' is no variable of the FMU (settable variables: n, "
+                 "u[1..3], offset[1..6]); 'offset' is a Int32[2,3]: offset[1] to offset[6]");
+  expect_refusal(arrays_scenario(1, "\"offset[02]\": 1"), "'offset[02]' is no variable");
+  expect_refusal(arrays_scenario(1, "offset: 1"), "parameters: 'offset' cannot be set");
+  expect_refusal(arrays_scenario(1, "n: 2.5"),
+                 "parameters: 'n' is a UInt64, which cannot hold 2.5");
+  expect_refusal(arrays_scenario(1, "n: 17"), "fmi3ExitConfigurationMode returned fmi3Error");
+  expect_refusal(arrays_scenario(1, "n: 1e9"),
+                 "'u': Float64[1000000000] has more than the 65536 elements couplet makes "
+                 "ports of");
+  // Unquoted in a flow mapping, the brackets start a YAML sequence.
+  std::string unquoted = arrays_scenario(2, "");
+  unquoted.replace(unquoted.find("\"arr.u[2]\""), 10, "arr.u[2]");
+  expect_refusal(unquoted,
+                 "scenario.yaml:13: not valid YAML: end of map flow not found (a name with "
+                 "brackets, such as the array element \"arr.u[2]\", is quoted inside { } and [ ])");
 }
 
 }  // namespace

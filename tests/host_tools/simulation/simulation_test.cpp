@@ -220,8 +220,9 @@ TEST(Simulation, ObserversSeeEveryCommunicationPointWithoutAllocating) {
   EXPECT_THROW(simulation.add_observer(probe), ConfigurationError);  // after initialize()
 }
 
-// An FMI 3.0 co-simulation FMU (integrator3, rollback and output derivatives
-// on) stepped with the run log on: couplet's side allocates nothing.
+// FMI 3.0 co-simulation FMUs (integrator3, rollback and output derivatives
+// on; arrays3, whose arrays move whole) stepped with the run log on: couplet's
+// side allocates nothing.
 TEST(Simulation, AnFmi3FmuAddsNoAllocationToTheSteppingLoop) {
   const auto directory = fresh_directory("simulation-fmi3");
   std::filesystem::create_directories(directory);
@@ -229,18 +230,24 @@ TEST(Simulation, AnFmi3FmuAddsNoAllocationToTheSteppingLoop) {
   std::ofstream(scenario) << "name: integrator3\ntime: {start: 0, end: 2}\nslaves:\n"
                              "  ramp: {model: stimulus.ramp, parameters: {stop: 2, final: 2}}\n"
                              "  int: {fmu: " COUPLET_TEST_FMU("integrator3") "}\n"
+                             "  arr: {fmu: " COUPLET_TEST_FMU("arrays3") ", parameters: {n: 4}}\n"
                              "connections:\n  - {from: ramp.y, to: int.u}\n"
+                             "  - {from: ramp.y, to: \"arr.u[3]\"}\n"
                              "algorithm: {type: jacobi, step: 0.01}\nreference: none\n";
   Simulation simulation =
       Simulation::from_scenario(scenario.string(), {}, {(directory / "out").string(), true, true});
   const std::size_t y = simulation.output_index("int.y");
+  const std::size_t element = simulation.output_index("arr.y[3]");
   simulation.step_until(to_ticks(0.5));
   const long before = testing::allocations();
   simulation.step_until(to_ticks(1.5));
   const double at = simulation.output(y);
+  const double element_at = simulation.output(element);
   EXPECT_EQ(testing::allocations() - before, 0);
-  // k = 1, y0 = 0, u held at t_i: y(1.5) = h² n(n-1)/2 with n = 150.
+  // k = 1, y0 = 0, u held at t_i: y(1.5) = h² n(n-1)/2 with n = 150; arrays3's
+  // y[3]' = 3 u[3].
   EXPECT_NEAR(at, 1e-4 * 150.0 * 149.0 / 2.0, 1e-12);
+  EXPECT_NEAR(element_at, 3.0 * 1e-4 * 150.0 * 149.0 / 2.0, 1e-12);
 }
 
 // Integer and Boolean connections between two tally FMUs, a rounded Real one
