@@ -53,6 +53,18 @@ TEST(Fmi3CoSimulation, ARampIntoTheIntegratorFollowsTheClosedFormOfAHeldInput) {
   expect_replayed_and_inspected(outcome, "int");
 }
 
+// integrator2 is integrator3's FMI 2.0 twin (fmu_step_bench compares their
+// cost): the same arithmetic through either API gives the same bits.
+TEST(Fmi3CoSimulation, ItsFmi2TwinGivesTheSameSignalsBitForBit) {
+  const auto three = couplet_on_text("run", ramp_scenario("0.01"), "fmi3-twin3");
+  std::string text = ramp_scenario("0.01");
+  text.replace(text.find(kFmu), kFmu.size(), COUPLET_TEST_FMU("integrator2"));
+  const auto two = couplet_on_text("run", text, "fmi3-twin2");
+  ASSERT_EQ(three.exit_code, 0) << three.output;
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_EQ(read_file(three.out / "signals.csv"), read_file(two.out / "signals.csv"));
+}
+
 TEST(Fmi3CoSimulation, InItsOwnProcessItMakesTheDecisionsOfTheInProcessRun) {
   const auto local = couplet_on_text("run", ramp_scenario("0.02"), "fmi3-local");
   const std::string isolated_text =
