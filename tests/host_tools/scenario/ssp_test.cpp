@@ -6,6 +6,7 @@
 #include <zip.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -358,6 +359,74 @@ TEST(SspPackage, IntegerAndBooleanConnectorsRunAsTheYamlScenario) {
   EXPECT_EQ(columns.at("u.v_shown"), columns.at("a.count")) << signals;
   EXPECT_EQ(columns.at("u.temperature_seen"), columns.at("b.count")) << signals;
   EXPECT_GT(columns.at("b.count").back(), 0) << signals;
+}
+
+// FMI 3.0 components connect like FMI 2.0 ones: typed ports of two types3
+// FMUs and an element of an arrays3 array (connector "u[2]") run as the same
+// YAML scenario does, bit for bit.
+TEST(SspPackage, Fmi3ComponentsRunAsTheYamlScenario) {
+  const fs::path directory = fresh_directory("ssp-fmi3");
+  fs::create_directories(directory);
+  const auto connector = [](const char* name, const char* kind, const char* type) {
+    return std::string("<ssd:Connector name=\"") + name + "\" kind=\"" + kind + "\"><ssc:" + type +
+           "/></ssd:Connector>";
+  };
+  const auto connection = [](const char* from, const char* output, const char* to,
+                             const char* input) {
+    return std::string("<ssd:Connection startElement=\"") + from + "\" startConnector=\"" + output +
+           "\" endElement=\"" + to + "\" endConnector=\"" + input + "\"/>\n";
+  };
+  const std::string ssd =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ssd:SystemStructureDescription " +
+      std::string(kNamespaces) +
+      " version=\"1.0\" name=\"fmi3\">\n<ssd:System name=\"root\">\n<ssd:Elements>\n"
+      "<ssd:Component name=\"a\" source=\"resources/types3.fmu\"><ssd:Connectors>" +
+      connector("y_i8", "output", "Integer") + connector("y_b", "output", "Boolean") +
+      connector("y_f64", "output", "Real") + connector("y_f32", "output", "Real") +
+      "</ssd:Connectors></ssd:Component>\n"
+      "<ssd:Component name=\"b\" source=\"resources/types3.fmu\"><ssd:Connectors>" +
+      connector("u_i8", "input", "Integer") + connector("u_b", "input", "Boolean") +
+      connector("u_f64", "input", "Real") + connector("u_i32", "input", "Integer") +
+      "</ssd:Connectors></ssd:Component>\n"
+      "<ssd:Component name=\"arr\" source=\"resources/arrays3.fmu\"><ssd:Connectors>" +
+      connector("u[2]", "input", "Real") + connector("grid[4]", "output", "Integer") +
+      "</ssd:Connectors></ssd:Component>\n</ssd:Elements>\n<ssd:Connections>\n" +
+      connection("a", "y_i8", "b", "u_i8") + connection("a", "y_b", "b", "u_b") +
+      connection("a", "y_f64", "b", "u_f64") + connection("arr", "grid[4]", "b", "u_i32") +
+      connection("a", "y_f32", "arr", "u[2]") +
+      "</ssd:Connections>\n</ssd:System>\n"
+      "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"2\"/>\n"
+      "</ssd:SystemStructureDescription>\n";
+  const fs::path package = directory / "fmi3.ssp";
+  write_zip(package, {{"SystemStructure.ssd", ssd},
+                      {"resources/types3.fmu", "@" + fmu("types3")},
+                      {"resources/arrays3.fmu", "@" + fmu("arrays3")}});
+  const std::string settings =
+      "algorithm: {type: jacobi, step: 0.5}\nevaluation: {grid: 0.5}\nreference: none\n";
+  std::ofstream(tools::ssp_settings_path(package.string())) << settings;
+  const fs::path yaml = directory / "fmi3.yaml";
+  std::ofstream(yaml) << "name: fmi3\ntime: {start: 0, end: 2}\nslaves:\n  a: {fmu: " +
+                             fmu("types3") + "}\n  b: {fmu: " + fmu("types3") +
+                             "}\n  arr: {fmu: " + fmu("arrays3") +
+                             "}\nconnections:\n  - {from: a.y_i8, to: b.u_i8}\n"
+                             "  - {from: a.y_b, to: b.u_b}\n"
+                             "  - {from: a.y_f64, to: b.u_f64}\n"
+                             "  - {from: \"arr.grid[4]\", to: b.u_i32}\n"
+                             "  - {from: a.y_f32, to: \"arr.u[2]\"}\n" +
+                             settings;
+
+  const nlohmann::json from_package = tools::run_scenario(
+      tools::load_scenario(package.string()), {fresh_directory("ssp-fmi3-run").string(), false});
+  const nlohmann::json from_yaml = tools::run_scenario(
+      tools::load_scenario(yaml.string()), {fresh_directory("ssp-fmi3-yaml").string(), false});
+  EXPECT_EQ(from_package.at("decision_hash"), from_yaml.at("decision_hash"));
+  const std::string signals = read_file(run_directory("ssp-fmi3-run") / "signals.csv");
+  EXPECT_EQ(signals, read_file(run_directory("ssp-fmi3-yaml") / "signals.csv"));
+  const auto columns = read_columns(run_directory("ssp-fmi3-run") / "signals.csv");
+  EXPECT_EQ(columns.at("b.y_i8").back(), -128) << signals;
+  EXPECT_EQ(columns.at("b.y_i32").back(), 21) << signals;  // grid[4]: row 2, column 1
+  // arrays3: y[2]' = 2 u[2], u[2] = a's y_f32, the largest float, for 2 s.
+  EXPECT_EQ(columns.at("arr.y[2]").back(), 4.0 * static_cast<double>(FLT_MAX)) << signals;
 }
 
 // A LinearTransformation becomes a coupling.linear slave between the ends: at
