@@ -7,6 +7,7 @@
 #include "couplet/errors.hpp"
 #include "models/fmi/fmi3_co_simulation_slave.hpp"
 #include "models/fmi/fmi3_elements.hpp"
+#include "models/fmi/fmi3_model_exchange_model.hpp"
 #include "models/fmi/fmu_slaves.hpp"
 #include "models/stimulus_table.hpp"
 
@@ -212,34 +213,49 @@ std::string FmuSource::describe() const {
   return text.str();
 }
 
-/// An FMI 3.0 FMU, run through its co-simulation interface. Its binary is
-/// loaded when the first slave is made, so that `couplet models` describes an
-/// FMU built for another platform too.
+/// An FMI 3.0 FMU, run through its co-simulation or model-exchange interface.
+/// Its binary is loaded when the first slave is made, so that `couplet models`
+/// describes an FMU built for another platform too.
 class Fmi3Source final : public SlaveSource {
  public:
-  explicit Fmi3Source(std::shared_ptr<fmi3::Package> package) : package_(std::move(package)) {}
+  Fmi3Source(std::shared_ptr<fmi3::Package> package, fmi3::Interface interface)
+      : package_(std::move(package)), interface_(interface) {}
 
-  std::string name() const override { return "FMU '" + package_->path() + "' (FMI 3.0)"; }
+  std::string name() const override {
+    return "FMU '" + package_->path() + "' (FMI 3.0, " +
+           (interface_ == fmi3::Interface::co_simulation ? "co-simulation" : "model exchange") +
+           ")";
+  }
   std::string identity() const override {
     return "fmu:" + package_->description().instantiation_token;
   }
 
   std::unique_ptr<Slave> make_slave(const SlaveSettings& settings) const override {
-    return fmi3::make_co_simulation_slave(package_, {settings.slave_name, settings.parameters,
-                                                     settings.limits, settings.coupled_inputs});
+    if (interface_ == fmi3::Interface::co_simulation)
+      return fmi3::make_co_simulation_slave(package_, fmu_settings(settings));
+    return make_ode_slave(settings.slave_name, make_model(settings), settings.solver,
+                          settings.limits);
   }
 
   std::unique_ptr<Model> make_model(const SlaveSettings& settings) const override {
-    throw ConfigurationError(
-        "slave '" + settings.slave_name + "': FMU '" + package_->path() +
-        "' is an FMI 3.0 co-simulation FMU, which keeps its equations inside: no monolithic "
-        "reference (reference: none)");
+    if (interface_ == fmi3::Interface::co_simulation) {
+      throw ConfigurationError(
+          "slave '" + settings.slave_name + "': FMU '" + package_->path() +
+          "' is used for co-simulation, which keeps its equations inside: no monolithic "
+          "reference (use fmu_kind: me if the FMU offers model exchange, or reference: none)");
+    }
+    return fmi3::make_model_exchange_model(package_, fmu_settings(settings));
   }
 
   std::string describe() const override;
 
  private:
+  static fmi::FmuSettings fmu_settings(const SlaveSettings& settings) {
+    return {settings.slave_name, settings.parameters, settings.limits, settings.coupled_inputs};
+  }
+
   std::shared_ptr<fmi3::Package> package_;
+  fmi3::Interface interface_;
 };
 
 void describe_capabilities(std::ostream& text, const fmi3::InterfaceCapabilities& capabilities) {
@@ -257,9 +273,11 @@ std::string Fmi3Source::describe() const {
   text << ")\n  offers: " << (description.co_simulation ? "cs " : "")
        << (description.model_exchange ? "me " : "")
        << (description.scheduled_execution ? "se " : "")
-       << (description.co_simulation
-               ? "(couplet runs cs; its ports: the numeric inputs and outputs, arrays as name[i])\n"
-               : "(couplet runs FMI 3.0 FMUs through cs only: not this one)\n");
+       << (description.co_simulation || description.model_exchange
+               ? std::string("(couplet runs ") + (description.co_simulation ? "cs" : "me") +
+                     " unless fmu_kind says otherwise; its ports: the numeric inputs and "
+                     "outputs, arrays as name[i])\n"
+               : std::string("(couplet runs FMI 3.0 FMUs through cs or me: not this one)\n"));
   if (const auto& cs = description.co_simulation) {
     text << "  co-simulation: canHandleVariableCommunicationStepSize "
          << yes_no(cs->can_handle_variable_communication_step_size) << ", hasEventMode "
@@ -347,12 +365,21 @@ std::unique_ptr<SlaveSource> fmu_source(const std::string& fmu_path, FmuKind kin
   const std::string file = archive.model_description_name();
   if (fmi3::declared_fmi_version(xml, file).rfind("3.", 0) == 0) {
     fmi3::Description description = fmi3::parse_description(xml, file);
-    if (kind == FmuKind::model_exchange) {
+    if (!description.co_simulation && !description.model_exchange) {
       throw ConfigurationError("FMU '" + fmu_path +
-                               "': fmu_kind: me: couplet runs FMI 3.0 FMUs as co-simulation only");
+                               "': offers neither co-simulation nor model exchange (couplet runs "
+                               "FMI 3.0 FMUs through one of them; scheduled execution is not "
+                               "supported yet)");
+    }
+    const bool model_exchange = kind == FmuKind::model_exchange ||
+                                (kind == FmuKind::automatic && !description.co_simulation);
+    if (model_exchange ? !description.model_exchange : !description.co_simulation) {
+      throw ConfigurationError("FMU '" + fmu_path + "': fmu_kind: does not offer " +
+                               (model_exchange ? "model exchange" : "co-simulation"));
     }
     return std::make_unique<Fmi3Source>(
-        std::make_shared<fmi3::Package>(std::move(archive), std::move(description)));
+        std::make_shared<fmi3::Package>(std::move(archive), std::move(description)),
+        model_exchange ? fmi3::Interface::model_exchange : fmi3::Interface::co_simulation);
   }
   fmi::Description description = fmi::parse_description(xml, file);
   std::shared_ptr<fmi::Package> package =

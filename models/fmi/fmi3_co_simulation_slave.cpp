@@ -5,159 +5,19 @@
 #include "models/fmi/fmi3_co_simulation_slave.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "couplet/errors.hpp"
 #include "models/fmi/fmi3_elements.hpp"
+#include "models/fmi/fmi3_instance.hpp"
 #include "models/fmi/fmi3_port_values.hpp"
 #include "models/fmi/fmu_call_in_progress.hpp"
 
 namespace couplet::models::fmi3 {
 namespace {
-
-const char* to_string(fmi3Status status) {
-  switch (status) {
-    case fmi3OK:
-      return "fmi3OK";
-    case fmi3Warning:
-      return "fmi3Warning";
-    case fmi3Discard:
-      return "fmi3Discard";
-    case fmi3Error:
-      return "fmi3Error";
-    case fmi3Fatal:
-      return "fmi3Fatal";
-  }
-  return "unknown status";
-}
-
-/// A start value couplet may set before initialization (§2.4.7.5: parameters,
-/// inputs, and variables with initial exact or approx that are not constants;
-/// structural parameters in Configuration Mode, §2.3.3).
-bool settable(const Variable& variable) {
-  if (!(is_real_port(variable) || is_discrete_port(variable)) ||
-      variable.variability == Variability::constant)
-    return false;
-  return variable.causality == Causality::parameter || variable.causality == Causality::input ||
-         variable.causality == Causality::structural_parameter ||
-         variable.initial == Initial::exact || variable.initial == Initial::approx;
-}
-
-bool is_structural(const Variable& variable) {
-  return variable.causality == Causality::structural_parameter;
-}
-
-DiscreteType discrete_type(const Variable& variable) {
-  return variable.type == VariableType::boolean ? DiscreteType::boolean : DiscreteType::integer;
-}
-
-/// What an unconnected discrete input holds: the scenario's start value for
-/// it, else the FMU's, else 0.
-std::int64_t discrete_start(const ArrayLayout& layout, const Element& element,
-                            const fmi::FmuSettings& settings) {
-  if (const auto given = settings.parameters.find(layout.name_of(element));
-      given != settings.parameters.end())
-    return static_cast<std::int64_t>(given->second);
-  const std::string* start = layout.start_of(element);
-  if (start == nullptr) return 0;
-  if (const auto flag = fmi::parse_boolean(*start)) return *flag ? 1 : 0;
-  return fmi::parse_integer<std::int64_t>(*start).value_or(0);
-}
-
-/// The FMU's recent log lines, kept by its logger callback in a fixed ring
-/// (the callback runs on the stepping thread: no allocation, no I/O).
-struct LogRing {
-  static constexpr std::size_t kLines = 8;
-  static constexpr std::size_t kLength = 240;
-  std::array<std::array<char, kLength>, kLines> lines{};
-  std::size_t written = 0;
-
-  static void log(fmi3InstanceEnvironment environment, fmi3Status status, fmi3String category,
-                  fmi3String message) {
-    if (environment == nullptr || message == nullptr) return;
-    auto& ring = *static_cast<LogRing*>(environment);
-    auto& line = ring.lines[ring.written % kLines];
-    std::snprintf(line.data(), line.size(), "[%s %s] %s", to_string(status),
-                  category ? category : "", message);
-    ++ring.written;
-  }
-
-  std::string recent() const {
-    std::string text;
-    for (std::size_t k = written > kLines ? written - kLines : 0; k < written; ++k)
-      text += std::string("; FMU log: ") + lines[k % kLines].data();
-    return text;
-  }
-};
-
-[[noreturn]] void configuration_error(const fmi::FmuSettings& settings, const Package& package,
-                                      const std::string& why) {
-  throw ConfigurationError("slave '" + settings.slave_name + "': FMU '" + package.path() +
-                           "': " + why);
-}
-
-/// The elements the scenario may set, for a message: "k, y0, offset[1..6]".
-std::string settable_names(const ArrayLayout& layout) {
-  std::string names;
-  const std::vector<Variable>& variables = layout.description().variables;
-  for (std::size_t k = 0; k < variables.size(); ++k) {
-    if (!settable(variables[k])) continue;
-    names += names.empty() ? "" : ", ";
-    if (variables[k].dimensions.empty()) {
-      names += variables[k].name;
-    } else {
-      const std::size_t count = layout.element_count(variables[k]);
-      names +=
-          variables[k].name + (count == 0 ? "[] (empty)" : "[1.." + std::to_string(count) + "]");
-    }
-  }
-  return names.empty() ? "none" : names;
-}
-
-/// Checks a scenario parameter against the FMU: it names a settable element
-/// whose type holds the value. Returns the element.
-Element settable_element(const ArrayLayout& layout, const std::string& name, double value,
-                         const fmi::FmuSettings& settings, const Package& package) {
-  const auto element = layout.find(name);
-  const Variable* variable = element ? &layout.description().variables[element->variable] : nullptr;
-  if (variable == nullptr || !settable(*variable)) {
-    configuration_error(
-        settings, package,
-        "parameters: " + fmi::single_quoted(name) +
-            (variable || layout.description().find(name) ? " cannot be set"
-                                                         : " is no variable of the FMU") +
-            " (settable variables: " + settable_names(layout) + ")" + layout.hint_for(name));
-  }
-  if (!holds_exactly(*variable, value)) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.17g", value);
-    configuration_error(settings, package,
-                        "parameters: " + fmi::single_quoted(name) + " is a " +
-                            to_string(variable->type) + ", which cannot hold " + text);
-  }
-  return *element;
-}
-
-/// The scenario's values of structural parameters, which size the arrays.
-std::map<std::uint32_t, std::uint64_t> structural_values(const Package& package,
-                                                         const fmi::FmuSettings& settings) {
-  const ArrayLayout starts(package.description());
-  std::map<std::uint32_t, std::uint64_t> values;
-  for (const auto& [name, value] : settings.parameters) {
-    const auto index = package.description().find(name);
-    if (!index || !is_structural(package.description().variables[*index])) continue;
-    const Element element = settable_element(starts, name, value, settings, package);
-    const Variable& variable = package.description().variables[element.variable];
-    if (variable.type == VariableType::uint64 && variable.dimensions.empty())
-      values[variable.value_reference] = static_cast<std::uint64_t>(value);
-  }
-  return values;
-}
 
 SlaveCapabilities capabilities_of(const Package& package, const fmi::FmuSettings& settings) {
   const CoSimulationInterface& cs = *package.description().co_simulation;
@@ -179,23 +39,16 @@ SlaveCapabilities capabilities_of(const Package& package, const fmi::FmuSettings
 class CoSimulationSlave final : public Slave {
  public:
   CoSimulationSlave(std::shared_ptr<Package> package, const fmi::FmuSettings& settings)
-      : CoSimulationSlave(
-            package, settings,
-            ArrayLayout(package->description(), structural_values(*package, settings))) {}
+      : CoSimulationSlave(package, settings, array_layout(*package, settings)) {}
 
   CoSimulationSlave(std::shared_ptr<Package> package, const fmi::FmuSettings& settings,
                     const ArrayLayout& layout)
       : CoSimulationSlave(package, settings, layout, port_elements(*package, settings, layout)) {}
 
-  /// The elements of each kind of port, in port order.
-  struct PortElements {
-    std::vector<Element> inputs, outputs, discrete_inputs, discrete_outputs;
-  };
-
   CoSimulationSlave(std::shared_ptr<Package> package, const fmi::FmuSettings& settings,
                     const ArrayLayout& layout, const PortElements& ports)
       : package_(std::move(package)),
-        functions_(package_->co_simulation()),
+        functions_(package_->load(Interface::co_simulation)),
         slave_name_(settings.slave_name),
         log_(std::make_unique<LogRing>()),
         layout_(layout),
@@ -203,7 +56,11 @@ class CoSimulationSlave final : public Slave {
         outputs_(*package_, layout_, ports.outputs),
         discrete_inputs_(*package_, layout_, ports.discrete_inputs, settings.parameters),
         discrete_outputs_(*package_, layout_, ports.discrete_outputs) {
-    describe_ports(settings, ports);
+    PortDescriptions described = describe_ports(*package_, layout_, ports, settings);
+    description_.inputs = std::move(described.inputs);
+    description_.outputs = std::move(described.outputs);
+    description_.discrete_inputs = std::move(described.discrete_inputs);
+    description_.discrete_outputs = std::move(described.discrete_outputs);
     prepare_output_derivatives(ports.outputs);
     description_.capabilities = capabilities_of(*package_, settings);
     const Description& description = package_->description();
@@ -219,7 +76,7 @@ class CoSimulationSlave final : public Slave {
                                description.instantiation_token + ")" + log_->recent());
     }
     try {
-      set_start_values(settings);
+      set_start_values(*package_, instance_, layout_, settings, *log_);
     } catch (...) {
       functions_.FreeInstance(instance_);  // the destructor does not run for a throwing constructor
       throw;
@@ -313,78 +170,6 @@ class CoSimulationSlave final : public Slave {
   }
 
  private:
-  static PortElements port_elements(const Package& package, const fmi::FmuSettings& settings,
-                                    const ArrayLayout& layout) {
-    const Description& description = package.description();
-    const auto is_port = [](const Variable& v) { return is_real_port(v) || is_discrete_port(v); };
-    if (settings.coupled_inputs) {
-      for (const std::string& name : *settings.coupled_inputs) {
-        const auto element = layout.find(name);
-        if (!element || description.variables[element->variable].causality != Causality::input ||
-            !is_port(description.variables[element->variable])) {
-          configuration_error(settings, package,
-                              "no input " + fmi::single_quoted(name) +
-                                  " of a numeric type (couplet couples the Float, integer, "
-                                  "Enumeration and Boolean variables of an FMI 3.0 FMU, an "
-                                  "array as its elements name[1], name[2], ...)" +
-                                  layout.hint_for(name));
-        }
-      }
-    }
-    PortElements ports;
-    for (std::size_t index = 0; index < description.variables.size(); ++index) {
-      const Variable& variable = description.variables[index];
-      if (!is_port(variable)) continue;
-      const bool real = is_real_port(variable);
-      const std::size_t count = layout.element_count(variable);
-      for (std::size_t k = 0; k < count; ++k) {
-        const Element element{index, k};
-        if (variable.causality == Causality::input) {
-          const bool coupled =
-              !settings.coupled_inputs ||
-              std::find(settings.coupled_inputs->begin(), settings.coupled_inputs->end(),
-                        layout.name_of(element)) != settings.coupled_inputs->end();
-          if (coupled) (real ? ports.inputs : ports.discrete_inputs).push_back(element);
-        } else if (variable.causality == Causality::output) {
-          (real ? ports.outputs : ports.discrete_outputs).push_back(element);
-        }
-      }
-    }
-    return ports;
-  }
-
-  void describe_ports(const fmi::FmuSettings& settings, const PortElements& ports) {
-    const Description& description = package_->description();
-    const auto unit_of = [&description](const Variable& variable) {
-      const std::string unit = fmi::port_unit(variable.unit);
-      const auto defined = description.units.find(unit);
-      return std::pair{unit, defined == description.units.end() || unit.empty()
-                                 ? std::optional<UnitDefinition>()
-                                 : std::optional<UnitDefinition>(defined->second)};
-    };
-    for (const Element& element : ports.inputs) {
-      const auto [unit, definition] = unit_of(description.variables[element.variable]);
-      description_.inputs.push_back({layout_.name_of(element), unit, definition});
-    }
-    for (const Element& element : ports.outputs) {
-      const Variable& variable = description.variables[element.variable];
-      const auto [unit, definition] = unit_of(variable);
-      description_.outputs.push_back(
-          {layout_.name_of(element), has_direct_feedthrough(variable), unit, definition});
-    }
-    for (const Element& element : ports.discrete_inputs) {
-      const Variable& variable = description.variables[element.variable];
-      description_.discrete_inputs.push_back({layout_.name_of(element), discrete_type(variable),
-                                              fmi::port_unit(variable.unit),
-                                              discrete_start(layout_, element, settings)});
-    }
-    for (const Element& element : ports.discrete_outputs) {
-      const Variable& variable = description.variables[element.variable];
-      description_.discrete_outputs.push_back(
-          {layout_.name_of(element), discrete_type(variable), fmi::port_unit(variable.unit), 0});
-    }
-  }
-
   /// fmi3GetOutputDerivatives names each output variable once and returns
   /// every element of an array: where each Real output port sits in that.
   void prepare_output_derivatives(const std::vector<Element>& outputs) {
@@ -409,56 +194,6 @@ class CoSimulationSlave final : public Slave {
     }
     derivative_orders_.assign(derivative_references_.size(), 0);
     derivative_values_.assign(count, 0.0);
-  }
-
-  /// Does output `variable` depend directly on an input? Absent dependencies
-  /// (or an output missing from ModelStructure) may depend on every known.
-  bool has_direct_feedthrough(const Variable& variable) const {
-    const Description& description = package_->description();
-    const auto index = description.find(variable.value_reference);
-    const auto is_input = [&description](std::size_t k) {
-      return description.variables[k].causality == Causality::input;
-    };
-    for (const Unknown& output : description.outputs) {
-      if (output.variable != index) continue;
-      if (!output.dependencies) break;
-      return std::any_of(output.dependencies->begin(), output.dependencies->end(), is_input);
-    }
-    return std::any_of(description.variables.begin(), description.variables.end(),
-                       [](const Variable& v) { return v.causality == Causality::input; });
-  }
-
-  /// The scenario's parameters: structural ones in Configuration Mode (they
-  /// have sized the arrays already), then the others, every element of a
-  /// type in one call (an array moves whole).
-  void set_start_values(const fmi::FmuSettings& settings) {
-    const Description& description = package_->description();
-    std::vector<Element> structural, others;
-    std::vector<double> structural_values, other_values;
-    for (const auto& [name, value] : settings.parameters) {
-      const Element element = settable_element(layout_, name, value, settings, *package_);
-      const bool configuration = is_structural(description.variables[element.variable]);
-      (configuration ? structural : others).push_back(element);
-      (configuration ? structural_values : other_values).push_back(value);
-    }
-    if (!structural.empty()) {
-      if (functions_.EnterConfigurationMode == nullptr ||
-          functions_.ExitConfigurationMode == nullptr) {
-        configuration_error(settings, *package_,
-                            "parameters: " + fmi::single_quoted(layout_.name_of(structural[0])) +
-                                " is a structural parameter, but the FMU lacks "
-                                "fmi3EnterConfigurationMode or fmi3ExitConfigurationMode");
-      }
-      check(functions_.EnterConfigurationMode(instance_), "fmi3EnterConfigurationMode", 0.0, true);
-      check(PortValues(*package_, layout_, structural, settings.parameters)
-                .set_exactly(instance_, structural_values),
-            0.0, true);
-      check(functions_.ExitConfigurationMode(instance_), "fmi3ExitConfigurationMode", 0.0, true);
-    }
-    if (!others.empty())
-      check(PortValues(*package_, layout_, others, settings.parameters)
-                .set_exactly(instance_, other_values),
-            0.0, true);
   }
 
   void do_step(double at, double size, fmi3Boolean final_point) {
@@ -503,13 +238,8 @@ class CoSimulationSlave final : public Slave {
   }
 
   void check(fmi3Status status, const char* call, double time, bool setup = false) const {
-    if (status == fmi3OK || status == fmi3Warning) return;
-    char at[64] = "";
-    if (!setup) std::snprintf(at, sizeof at, " at t = %.17g s", time);
-    const std::string text = "slave '" + slave_name_ + "': FMU '" + package_->path() +
-                             "': " + call + " returned " + to_string(status) + at + log_->recent();
-    if (setup) throw ConfigurationError(text);
-    throw SlaveError(text);
+    check_status(status, call, setup ? std::nullopt : std::optional<double>(time), slave_name_,
+                 *package_, *log_);
   }
 
   [[noreturn]] void violation(const std::string& why) const {
@@ -554,7 +284,7 @@ class CoSimulationSlave final : public Slave {
   }
 
   std::shared_ptr<Package> package_;
-  const CoSimulationFunctions& functions_;
+  const Functions& functions_;
   std::string slave_name_;
   std::unique_ptr<LogRing> log_;  ///< stable address for the callback
   fmi3Instance instance_ = nullptr;

@@ -1,8 +1,8 @@
 #pragma once
-// An FMI 3.0 co-simulation FMU as a couplet slave (FMI 3.0 §4): its scalar
-// numeric inputs and outputs are its ports (Floats Real ports, the integer
-// types, Enumeration and Boolean discrete ones: fmi3_port_values.hpp);
-// fmi3DoStep advances it.
+// An FMI 3.0 co-simulation FMU as a couplet slave (FMI 3.0 §4): its numeric
+// inputs and outputs are its ports, arrays as their elements (Floats Real
+// ports, the integer types, Enumeration and Boolean discrete ones:
+// fmi3_port_values.hpp, fmi3_elements.hpp); fmi3DoStep advances it.
 //
 // Capability mapping (docs/fmi.md, FMI 3.0):
 //   inputs                      → degree 0: FMI 3.0 has no input-derivative
@@ -25,7 +25,7 @@ namespace couplet::models::fmi3 {
 /// errors surface before a run. Throws ConfigurationError naming the slave, the
 /// FMU file and the setting (an unknown or unsettable variable, an input
 /// degree above 0, rollback it lacks, no step for a fixed-step FMU, a coupled
-/// input that is not a scalar numeric input, a start value its type cannot hold).
+/// input that is no numeric input or element, a start value its type cannot hold).
 std::unique_ptr<Slave> make_co_simulation_slave(std::shared_ptr<Package> package,
                                                 const fmi::FmuSettings& settings);
 

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <filesystem>
+#include <stdexcept>
 #include <string_view>
 
 #include "couplet/errors.hpp"
@@ -35,48 +36,58 @@ std::string Package::resource_path() const {
   return (archive_.directory() / "resources").string() + "/";
 }
 
-const CoSimulationFunctions& Package::co_simulation() {
-  if (handle_ != nullptr) return functions_;
+const Functions& Package::loaded() const {
+  if (handle_ == nullptr) throw std::logic_error("fmi3::Package: no interface loaded");
+  return functions_;
+}
+
+const Functions& Package::load(Interface interface) {
+  const bool cs = interface == Interface::co_simulation;
+  if ((cs && co_simulation_loaded_) || (!cs && model_exchange_loaded_)) return functions_;
   const std::string prefix = "FMU '" + path() + "': ";
-  if (!description_.co_simulation) {
-    throw ConfigurationError(prefix +
-                             "does not offer co-simulation (couplet runs FMI 3.0 FMUs "
-                             "through their CoSimulation interface only)");
+  if (cs ? !description_.co_simulation : !description_.model_exchange) {
+    throw ConfigurationError(prefix + (cs ? "does not offer co-simulation (fmu_kind: me)"
+                                          : "does not offer model exchange (fmu_kind: cs)"));
   }
-  const CoSimulationInterface& cs = *description_.co_simulation;
-  const std::string identifier = cs.capabilities.model_identifier;
+  const InterfaceCapabilities& capabilities =
+      cs ? description_.co_simulation->capabilities : description_.model_exchange->capabilities;
+  const std::string& identifier = capabilities.model_identifier;
   const std::filesystem::path binaries = archive_.directory() / "binaries";
   const std::string inside = "binaries/" + std::string(kPlatform) + "/" + identifier + ".so";
-  if (!std::filesystem::is_regular_file(binaries / kPlatform / (identifier + ".so"))) {
-    throw ConfigurationError(prefix + inside + " is missing: couplet runs FMUs built for " +
-                             kPlatform + " (this FMU has binaries for: " + platforms_in(binaries) +
-                             ")");
-  }
   const std::string shown = prefix + inside + ": ";
-  void* handle =
-      ::dlopen((binaries / kPlatform / (identifier + ".so")).c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char* error = ::dlerror();
-    throw ConfigurationError(shown + "cannot be loaded: " + (error ? error : "unknown error"));
+  if (handle_ != nullptr && identifier != loaded_identifier_) {
+    throw ConfigurationError(shown + "one FMU is run through one library; " + loaded_identifier_ +
+                             ".so, of the other interface, is loaded");
   }
-  CoSimulationFunctions f;
+  void* handle = handle_;
+  if (handle == nullptr) {
+    if (!std::filesystem::is_regular_file(binaries / kPlatform / (identifier + ".so"))) {
+      throw ConfigurationError(prefix + inside + " is missing: couplet runs FMUs built for " +
+                               kPlatform +
+                               " (this FMU has binaries for: " + platforms_in(binaries) + ")");
+    }
+    handle = ::dlopen((binaries / kPlatform / (identifier + ".so")).c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      const char* error = ::dlerror();
+      throw ConfigurationError(shown + "cannot be loaded: " + (error ? error : "unknown error"));
+    }
+  }
+  Functions f = functions_;
   const auto find = [&](auto*& slot, const char* name, bool required) {
     // POSIX guarantees that dlsym's object pointer converts to a function pointer.
     slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(::dlsym(handle, name));
     if (slot == nullptr && required) {
-      ::dlclose(handle);
+      if (handle_ == nullptr) ::dlclose(handle);
       throw ConfigurationError(shown + "missing function " + name);
     }
   };
   find(f.GetVersion, "fmi3GetVersion", true);
-  find(f.InstantiateCoSimulation, "fmi3InstantiateCoSimulation", true);
   find(f.FreeInstance, "fmi3FreeInstance", true);
   find(f.EnterInitializationMode, "fmi3EnterInitializationMode", true);
   find(f.ExitInitializationMode, "fmi3ExitInitializationMode", true);
   find(f.Terminate, "fmi3Terminate", true);
   find(f.GetFloat64, "fmi3GetFloat64", true);
   find(f.SetFloat64, "fmi3SetFloat64", true);
-  find(f.DoStep, "fmi3DoStep", true);
   find(f.EnterConfigurationMode, "fmi3EnterConfigurationMode", false);
   find(f.ExitConfigurationMode, "fmi3ExitConfigurationMode", false);
   find(f.GetFloat32, "fmi3GetFloat32", false);
@@ -99,21 +110,41 @@ const CoSimulationFunctions& Package::co_simulation() {
   find(f.SetUInt64, "fmi3SetUInt64", false);
   find(f.GetBoolean, "fmi3GetBoolean", false);
   find(f.SetBoolean, "fmi3SetBoolean", false);
-  const bool state = cs.capabilities.can_get_and_set_fmu_state;
+  const bool state = capabilities.can_get_and_set_fmu_state;
   find(f.GetFMUState, "fmi3GetFMUState", state);
   find(f.SetFMUState, "fmi3SetFMUState", state);
   find(f.FreeFMUState, "fmi3FreeFMUState", state);
-  find(f.GetOutputDerivatives, "fmi3GetOutputDerivatives", cs.max_output_derivative_order > 0);
+  if (cs) {
+    find(f.InstantiateCoSimulation, "fmi3InstantiateCoSimulation", true);
+    find(f.DoStep, "fmi3DoStep", true);
+    find(f.GetOutputDerivatives, "fmi3GetOutputDerivatives",
+         description_.co_simulation->max_output_derivative_order > 0);
+  } else {  // §3.2
+    find(f.InstantiateModelExchange, "fmi3InstantiateModelExchange", true);
+    find(f.EnterEventMode, "fmi3EnterEventMode", true);
+    find(f.UpdateDiscreteStates, "fmi3UpdateDiscreteStates", true);
+    find(f.EnterContinuousTimeMode, "fmi3EnterContinuousTimeMode", true);
+    find(f.CompletedIntegratorStep, "fmi3CompletedIntegratorStep", true);
+    find(f.SetTime, "fmi3SetTime", true);
+    find(f.SetContinuousStates, "fmi3SetContinuousStates", true);
+    find(f.GetContinuousStateDerivatives, "fmi3GetContinuousStateDerivatives", true);
+    find(f.GetEventIndicators, "fmi3GetEventIndicators", true);
+    find(f.GetContinuousStates, "fmi3GetContinuousStates", true);
+    find(f.GetNumberOfEventIndicators, "fmi3GetNumberOfEventIndicators", true);
+    find(f.GetNumberOfContinuousStates, "fmi3GetNumberOfContinuousStates", true);
+  }
   const char* version = f.GetVersion();
   // "3.0", or a later 3.x: the major version decides compatibility (§2.3.2).
   if (version == nullptr || std::string_view(version).substr(0, 2) != "3.") {
-    ::dlclose(handle);
+    if (handle_ == nullptr) ::dlclose(handle);
     throw ConfigurationError(shown + "fmi3GetVersion() says " +
                              (version ? fmi::single_quoted(version) : std::string("nothing")) +
                              ", not 3.x");
   }
   functions_ = f;
   handle_ = handle;
+  loaded_identifier_ = identifier;
+  (cs ? co_simulation_loaded_ : model_exchange_loaded_) = true;
   return functions_;
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // An opened FMI 3.0 FMU: its archive unpacked, its description parsed and, when
-// a slave is made from it, the shared library of its co-simulation interface
-// loaded from binaries/x86_64-linux (FMI 3.0 §2.5.1) with every function
-// couplet calls resolved and fmi3GetVersion checked.
+// a slave is made from it, the shared library of its co-simulation or
+// model-exchange interface loaded from binaries/x86_64-linux (FMI 3.0 §2.5.1)
+// with every function couplet calls resolved and fmi3GetVersion checked.
 #include <memory>
 #include <string>
 
@@ -12,10 +12,11 @@
 
 namespace couplet::models::fmi3 {
 
-/// The co-simulation functions (§2.3, §4.2); the state functions are null
-/// unless the FMU declares canGetAndSetFMUState, GetOutputDerivatives unless
-/// maxOutputDerivativeOrder > 0.
-struct CoSimulationFunctions {
+/// The functions couplet calls (§2.3, §3.2, §4.2): those of the interface it
+/// loaded, the others null. The state functions are null unless the FMU
+/// declares canGetAndSetFMUState, GetOutputDerivatives unless
+/// maxOutputDerivativeOrder > 0, the typed accessors but Float64 when absent.
+struct Functions {
   fmi3GetVersionTYPE* GetVersion = nullptr;
   fmi3InstantiateCoSimulationTYPE* InstantiateCoSimulation = nullptr;
   fmi3FreeInstanceTYPE* FreeInstance = nullptr;
@@ -53,7 +54,23 @@ struct CoSimulationFunctions {
   fmi3FreeFMUStateTYPE* FreeFMUState = nullptr;
   fmi3GetOutputDerivativesTYPE* GetOutputDerivatives = nullptr;
   fmi3DoStepTYPE* DoStep = nullptr;
+  // Model exchange.
+  fmi3InstantiateModelExchangeTYPE* InstantiateModelExchange = nullptr;
+  fmi3EnterEventModeTYPE* EnterEventMode = nullptr;
+  fmi3UpdateDiscreteStatesTYPE* UpdateDiscreteStates = nullptr;
+  fmi3EnterContinuousTimeModeTYPE* EnterContinuousTimeMode = nullptr;
+  fmi3CompletedIntegratorStepTYPE* CompletedIntegratorStep = nullptr;
+  fmi3SetTimeTYPE* SetTime = nullptr;
+  fmi3SetContinuousStatesTYPE* SetContinuousStates = nullptr;
+  fmi3GetContinuousStateDerivativesTYPE* GetContinuousStateDerivatives = nullptr;
+  fmi3GetEventIndicatorsTYPE* GetEventIndicators = nullptr;
+  fmi3GetContinuousStatesTYPE* GetContinuousStates = nullptr;
+  fmi3GetNumberOfEventIndicatorsTYPE* GetNumberOfEventIndicators = nullptr;
+  fmi3GetNumberOfContinuousStatesTYPE* GetNumberOfContinuousStates = nullptr;
 };
+
+/// The interface whose library a slave loads.
+enum class Interface { co_simulation, model_exchange };
 
 /// The platform tuple couplet loads (FMI 3.0 §2.5.1.4).
 inline constexpr const char* kPlatform = "x86_64-linux";
@@ -65,11 +82,15 @@ class Package {
   Package& operator=(const Package&) = delete;
   ~Package();  ///< dlclose
 
-  /// Loads binaries/x86_64-linux/<modelIdentifier>.so of the co-simulation
-  /// interface (once). Throws ConfigurationError "FMU 'PATH': why" when the
-  /// FMU offers no co-simulation, has no binary for this platform (naming the
-  /// platforms it has), lacks a function or says another version.
-  const CoSimulationFunctions& co_simulation();
+  /// Loads binaries/x86_64-linux/<modelIdentifier>.so of `interface` (once).
+  /// Throws ConfigurationError "FMU 'PATH': why" when the FMU does not offer
+  /// it, has no binary for this platform (naming the platforms it has), lacks
+  /// a function, says another version, or when the other interface, from
+  /// another library, is loaded already.
+  const Functions& load(Interface interface);
+
+  /// The functions load() resolved; throws std::logic_error before it.
+  const Functions& loaded() const;
 
   const std::string& path() const { return archive_.fmu_path(); }
   const Description& description() const { return description_; }
@@ -81,7 +102,9 @@ class Package {
   fmi::Archive archive_;
   Description description_;
   void* handle_ = nullptr;
-  CoSimulationFunctions functions_;
+  std::string loaded_identifier_;  ///< the model identifier of the library loaded
+  bool co_simulation_loaded_ = false, model_exchange_loaded_ = false;
+  Functions functions_;
 };
 
 }  // namespace couplet::models::fmi3

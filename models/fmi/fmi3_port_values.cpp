@@ -222,7 +222,7 @@ PortValues::PortValues(const Package& package, const ArrayLayout& layout,
                        const std::map<std::string, double, std::less<>>& given)
     : groups_(std::make_unique<Groups>()) {
   // The package has loaded the library: a slave is being made.
-  const CoSimulationFunctions& f = const_cast<Package&>(package).co_simulation();
+  const Functions& f = package.loaded();
   Groups& g = *groups_;
   g.float32 = group<fmi3Float32>(f.GetFloat32, f.SetFloat32, "fmi3GetFloat32", "fmi3SetFloat32");
   g.float64 = group<fmi3Float64>(f.GetFloat64, f.SetFloat64, "fmi3GetFloat64", "fmi3SetFloat64");

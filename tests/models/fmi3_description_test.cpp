@@ -376,8 +376,8 @@ TEST_F(Fmi3Package, CoupletModelsShowsTypesDimensionsAndClocks) {
   const std::string text = fmu_source(path, FmuKind::automatic)->describe();
   for (const char* line : {
            "— controller (FMI 3.0, instantiation token {a1b2c3}, made by hand written)",
-           "offers: cs se (couplet runs cs; its ports: the numeric inputs and outputs, arrays as "
-           "name[i])",
+           "offers: cs se (couplet runs cs unless fmu_kind says otherwise; its ports: the numeric "
+           "inputs and outputs, arrays as name[i])",
            "co-simulation: canHandleVariableCommunicationStepSize yes, hasEventMode yes",
            "fixedInternalStepSize 0.0005 s",
            "scheduled execution: canGetAndSetFMUState no, providesDirectionalDerivatives yes",
@@ -394,7 +394,7 @@ TEST_F(Fmi3Package, CoupletModelsShowsTypesDimensionsAndClocks) {
   EXPECT_EQ(text.find("    x "), std::string::npos) << text;
 }
 
-TEST_F(Fmi3Package, ASlaveNeedsABinaryForThisPlatformAndCoSimulation) {
+TEST_F(Fmi3Package, ASlaveNeedsABinaryForThisPlatformAndAnInterfaceItRuns) {
   const std::string path = package({{"modelDescription.xml", kControllerXml},
                                     {"binaries/aarch64-darwin/controller.dylib", "not loaded"}});
   const auto source = fmu_source(path, FmuKind::automatic);
@@ -419,16 +419,25 @@ TEST_F(Fmi3Package, ASlaveNeedsABinaryForThisPlatformAndCoSimulation) {
       refusal(*fmu_source(not_elf, FmuKind::automatic))
           .find("FMU '" + not_elf + "': binaries/x86_64-linux/controller.so: cannot be loaded: "),
       std::string::npos);
-  const std::string model_exchange_only = package(
-      {{"modelDescription.xml",
-        replaced(
-            replaced(kControllerXml, "<CoSimulation ", "<ModelExchange "),
-            R"(<ScheduledExecution modelIdentifier="controller_se" providesDirectionalDerivatives="true"/>)",
-            "")}});
-  EXPECT_NE(refusal(*fmu_source(model_exchange_only, FmuKind::automatic))
-                .find("': does not offer co-simulation (couplet runs FMI 3.0 FMUs through their "
-                      "CoSimulation interface only)"),
-            std::string::npos);
+  const std::string scheduled_only =
+      package({{"modelDescription.xml",
+                replaced(kControllerXml,
+                         "<CoSimulation modelIdentifier=\"controller\" "
+                         "canHandleVariableCommunicationStepSize=\"true\"\n"
+                         "      hasEventMode=\"true\" mightReturnEarlyFromDoStep=\"true\" "
+                         "canGetAndSetFMUState=\"true\"\n"
+                         "      fixedInternalStepSize=\"0.0005\" maxOutputDerivativeOrder=\"1\"/>",
+                         "")}});
+  try {
+    fmu_source(scheduled_only, FmuKind::automatic);
+    ADD_FAILURE() << "no error";
+  } catch (const ConfigurationError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "FMU '" + scheduled_only +
+                  "': offers neither co-simulation nor model exchange (couplet runs FMI 3.0 FMUs "
+                  "through one of them; scheduled execution is not supported yet)");
+  }
+  EXPECT_THROW(fmu_source(path, FmuKind::model_exchange), ConfigurationError);
 }
 
 TEST_F(Fmi3Package, TheArchiveRulesAndTheFileNameHoldForFmi3) {

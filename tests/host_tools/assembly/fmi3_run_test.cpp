@@ -134,7 +134,7 @@ TEST(Fmi3CoSimulation, RefusesWhatAnFmi3FmuCannotTakeNamingTheSlave) {
   model_exchange.replace(model_exchange.find("    parameters: {k: 2"), 0, "    fmu_kind: me\n");
   const auto kind = couplet_on_text("validate", model_exchange, "fmi3-me");
   EXPECT_EQ(kind.exit_code, 2);
-  EXPECT_NE(kind.output.find("fmu_kind: me: couplet runs FMI 3.0 FMUs as co-simulation only"),
+  EXPECT_NE(kind.output.find("FMU '" + kFmu + "': fmu_kind: does not offer model exchange"),
             std::string::npos)
       << kind.output;
   const auto unknown = couplet_on_text("validate", ramp_scenario("0.01", ", y: 1"), "fmi3-param");
@@ -344,6 +344,80 @@ TEST(Fmi3Arrays, RefusesElementsThatAreNotThereNamingThem) {
   expect_refusal(unquoted,
                  "scenario.yaml:13: not valid YAML: end of map flow not found (a name with "
                  "brackets, such as the array element \"arr.u[2]\", is quoted inside { } and [ ])");
+}
+
+const std::string kSawtooth = COUPLET_TEST_FMU("sawtooth3");
+
+/// sawtooth3 (model exchange): x' = k + u, reset at multiples of 0.47 s, count
+/// of rises through 0.25; neither falls on the 0.1 s grid.
+std::string sawtooth_scenario(const std::string& reference = "none",
+                              const std::string& extra = "") {
+  return "name: sawtooth3\ntime: {start: 0, end: 2}\nalgorithm: {type: jacobi, step: 0.1}\n"
+         "reference: " +
+         reference + "\nslaves:\n  saw:\n    fmu: " + kSawtooth + "\n" + extra +
+         "    parameters: {period: 0.47, threshold: 0.25}\n"
+         "evaluation: {grid: 0.1, signals: [saw.x, saw.count]}\n";
+}
+
+// Time events reset the state and state events count, each where the closed
+// form puts it: x(t) = t mod 0.47, count(t) = #{n : 0.47 n + 0.25 <= t}.
+TEST(Fmi3ModelExchange, TimeAndStateEventsFollowTheClosedForm) {
+  const auto outcome = couplet_on_text("run", sawtooth_scenario(), "fmi3-me-run");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  const auto columns = read_columns(outcome.out / "signals.csv");
+  const std::vector<double>& time = columns.at("time");
+  ASSERT_EQ(time.size(), 21u);
+  for (std::size_t row = 0; row < time.size(); ++row) {
+    const double t = time[row];
+    EXPECT_NEAR(columns.at("saw.x")[row], t - std::floor(t / 0.47) * 0.47, 1e-9) << "t = " << t;
+    const double crossings = t < 0.25 ? 0.0 : std::floor((t - 0.25) / 0.47) + 1.0;
+    EXPECT_EQ(columns.at("saw.count")[row], crossings) << "t = " << t;
+  }
+  expect_replayed_and_inspected(outcome, "saw");
+  // In its own couplet-target process, the same decisions.
+  const auto isolated =
+      couplet_on_text("run", sawtooth_scenario("none", "    fmu_kind: me\n    isolate: true\n"),
+                      "fmi3-me-isolated");
+  ASSERT_EQ(isolated.exit_code, 0) << isolated.output;
+  EXPECT_EQ(hash_of(outcome.out), hash_of(isolated.out));
+}
+
+// As a Model, the FMU joins the monolithic reference: one slave, so the
+// reference solves the same equations and agrees with the run.
+TEST(Fmi3ModelExchange, ItJoinsTheMonolithicReference) {
+  const auto outcome = couplet_on_text("run", sawtooth_scenario("monolithic"), "fmi3-me-ref");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  const nlohmann::json summary = nlohmann::json::parse(read_file(outcome.out / "summary.json"));
+  ASSERT_TRUE(summary.contains("errors")) << summary.dump();
+  EXPECT_LT(summary["errors"]["saw.x"]["nrmse_pct"].get<double>(), 1e-6) << summary.dump();
+}
+
+TEST(Fmi3ModelExchange, RefusesCoSimulationAndUnknownParametersNamingThem) {
+  const auto kind =
+      couplet_on_text("validate", sawtooth_scenario("none", "    fmu_kind: cs\n"), "fmi3-me-cs");
+  EXPECT_EQ(kind.exit_code, 2);
+  EXPECT_NE(kind.output.find("FMU '" + kSawtooth + "': fmu_kind: does not offer co-simulation"),
+            std::string::npos)
+      << kind.output;
+  const auto parameter = [](const std::string& replacement) {
+    std::string text = sawtooth_scenario();
+    text.replace(text.find("period: 0.47"), 12, replacement);
+    return couplet_on_text("validate", text, "fmi3-me-parameter");
+  };
+  const auto local = parameter("\"der(x)\": 3");
+  EXPECT_EQ(local.exit_code, 2);
+  EXPECT_NE(local.output.find("slave 'saw': FMU '" + kSawtooth +
+                              "': parameters: 'der(x)' cannot be set (settable variables: x, "
+                              "k, period, threshold, u, count)"),
+            std::string::npos)
+      << local.output;
+  // count may be set (initial="exact"), but this FMU refuses: the call and the parameter named.
+  const auto refused = parameter("count: 3");
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.output.find("slave 'saw': FMU '" + kSawtooth +
+                                "': fmi3SetInt32 returned fmi3Error setting parameters count"),
+            std::string::npos)
+      << refused.output;
 }
 
 }  // namespace

@@ -220,9 +220,9 @@ TEST(Simulation, ObserversSeeEveryCommunicationPointWithoutAllocating) {
   EXPECT_THROW(simulation.add_observer(probe), ConfigurationError);  // after initialize()
 }
 
-// FMI 3.0 co-simulation FMUs (integrator3, rollback and output derivatives
-// on; arrays3, whose arrays move whole) stepped with the run log on: couplet's
-// side allocates nothing.
+// FMI 3.0 FMUs (integrator3, rollback and output derivatives on; arrays3,
+// whose arrays move whole; sawtooth3, model exchange with time and state
+// events) stepped with the run log on: couplet's side allocates nothing.
 TEST(Simulation, AnFmi3FmuAddsNoAllocationToTheSteppingLoop) {
   const auto directory = fresh_directory("simulation-fmi3");
   std::filesystem::create_directories(directory);
@@ -231,6 +231,7 @@ TEST(Simulation, AnFmi3FmuAddsNoAllocationToTheSteppingLoop) {
                              "  ramp: {model: stimulus.ramp, parameters: {stop: 2, final: 2}}\n"
                              "  int: {fmu: " COUPLET_TEST_FMU("integrator3") "}\n"
                              "  arr: {fmu: " COUPLET_TEST_FMU("arrays3") ", parameters: {n: 4}}\n"
+                             "  saw: {fmu: " COUPLET_TEST_FMU("sawtooth3") ", parameters: {period: 0.47}}\n"
                              "connections:\n  - {from: ramp.y, to: int.u}\n"
                              "  - {from: ramp.y, to: \"arr.u[3]\"}\n"
                              "algorithm: {type: jacobi, step: 0.01}\nreference: none\n";
@@ -238,16 +239,19 @@ TEST(Simulation, AnFmi3FmuAddsNoAllocationToTheSteppingLoop) {
       Simulation::from_scenario(scenario.string(), {}, {(directory / "out").string(), true, true});
   const std::size_t y = simulation.output_index("int.y");
   const std::size_t element = simulation.output_index("arr.y[3]");
+  const std::size_t sawtooth = simulation.output_index("saw.x");
   simulation.step_until(to_ticks(0.5));
   const long before = testing::allocations();
   simulation.step_until(to_ticks(1.5));
   const double at = simulation.output(y);
   const double element_at = simulation.output(element);
+  const double sawtooth_at = simulation.output(sawtooth);
   EXPECT_EQ(testing::allocations() - before, 0);
   // k = 1, y0 = 0, u held at t_i: y(1.5) = h² n(n-1)/2 with n = 150; arrays3's
   // y[3]' = 3 u[3].
   EXPECT_NEAR(at, 1e-4 * 150.0 * 149.0 / 2.0, 1e-12);
   EXPECT_NEAR(element_at, 3.0 * 1e-4 * 150.0 * 149.0 / 2.0, 1e-12);
+  EXPECT_NEAR(sawtooth_at, 1.5 - 3.0 * 0.47, 1e-9);  // sawtooth3 (model exchange): t mod 0.47
 }
 
 // Integer and Boolean connections between two tally FMUs, a rounded Real one
