@@ -1,8 +1,10 @@
 #include "models/fmi/fmi3_instance.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -37,8 +39,15 @@ DiscreteType discrete_type(const Variable& variable) {
 std::int64_t discrete_start(const ArrayLayout& layout, const Element& element,
                             const fmi::FmuSettings& settings) {
   if (const auto given = settings.parameters.find(layout.name_of(element));
-      given != settings.parameters.end())
+      given != settings.parameters.end()) {
+    // A UInt64 above 2^63 − 1 saturates: no discrete signal holds it (and the
+    // FMU gets the exact value from set_start_values).
+    constexpr double kBound = 9223372036854775808.0;  // 2^63
+    if (std::isnan(given->second)) return 0;          // refused by set_start_values
+    if (given->second >= kBound) return std::numeric_limits<std::int64_t>::max();
+    if (given->second < -kBound) return std::numeric_limits<std::int64_t>::min();
     return static_cast<std::int64_t>(given->second);
+  }
   const std::string* start = layout.start_of(element);
   if (start == nullptr) return 0;
   if (const auto flag = fmi::parse_boolean(*start)) return *flag ? 1 : 0;
