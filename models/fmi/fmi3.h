@@ -116,6 +116,7 @@ typedef fmi3Status fmi3DoStepTYPE(fmi3Instance instance, fmi3Float64 currentComm
                                   fmi3Boolean* eventHandlingNeeded,
                                   fmi3Boolean* terminateSimulation, fmi3Boolean* earlyReturn,
                                   fmi3Float64* lastSuccessfulTime);
+typedef fmi3Status fmi3EnterStepModeTYPE(fmi3Instance instance);
 
 /* Model exchange (§3.2). */
 typedef fmi3Instance fmi3InstantiateModelExchangeTYPE(fmi3String instanceName,

@@ -1,7 +1,10 @@
 // An FMI 3.0 co-simulation FMU as a couplet slave (FMI 3.0 §4.2): set the
-// inputs, fmi3DoStep, read the outputs and their derivatives. The instance is
-// made without event mode and without early return, so fmi3DoStep always
-// reaches the end of the step unless the FMU asks to end the simulation.
+// inputs, fmi3DoStep, read the outputs and their derivatives. An FMU with
+// hasEventMode is instantiated with event mode, one with
+// mightReturnEarlyFromDoStep with early return: fmi3DoStep may then stop at an
+// event inside the communication step, which is handled there in Event Mode
+// (fmi3UpdateDiscreteStates) before the step goes on to its end, and a change
+// of a discrete input is an event at the communication point (§4.2.5).
 #include "models/fmi/fmi3_co_simulation_slave.hpp"
 
 #include <algorithm>
@@ -51,6 +54,8 @@ class CoSimulationSlave final : public Slave {
         functions_(package_->load(Interface::co_simulation)),
         slave_name_(settings.slave_name),
         log_(std::make_unique<LogRing>()),
+        event_mode_(package_->description().co_simulation->has_event_mode),
+        early_return_(package_->description().co_simulation->might_return_early_from_do_step),
         layout_(layout),
         inputs_(*package_, layout_, ports.inputs, settings.parameters),
         outputs_(*package_, layout_, ports.outputs),
@@ -67,8 +72,7 @@ class CoSimulationSlave final : public Slave {
     const std::string resources = package_->resource_path();
     instance_ = functions_.InstantiateCoSimulation(
         slave_name_.c_str(), description.instantiation_token.c_str(), resources.c_str(), fmi3False,
-        fmi3True, /*eventModeUsed=*/fmi3False, /*earlyReturnAllowed=*/fmi3False, nullptr, 0,
-        log_.get(), &LogRing::log, nullptr);
+        fmi3True, event_mode_, early_return_, nullptr, 0, log_.get(), &LogRing::log, nullptr);
     if (instance_ == nullptr) {
       throw ConfigurationError("slave '" + slave_name_ + "': FMU '" + package_->path() +
                                "': fmi3InstantiateCoSimulation returned NULL (instantiation "
@@ -82,6 +86,9 @@ class CoSimulationSlave final : public Slave {
       throw;
     }
     input_values_.assign(description_.inputs.size(), 0.0);
+    for (const DiscretePortDescription& input : description_.discrete_inputs)
+      held_discrete_inputs_.push_back(input.start);
+    saved_discrete_inputs_ = held_discrete_inputs_;
   }
 
   ~CoSimulationSlave() override {
@@ -97,6 +104,13 @@ class CoSimulationSlave final : public Slave {
           "fmi3EnterInitializationMode", to_seconds(start), true);
     check(functions_.ExitInitializationMode(instance_), "fmi3ExitInitializationMode",
           to_seconds(start), true);
+    if (event_mode_) {
+      // With event mode the instance is in Event Mode now (§4.2.5).
+      if (!held_discrete_inputs_.empty())
+        check(discrete_inputs_.set(instance_, held_discrete_inputs_, slave_name_),
+              to_seconds(start));
+      leave_event_mode(to_seconds(start));
+    }
     current_time_ = start;
     is_set_up_ = true;
   }
@@ -122,11 +136,9 @@ class CoSimulationSlave final : public Slave {
     check_step_request(slave_name_, description_, current_time_, request);
     check_end_outputs(slave_name_, description_, result.end_outputs);
     check_discrete_outputs(slave_name_, description_, result.discrete_outputs);
-    // Held over the whole step: set once, before its first fmi3DoStep.
-    if (!request.discrete_inputs.empty()) {
-      check(discrete_inputs_.set(instance_, request.discrete_inputs, slave_name_),
-            to_seconds(request.start));
-    }
+    // Held over the whole step: set once, before its first fmi3DoStep; with
+    // event mode a change is an event, and set in Event Mode (§4.2.5).
+    if (!request.discrete_inputs.empty()) set_discrete_inputs(request);
     const std::size_t outputs = description_.outputs.size();
     if (result.samples.size() < request.sample_times.size() * outputs)
       violation("sample buffer too small");
@@ -159,6 +171,7 @@ class CoSimulationSlave final : public Slave {
     check(functions_.GetFMUState(instance_, &saved_state_), "fmi3GetFMUState",
           to_seconds(current_time_));
     saved_time_ = current_time_;
+    saved_discrete_inputs_ = held_discrete_inputs_;  // same size: no allocation
   }
 
   void restore_state() override {
@@ -167,6 +180,7 @@ class CoSimulationSlave final : public Slave {
     check(functions_.SetFMUState(instance_, saved_state_), "fmi3SetFMUState",
           to_seconds(saved_time_));
     current_time_ = saved_time_;
+    held_discrete_inputs_ = saved_discrete_inputs_;
   }
 
  private:
@@ -196,32 +210,79 @@ class CoSimulationSlave final : public Slave {
     derivative_values_.assign(count, 0.0);
   }
 
+  void set_discrete_inputs(const StepRequest& request) {
+    const double at = to_seconds(request.start);
+    if (!event_mode_) {
+      check(discrete_inputs_.set(instance_, request.discrete_inputs, slave_name_), at);
+      return;
+    }
+    if (std::equal(request.discrete_inputs.begin(), request.discrete_inputs.end(),
+                   held_discrete_inputs_.begin(), held_discrete_inputs_.end()))
+      return;
+    std::copy(request.discrete_inputs.begin(), request.discrete_inputs.end(),
+              held_discrete_inputs_.begin());
+    check(functions_.EnterEventMode(instance_), "fmi3EnterEventMode", at);
+    check(discrete_inputs_.set(instance_, request.discrete_inputs, slave_name_), at);
+    leave_event_mode(at);
+  }
+
+  /// The event iteration, then Step Mode again.
+  void leave_event_mode(double t) {
+    if (update_discrete_states(functions_, instance_, t, slave_name_, *package_, *log_).terminate)
+      request_stop(t, "fmi3UpdateDiscreteStates set terminateSimulation");
+    check(functions_.EnterStepMode(instance_), "fmi3EnterStepMode", t);
+  }
+
+  /// fmi3DoStep from `at` over `size`. An FMU that returns early (when allowed)
+  /// is stepped on from where it stopped, its event handled first in Event
+  /// Mode when it needs that, so that the step ends at at + size.
   void do_step(double at, double size, fmi3Boolean final_point) {
-    fmi3Boolean event_handling_needed = fmi3False;
-    fmi3Boolean terminate = fmi3False;
-    fmi3Boolean early_return = fmi3False;
-    fmi3Float64 reached = at;
-    fmi3Status status;
-    {
-      const fmi::FmuCall call{slave_name_, package_->path(), "fmi3DoStep", at};
-      const fmi::FmuCallScope running(call);  // tells an exit() inside it where it came from
-      status = functions_.DoStep(instance_, at, size, final_point, &event_handling_needed,
-                                 &terminate, &early_return, &reached);
+    const double end = at + size;
+    double from = at;
+    while (true) {
+      fmi3Boolean event_handling_needed = fmi3False;
+      fmi3Boolean terminate = fmi3False;
+      fmi3Boolean early_return = fmi3False;
+      fmi3Float64 reached = from;
+      fmi3Status status;
+      {
+        const fmi::FmuCall call{slave_name_, package_->path(), "fmi3DoStep", from};
+        const fmi::FmuCallScope running(call);  // tells an exit() inside it where it came from
+        status = functions_.DoStep(instance_, from, end - from, final_point, &event_handling_needed,
+                                   &terminate, &early_return, &reached);
+      }
+      // fmi3OK or fmi3Discard (the step ended at lastSuccessfulTime) with
+      // terminateSimulation: the FMU asks to end the simulation (§4.2.1).
+      if (terminate && (status == fmi3OK || status == fmi3Warning || status == fmi3Discard))
+        request_stop(reached, std::string("fmi3DoStep returned ") + to_string(status) +
+                                  " with terminateSimulation");
+      check(status, "fmi3DoStep", from);
+      if (early_return && !early_return_) {
+        // Early return was not allowed at instantiation: the FMU broke the contract.
+        early_return_error(reached, "although earlyReturnAllowed was false");
+      }
+      if (event_handling_needed && event_mode_) {
+        check(functions_.EnterEventMode(instance_), "fmi3EnterEventMode", reached);
+        leave_event_mode(reached);
+      }
+      if (!early_return) return;
+      // The FMU must make progress and stay within the step.
+      if (!(reached > from) || reached > end)
+        early_return_error(reached, "outside (" + seconds(from) + ", " + seconds(end) + "] s");
+      if (reached == end) return;
+      from = reached;
     }
-    // fmi3OK or fmi3Discard (the step ended at lastSuccessfulTime) with
-    // terminateSimulation: the FMU asks to end the simulation (§4.2.1).
-    if (terminate && (status == fmi3OK || status == fmi3Warning || status == fmi3Discard))
-      request_stop(reached, std::string("fmi3DoStep returned ") + to_string(status) +
-                                " with terminateSimulation");
-    check(status, "fmi3DoStep", at);
-    if (early_return) {
-      // Early return was not allowed at instantiation: the FMU broke the contract.
-      char when[64];
-      std::snprintf(when, sizeof when, "%.17g", reached);
-      throw SlaveError("slave '" + slave_name_ + "': FMU '" + package_->path() +
-                       "': fmi3DoStep returned early at t = " + when +
-                       " s although earlyReturnAllowed was false");
-    }
+  }
+
+  static std::string seconds(double time) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.17g", time);
+    return text;
+  }
+
+  [[noreturn]] void early_return_error(double reached, const std::string& why) const {
+    throw SlaveError("slave '" + slave_name_ + "': FMU '" + package_->path() +
+                     "': fmi3DoStep returned early at t = " + seconds(reached) + " s " + why);
   }
 
   [[noreturn]] void request_stop(double time, const std::string& how) const {
@@ -287,12 +348,15 @@ class CoSimulationSlave final : public Slave {
   const Functions& functions_;
   std::string slave_name_;
   std::unique_ptr<LogRing> log_;  ///< stable address for the callback
+  const bool event_mode_;         ///< eventModeUsed: the FMU has it (hasEventMode)
+  const bool early_return_;       ///< earlyReturnAllowed: the FMU may (mightReturnEarlyFromDoStep)
   fmi3Instance instance_ = nullptr;
   SlaveDescription description_;
   ArrayLayout layout_;
   PortValues inputs_, outputs_, discrete_inputs_, discrete_outputs_;
   // Sized at construction: stepping does not allocate on couplet's side.
   std::vector<double> input_values_;
+  std::vector<std::int64_t> held_discrete_inputs_, saved_discrete_inputs_;  ///< with event mode
   std::vector<fmi3ValueReference> derivative_references_;  ///< each Real output variable once
   std::vector<fmi3Int32> derivative_orders_;
   std::vector<double> derivative_values_;        ///< every element of those variables

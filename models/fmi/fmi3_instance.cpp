@@ -180,6 +180,38 @@ void check_status(fmi3Status status, const char* call, std::optional<double> tim
   throw SlaveError(text);
 }
 
+EventOutcome update_discrete_states(const Functions& functions, fmi3Instance instance, double t,
+                                    const std::string& slave_name, const Package& package,
+                                    const LogRing& log) {
+  // Event iteration that does not settle is a modelling error.
+  constexpr int kMaxEventIterations = 100;
+  EventOutcome outcome;
+  fmi3Boolean again = fmi3True;
+  for (int iteration = 0; again; ++iteration) {
+    if (iteration == kMaxEventIterations) {
+      char at[64];
+      std::snprintf(at, sizeof at, "%.17g", t);
+      throw SlaveError("slave '" + slave_name + "': FMU '" + package.path() +
+                       "': event iteration at t = " + at + " s did not settle after " +
+                       std::to_string(kMaxEventIterations) + " fmi3UpdateDiscreteStates calls");
+    }
+    fmi3Boolean terminate = fmi3False, nominals_changed = fmi3False, values_changed = fmi3False;
+    fmi3Boolean next_event_defined = fmi3False;
+    fmi3Float64 next_event = 0.0;
+    again = fmi3False;
+    check_status(functions.UpdateDiscreteStates(instance, &again, &terminate, &nominals_changed,
+                                                &values_changed, &next_event_defined, &next_event),
+                 "fmi3UpdateDiscreteStates", t, slave_name, package, log);
+    outcome.states_changed = outcome.states_changed || values_changed;
+    outcome.next_event = next_event_defined ? std::optional<double>(next_event) : std::nullopt;
+    if (terminate) {
+      outcome.terminate = true;
+      break;
+    }
+  }
+  return outcome;
+}
+
 ArrayLayout array_layout(const Package& package, const fmi::FmuSettings& settings) {
   return ArrayLayout(package.description(), structural_values(package, settings));
 }

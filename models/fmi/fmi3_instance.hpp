@@ -43,6 +43,20 @@ struct LogRing {
 void check_status(fmi3Status status, const char* call, std::optional<double> time,
                   const std::string& slave_name, const Package& package, const LogRing& log);
 
+/// What an event iteration ended with.
+struct EventOutcome {
+  bool states_changed = false;       ///< valuesOfContinuousStatesChanged, at any call
+  bool terminate = false;            ///< terminateSimulation
+  std::optional<double> next_event;  ///< nextEventTime, when defined at the last call
+};
+
+/// Event Mode's iteration (§3.2.2; §4.2.5 for co-simulation): calls
+/// fmi3UpdateDiscreteStates until the FMU settles or asks to terminate.
+/// Throws SlaveError when it has not settled after 100 calls, naming the time.
+EventOutcome update_discrete_states(const Functions& functions, fmi3Instance instance, double t,
+                                    const std::string& slave_name, const Package& package,
+                                    const LogRing& log);
+
 /// The arrays as the scenario sizes them (its structural parameters). Throws
 /// ConfigurationError for a structural parameter it cannot set.
 ArrayLayout array_layout(const Package& package, const fmi::FmuSettings& settings);

@@ -24,9 +24,6 @@
 namespace couplet::models::fmi3 {
 namespace {
 
-// Event iteration that does not settle is a modelling error (FMI 3.0 §3.2.2).
-constexpr int kMaxEventIterations = 100;
-
 /// The continuous states in the FMU's order (§2.4.8: that of the
 /// ContinuousStateDerivative elements), an array state as its elements.
 std::vector<Element> state_elements(const ArrayLayout& layout) {
@@ -290,31 +287,14 @@ class ModelExchangeModel final : public Model {
     return changed;
   }
 
-  /// fmi3UpdateDiscreteStates until the FMU settles; records its next time
-  /// event. Returns whether the continuous states changed.
+  /// The event iteration; records the FMU's next time event. Returns whether
+  /// the continuous states changed.
   bool iterate_events(double t) const {
-    bool changed = false;
-    fmi3Boolean again = fmi3True;
-    fmi3Boolean terminate = fmi3False, nominals_changed = fmi3False, values_changed = fmi3False;
-    fmi3Boolean time_event_defined = fmi3False;
-    fmi3Float64 time_event = 0.0;
-    for (int iteration = 0; again; ++iteration) {
-      if (iteration == kMaxEventIterations) {
-        char at[64];
-        std::snprintf(at, sizeof at, "%.17g", t);
-        throw SlaveError("slave '" + slave_name_ + "': FMU '" + package_->path() +
-                         "': event iteration at t = " + at + " s did not settle after " +
-                         std::to_string(kMaxEventIterations) + " fmi3UpdateDiscreteStates calls");
-      }
-      again = fmi3False;
-      check(functions_.UpdateDiscreteStates(instance_, &again, &terminate, &nominals_changed,
-                                            &values_changed, &time_event_defined, &time_event),
-            "fmi3UpdateDiscreteStates", t);
-      if (terminate) request_stop(t, "fmi3UpdateDiscreteStates set terminateSimulation");
-      changed = changed || values_changed;
-    }
-    next_event_time_ = time_event_defined ? time_event : std::numeric_limits<double>::infinity();
-    return changed;
+    const EventOutcome outcome =
+        update_discrete_states(functions_, instance_, t, slave_name_, *package_, *log_);
+    if (outcome.terminate) request_stop(t, "fmi3UpdateDiscreteStates set terminateSimulation");
+    next_event_time_ = outcome.next_event.value_or(std::numeric_limits<double>::infinity());
+    return outcome.states_changed;
   }
 
   [[noreturn]] void request_stop(double time, const std::string& how) const {

@@ -119,6 +119,10 @@ const Functions& Package::load(Interface interface) {
     find(f.DoStep, "fmi3DoStep", true);
     find(f.GetOutputDerivatives, "fmi3GetOutputDerivatives",
          description_.co_simulation->max_output_derivative_order > 0);
+    const bool event_mode = description_.co_simulation->has_event_mode;  // §4.2.5
+    find(f.EnterEventMode, "fmi3EnterEventMode", event_mode);
+    find(f.UpdateDiscreteStates, "fmi3UpdateDiscreteStates", event_mode);
+    find(f.EnterStepMode, "fmi3EnterStepMode", event_mode);
   } else {  // §3.2
     find(f.InstantiateModelExchange, "fmi3InstantiateModelExchange", true);
     find(f.EnterEventMode, "fmi3EnterEventMode", true);

@@ -54,10 +54,12 @@ struct Functions {
   fmi3FreeFMUStateTYPE* FreeFMUState = nullptr;
   fmi3GetOutputDerivativesTYPE* GetOutputDerivatives = nullptr;
   fmi3DoStepTYPE* DoStep = nullptr;
-  // Model exchange.
-  fmi3InstantiateModelExchangeTYPE* InstantiateModelExchange = nullptr;
+  fmi3EnterStepModeTYPE* EnterStepMode = nullptr;  ///< co-simulation with hasEventMode
+  // Event Mode: model exchange, and co-simulation with hasEventMode.
   fmi3EnterEventModeTYPE* EnterEventMode = nullptr;
   fmi3UpdateDiscreteStatesTYPE* UpdateDiscreteStates = nullptr;
+  // Model exchange.
+  fmi3InstantiateModelExchangeTYPE* InstantiateModelExchange = nullptr;
   fmi3EnterContinuousTimeModeTYPE* EnterContinuousTimeMode = nullptr;
   fmi3CompletedIntegratorStepTYPE* CompletedIntegratorStep = nullptr;
   fmi3SetTimeTYPE* SetTime = nullptr;

@@ -420,5 +420,64 @@ TEST(Fmi3ModelExchange, RefusesCoSimulationAndUnknownParametersNamingThem) {
       << refused.output;
 }
 
+const std::string kEvents = COUPLET_TEST_FMU("events3");
+
+// events3 (y' = 1, reset where it reaches 0.27) returns early at each reset
+// inside a communication step and has it handled in Event Mode, so the run
+// follows the closed form: y(t) = t mod 0.27, count(t) = floor(t / 0.27),
+// one early return per reset.
+TEST(Fmi3EventMode, EventsInsideAStepAreHandledWhereTheyHappen) {
+  const std::string text =
+      "name: events3\ntime: {start: 0, end: 2}\nalgorithm: {type: jacobi, step: 0.1}\n"
+      "reference: none\nslaves:\n  ev: {fmu: " +
+      kEvents + "}\nevaluation: {grid: 0.1}\n";
+  const auto outcome = couplet_on_text("run", text, "fmi3-events");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  const auto columns = read_columns(outcome.out / "signals.csv");
+  const std::vector<double>& time = columns.at("time");
+  ASSERT_EQ(time.size(), 21u);
+  for (std::size_t row = 0; row < time.size(); ++row) {
+    const double t = time[row];
+    EXPECT_NEAR(columns.at("ev.y")[row], t - std::floor(t / 0.27) * 0.27, 1e-12) << "t = " << t;
+    EXPECT_EQ(columns.at("ev.count")[row], std::floor(t / 0.27)) << "t = " << t;
+    EXPECT_EQ(columns.at("ev.early_returns")[row], std::floor(t / 0.27)) << "t = " << t;
+  }
+  expect_replayed_and_inspected(outcome, "ev");
+  std::string isolated_text = text;
+  isolated_text.replace(isolated_text.find("{fmu: "), 6, "{isolate: true, fmu: ");
+  const auto isolated = couplet_on_text("run", isolated_text, "fmi3-events-isolated");
+  ASSERT_EQ(isolated.exit_code, 0) << isolated.output;
+  EXPECT_EQ(hash_of(outcome.out), hash_of(isolated.out));
+}
+
+// With event mode, a discrete input is set in Event Mode (events3 refuses it
+// in Step Mode), and only when it changes.
+TEST(Fmi3EventMode, AChangedDiscreteInputIsAnEventAtTheCommunicationPoint) {
+  models::SlaveSettings settings;
+  settings.slave_name = "ev";
+  const auto slave = models::fmu_source(kEvents, models::FmuKind::automatic)->make_slave(settings);
+  ASSERT_EQ(slave->description().discrete_inputs.size(), 1u);
+  ASSERT_EQ(slave->description().discrete_outputs.size(), 3u);  // count, early_returns, mode_events
+  slave->setup(0);
+  std::vector<double> end(1);
+  std::vector<std::int64_t> discrete(3);
+  const auto step = [&](Time start, std::int64_t mode) {
+    StepRequest request;
+    request.start = start;
+    request.end = start + step_to_ticks(0.1);
+    const std::vector<std::int64_t> modes{mode};
+    request.discrete_inputs = modes;
+    slave->step(request, OutputBuffers{end, {}, discrete});
+  };
+  step(0, 1);  // the start value: no event
+  EXPECT_EQ(discrete[2], 0);
+  step(step_to_ticks(0.1), 5);
+  EXPECT_EQ(discrete[2], 1);
+  step(step_to_ticks(0.2), 5);
+  EXPECT_EQ(discrete[2], 1);
+  EXPECT_NEAR(end[0], 0.3 - 0.27, 1e-12);  // one reset at 0.27, inside the third step
+  EXPECT_EQ(discrete[0], 1);
+}
+
 }  // namespace
 }  // namespace couplet::testing
