@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,21 +24,32 @@
 namespace couplet::models::fmi3 {
 namespace {
 
+/// Input degree: FMI 3.0 has no input derivatives, so an input polynomial
+/// reaches the FMU as values only — at the communication point, held over the
+/// step (degree 0), or, where the FMU provides intermediate update, also at
+/// the points inside the step where it asks (degree up to 3, 1 by default as
+/// for an FMI 2.0 FMU that interpolates).
 SlaveCapabilities capabilities_of(const Package& package, const fmi::FmuSettings& settings) {
   const CoSimulationInterface& cs = *package.description().co_simulation;
-  if (settings.limits.max_input_degree.value_or(0) != 0) {
-    configuration_error(settings, package,
-                        "capabilities.max_input_degree " +
-                            std::to_string(*settings.limits.max_input_degree) +
-                            ": an FMI 3.0 FMU takes its inputs as values held over the step "
-                            "(FMI 3.0 has no input derivatives), degree 0");
-  }
-  // Degree 0: the default SlaveCapabilities::max_input_degree.
-  return fmi::co_simulation_capabilities(
+  SlaveCapabilities capabilities = fmi::co_simulation_capabilities(
       {cs.max_output_derivative_order, cs.capabilities.can_get_and_set_fmu_state,
        cs.can_handle_variable_communication_step_size,
        package.description().default_experiment.step_size},
       settings.limits, settings.slave_name, package.path());
+  const bool intermediate = cs.provides_intermediate_update;
+  const int degree = settings.limits.max_input_degree.value_or(intermediate ? 1 : 0);
+  const int accepted = intermediate ? fmi::kMaxFmuInputDegree : 0;
+  if (degree < 0 || degree > accepted) {
+    configuration_error(
+        settings, package,
+        "capabilities.max_input_degree " + std::to_string(degree) +
+            (intermediate ? " is more than couplet gives an FMU (" + std::to_string(accepted) + ")"
+                          : ": an FMI 3.0 FMU without intermediate update takes "
+                            "its inputs as values held over the step (FMI 3.0 "
+                            "has no input derivatives), degree 0"));
+  }
+  capabilities.max_input_degree = degree;
+  return capabilities;
 }
 
 class CoSimulationSlave final : public Slave {
@@ -70,9 +83,17 @@ class CoSimulationSlave final : public Slave {
     description_.capabilities = capabilities_of(*package_, settings);
     const Description& description = package_->description();
     const std::string resources = package_->resource_path();
+    // With intermediate update the Real inputs are set again at the points
+    // the FMU asks for; they are its intermediate variables (§4.2.2).
+    const bool intermediate = description.co_simulation->provides_intermediate_update &&
+                              description_.capabilities.max_input_degree > 0;
+    if (intermediate) intermediate_references_ = inputs_.references();
+    log_->context = this;
     instance_ = functions_.InstantiateCoSimulation(
         slave_name_.c_str(), description.instantiation_token.c_str(), resources.c_str(), fmi3False,
-        fmi3True, event_mode_, early_return_, nullptr, 0, log_.get(), &LogRing::log, nullptr);
+        fmi3True, event_mode_, early_return_, intermediate_references_.data(),
+        intermediate_references_.size(), log_.get(), &LogRing::log,
+        intermediate ? &CoSimulationSlave::intermediate_update : nullptr);
     if (instance_ == nullptr) {
       throw ConfigurationError("slave '" + slave_name_ + "': FMU '" + package_->path() +
                                "': fmi3InstantiateCoSimulation returned NULL (instantiation "
@@ -144,6 +165,7 @@ class CoSimulationSlave final : public Slave {
       violation("sample buffer too small");
     // noSetFMUStatePriorToCurrentPoint: true unless a rollback may follow.
     const fmi3Boolean final_point = !description_.capabilities.can_rollback;
+    stepping_inputs_ = request.inputs;  // for intermediate update
     Time from = request.start;
     for (std::size_t k = 0; k <= request.sample_times.size(); ++k) {
       const Time to = k < request.sample_times.size() ? request.sample_times[k] : request.end;
@@ -158,6 +180,7 @@ class CoSimulationSlave final : public Slave {
         read_values_at(request.inputs, to_seconds(to),
                        result.samples.subspan(k * outputs, outputs));
     }
+    stepping_inputs_ = {};
     read_outputs_at(request.inputs, to_seconds(request.end), result.end_outputs);
     if (!result.discrete_outputs.empty()) {
       check(discrete_outputs_.get(instance_, result.discrete_outputs, slave_name_),
@@ -257,6 +280,11 @@ class CoSimulationSlave final : public Slave {
         request_stop(reached, std::string("fmi3DoStep returned ") + to_string(status) +
                                   " with terminateSimulation");
       check(status, "fmi3DoStep", from);
+      if (intermediate_failure_) {
+        const PortValues::Failure failure = *intermediate_failure_;
+        intermediate_failure_.reset();
+        check(failure.status, failure.call, intermediate_failure_time_);
+      }
       if (early_return && !early_return_) {
         // Early return was not allowed at instantiation: the FMU broke the contract.
         early_return_error(reached, "although earlyReturnAllowed was false");
@@ -315,6 +343,29 @@ class CoSimulationSlave final : public Slave {
       violation(std::string(call) + " on a slave that cannot roll back");
   }
 
+  /// fmi3IntermediateUpdateCallback: where the FMU asks, its Real inputs take
+  /// their polynomials' values at `time`. It runs inside fmi3DoStep, in the
+  /// FMU's C frames, so it throws nothing: a failed set is kept and thrown
+  /// after fmi3DoStep returns.
+  static void intermediate_update(fmi3InstanceEnvironment environment, fmi3Float64 time,
+                                  fmi3Boolean set_requested, fmi3Boolean /*get_allowed*/,
+                                  fmi3Boolean /*step_finished*/, fmi3Boolean /*can_return_early*/,
+                                  fmi3Boolean* early_return_requested,
+                                  fmi3Float64* early_return_time) {
+    if (early_return_requested != nullptr) *early_return_requested = fmi3False;
+    if (early_return_time != nullptr) *early_return_time = time;
+    if (environment == nullptr || !set_requested) return;
+    auto& slave = *static_cast<CoSimulationSlave*>(static_cast<LogRing*>(environment)->context);
+    if (slave.stepping_inputs_.size() != slave.input_values_.size() || slave.intermediate_failure_)
+      return;
+    for (std::size_t i = 0; i < slave.input_values_.size(); ++i)
+      slave.input_values_[i] = slave.stepping_inputs_[i].value(time);
+    if (const auto failure = slave.inputs_.set(slave.instance_, slave.input_values_)) {
+      slave.intermediate_failure_ = failure;
+      slave.intermediate_failure_time_ = time;
+    }
+  }
+
   /// Input values at `time`, held by the FMU over the step that follows.
   void set_inputs(std::span<const Polynomial> inputs, double time) {
     if (input_values_.empty()) return;
@@ -357,6 +408,10 @@ class CoSimulationSlave final : public Slave {
   // Sized at construction: stepping does not allocate on couplet's side.
   std::vector<double> input_values_;
   std::vector<std::int64_t> held_discrete_inputs_, saved_discrete_inputs_;  ///< with event mode
+  std::vector<fmi3ValueReference> intermediate_references_;  ///< the Real inputs, if set there
+  std::span<const Polynomial> stepping_inputs_;  ///< during step(), for intermediate update
+  std::optional<PortValues::Failure> intermediate_failure_;
+  double intermediate_failure_time_ = 0.0;
   std::vector<fmi3ValueReference> derivative_references_;  ///< each Real output variable once
   std::vector<fmi3Int32> derivative_orders_;
   std::vector<double> derivative_values_;        ///< every element of those variables

@@ -5,10 +5,14 @@
 // fmi3_port_values.hpp, fmi3_elements.hpp); fmi3DoStep advances it.
 //
 // Capability mapping (docs/fmi.md, FMI 3.0):
-//   inputs                      → degree 0: FMI 3.0 has no input-derivative
-//                                 call, so an input is the value of its
-//                                 polynomial at the communication point, held
-//                                 over the step
+//   inputs                      → FMI 3.0 has no input-derivative call, so an
+//                                 input is the value of its polynomial at the
+//                                 communication point, held over the step
+//                                 (degree 0), and with providesIntermediateUpdate
+//                                 also at the points inside the step where the
+//                                 FMU asks (degree up to 3)
+//   hasEventMode, mightReturnEarlyFromDoStep → events inside the step, handled
+//                                 where they happen
 //   maxOutputDerivativeOrder    → output derivatives (fmi3GetOutputDerivatives)
 //   canGetAndSetFMUState        → rollback
 //   !canHandleVariableCommunicationStepSize → an imposed step (scenario, else

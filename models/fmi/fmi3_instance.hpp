@@ -25,6 +25,9 @@ struct LogRing {
   static constexpr std::size_t kLength = 240;
   std::array<std::array<char, kLength>, kLines> lines{};
   std::size_t written = 0;
+  /// The owner, for its other callbacks: the instance has one environment
+  /// pointer (this ring) for all of them.
+  void* context = nullptr;
 
   /// fmi3LogMessageCallback; `environment` is the ring.
   static void log(fmi3InstanceEnvironment environment, fmi3Status status, fmi3String category,

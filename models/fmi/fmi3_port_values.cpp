@@ -338,6 +338,14 @@ std::optional<PortValues::Failure> PortValues::get(fmi3Instance instance,
   return failure;
 }
 
+std::vector<fmi3ValueReference> PortValues::references() const {
+  std::vector<fmi3ValueReference> all;
+  groups_->for_each([&all](const auto& typed) {
+    all.insert(all.end(), typed.references.begin(), typed.references.end());
+  });
+  return all;
+}
+
 std::optional<PortValues::Failure> PortValues::set_exactly(fmi3Instance instance,
                                                            std::span<const double> values) {
   std::optional<Failure> failure;

@@ -62,6 +62,9 @@ class PortValues {
   std::optional<Failure> get(fmi3Instance instance, std::span<std::int64_t> values,
                              const std::string& slave_name);
 
+  /// The value reference of each variable the ports belong to, once.
+  std::vector<fmi3ValueReference> references() const;
+
   /// Ports of any type from doubles their types hold exactly (holds_exactly):
   /// the scenario's start values and parameters, set before initialization.
   std::optional<Failure> set_exactly(fmi3Instance instance, std::span<const double> values);

@@ -120,8 +120,9 @@ TEST(Fmi3CoSimulation, RefusesWhatAnFmi3FmuCannotTakeNamingTheSlave) {
       "fmi3-degree");
   EXPECT_EQ(degree.exit_code, 2);
   EXPECT_NE(degree.output.find("slave 'int': FMU '" + kFmu +
-                               "': capabilities.max_input_degree 1: an FMI 3.0 FMU takes its "
-                               "inputs as values held over the step"),
+                               "': capabilities.max_input_degree 1: an FMI 3.0 FMU without "
+                               "intermediate update takes its inputs as values held over the "
+                               "step"),
             std::string::npos)
       << degree.output;
   const auto algorithm =
@@ -477,6 +478,63 @@ TEST(Fmi3EventMode, AChangedDiscreteInputIsAnEventAtTheCommunicationPoint) {
   EXPECT_EQ(discrete[2], 1);
   EXPECT_NEAR(end[0], 0.3 - 0.27, 1e-12);  // one reset at 0.27, inside the third step
   EXPECT_EQ(discrete[0], 1);
+}
+
+const std::string kSmooth = COUPLET_TEST_FMU("smooth3");
+
+/// A ramp u = t into smooth3 (y' = u by the midpoint rule on 8 substeps, u
+/// asked for at each midpoint) under Jacobi with step 0.01.
+std::string smooth_scenario(const std::string& algorithm, const std::string& extra = "") {
+  return "name: smooth3\ntime: {start: 0, end: 1}\nalgorithm: {type: jacobi, step: 0.01" +
+         algorithm +
+         "}\nreference: none\nslaves:\n  ramp:\n    model: stimulus.ramp\n"
+         "    parameters: {start: 0, stop: 10, initial: 0, final: 10}\n"
+         "  s:\n    fmu: " +
+         kSmooth + "\n" + extra +
+         "connections:\n  - {from: ramp.y, to: s.u}\n"
+         "evaluation: {grid: 0.1}\n";
+}
+
+// With intermediate update, an FMI 3.0 FMU takes input polynomials: the
+// linear extrapolation of the ramp (input_order 1) is set at every midpoint
+// the FMU asks for, and the midpoint rule integrates it exactly: y = t²/2.
+// Held at the communication points (degree 0) the ramp gives the held-input
+// value h² n(n−1)/2 instead.
+TEST(Fmi3IntermediateUpdate, InputPolynomialsAreSetWhereTheFmuAsks) {
+  const auto smooth = couplet_on_text("run", smooth_scenario(", input_order: 1"), "fmi3-smooth");
+  ASSERT_EQ(smooth.exit_code, 0) << smooth.output;
+  const auto held = couplet_on_text(
+      "run", smooth_scenario("", "    capabilities: {max_input_degree: 0}\n"), "fmi3-smooth-held");
+  ASSERT_EQ(held.exit_code, 0) << held.output;
+  const auto columns = read_columns(smooth.out / "signals.csv");
+  const auto held_columns = read_columns(held.out / "signals.csv");
+  const std::vector<double>& time = columns.at("time");
+  ASSERT_EQ(time.size(), 11u);
+  for (std::size_t row = 0; row < time.size(); ++row) {
+    const double t = time[row];
+    const double n = std::round(t / 0.01);
+    EXPECT_NEAR(columns.at("s.y")[row], t * t / 2.0, 1e-12) << "t = " << t;
+    EXPECT_NEAR(held_columns.at("s.y")[row], 1e-4 * n * (n - 1.0) / 2.0, 1e-12) << "t = " << t;
+    EXPECT_EQ(columns.at("s.updates")[row], 8.0 * n) << "t = " << t;
+    EXPECT_EQ(held_columns.at("s.updates")[row], 0.0) << "t = " << t;
+  }
+  expect_replayed_and_inspected(smooth, "s");
+  const auto isolated = couplet_on_text(
+      "run", smooth_scenario(", input_order: 1", "    isolate: true\n"), "fmi3-smooth-isolated");
+  ASSERT_EQ(isolated.exit_code, 0) << isolated.output;
+  EXPECT_EQ(hash_of(smooth.out), hash_of(isolated.out));
+}
+
+TEST(Fmi3IntermediateUpdate, ADegreeAboveThreeIsRefused) {
+  const auto outcome =
+      couplet_on_text("validate", smooth_scenario("", "    capabilities: {max_input_degree: 4}\n"),
+                      "fmi3-smooth-degree");
+  EXPECT_EQ(outcome.exit_code, 2);
+  EXPECT_NE(outcome.output.find("slave 's': FMU '" + kSmooth +
+                                "': capabilities.max_input_degree 4 is more than couplet gives "
+                                "an FMU (3)"),
+            std::string::npos)
+      << outcome.output;
 }
 
 }  // namespace

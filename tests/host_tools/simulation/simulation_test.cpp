@@ -222,7 +222,9 @@ TEST(Simulation, ObserversSeeEveryCommunicationPointWithoutAllocating) {
 
 // FMI 3.0 FMUs (integrator3, rollback and output derivatives on; arrays3,
 // whose arrays move whole; sawtooth3, model exchange with time and state
-// events) stepped with the run log on: couplet's side allocates nothing.
+// events; events3, early return into Event Mode; smooth3, inputs set at
+// intermediate update) stepped with the run log on: couplet's side
+// allocates nothing.
 TEST(Simulation, AnFmi3FmuAddsNoAllocationToTheSteppingLoop) {
   const auto directory = fresh_directory("simulation-fmi3");
   std::filesystem::create_directories(directory);
@@ -232,8 +234,11 @@ TEST(Simulation, AnFmi3FmuAddsNoAllocationToTheSteppingLoop) {
                              "  int: {fmu: " COUPLET_TEST_FMU("integrator3") "}\n"
                              "  arr: {fmu: " COUPLET_TEST_FMU("arrays3") ", parameters: {n: 4}}\n"
                              "  saw: {fmu: " COUPLET_TEST_FMU("sawtooth3") ", parameters: {period: 0.47}}\n"
+                             "  ev: {fmu: " COUPLET_TEST_FMU("events3") "}\n"
+                             "  sm: {fmu: " COUPLET_TEST_FMU("smooth3") "}\n"
                              "connections:\n  - {from: ramp.y, to: int.u}\n"
                              "  - {from: ramp.y, to: \"arr.u[3]\"}\n"
+                             "  - {from: ramp.y, to: sm.u}\n"
                              "algorithm: {type: jacobi, step: 0.01}\nreference: none\n";
   Simulation simulation =
       Simulation::from_scenario(scenario.string(), {}, {(directory / "out").string(), true, true});
