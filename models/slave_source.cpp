@@ -8,6 +8,7 @@
 #include "models/fmi/fmi3_co_simulation_slave.hpp"
 #include "models/fmi/fmi3_elements.hpp"
 #include "models/fmi/fmi3_model_exchange_model.hpp"
+#include "models/fmi/fmi3_scheduled_execution_slave.hpp"
 #include "models/fmi/fmu_slaves.hpp"
 #include "models/stimulus_table.hpp"
 
@@ -222,9 +223,7 @@ class Fmi3Source final : public SlaveSource {
       : package_(std::move(package)), interface_(interface) {}
 
   std::string name() const override {
-    return "FMU '" + package_->path() + "' (FMI 3.0, " +
-           (interface_ == fmi3::Interface::co_simulation ? "co-simulation" : "model exchange") +
-           ")";
+    return "FMU '" + package_->path() + "' (FMI 3.0, " + fmi3::to_string(interface_) + ")";
   }
   std::string identity() const override {
     return "fmu:" + package_->description().instantiation_token;
@@ -233,16 +232,19 @@ class Fmi3Source final : public SlaveSource {
   std::unique_ptr<Slave> make_slave(const SlaveSettings& settings) const override {
     if (interface_ == fmi3::Interface::co_simulation)
       return fmi3::make_co_simulation_slave(package_, fmu_settings(settings));
+    if (interface_ == fmi3::Interface::scheduled_execution)
+      return fmi3::make_scheduled_execution_slave(package_, fmu_settings(settings));
     return make_ode_slave(settings.slave_name, make_model(settings), settings.solver,
                           settings.limits);
   }
 
   std::unique_ptr<Model> make_model(const SlaveSettings& settings) const override {
-    if (interface_ == fmi3::Interface::co_simulation) {
+    if (interface_ != fmi3::Interface::model_exchange) {
       throw ConfigurationError(
-          "slave '" + settings.slave_name + "': FMU '" + package_->path() +
-          "' is used for co-simulation, which keeps its equations inside: no monolithic "
-          "reference (use fmu_kind: me if the FMU offers model exchange, or reference: none)");
+          "slave '" + settings.slave_name + "': FMU '" + package_->path() + "' is used for " +
+          fmi3::to_string(interface_) +
+          ", which keeps its equations inside: no monolithic reference (use fmu_kind: me if the "
+          "FMU offers model exchange, or reference: none)");
     }
     return fmi3::make_model_exchange_model(package_, fmu_settings(settings));
   }
@@ -272,12 +274,12 @@ std::string Fmi3Source::describe() const {
   if (!description.generation_tool.empty()) text << ", made by " << description.generation_tool;
   text << ")\n  offers: " << (description.co_simulation ? "cs " : "")
        << (description.model_exchange ? "me " : "")
-       << (description.scheduled_execution ? "se " : "")
-       << (description.co_simulation || description.model_exchange
-               ? std::string("(couplet runs ") + (description.co_simulation ? "cs" : "me") +
-                     " unless fmu_kind says otherwise; its ports: the numeric inputs and "
-                     "outputs, arrays as name[i])\n"
-               : std::string("(couplet runs FMI 3.0 FMUs through cs or me: not this one)\n"));
+       << (description.scheduled_execution ? "se " : "") << "(couplet runs "
+       << (description.model_exchange  ? "me"
+           : description.co_simulation ? "cs"
+                                       : "se")
+       << " unless fmu_kind says otherwise; its ports: the numeric inputs and outputs, arrays "
+          "as name[i])\n";
   if (const auto& cs = description.co_simulation) {
     text << "  co-simulation: canHandleVariableCommunicationStepSize "
          << yes_no(cs->can_handle_variable_communication_step_size) << ", hasEventMode "
@@ -365,21 +367,24 @@ std::unique_ptr<SlaveSource> fmu_source(const std::string& fmu_path, FmuKind kin
   const std::string file = archive.model_description_name();
   if (fmi3::declared_fmi_version(xml, file).rfind("3.", 0) == 0) {
     fmi3::Description description = fmi3::parse_description(xml, file);
-    if (!description.co_simulation && !description.model_exchange) {
-      throw ConfigurationError("FMU '" + fmu_path +
-                               "': offers neither co-simulation nor model exchange (couplet runs "
-                               "FMI 3.0 FMUs through one of them; scheduled execution is not "
-                               "supported yet)");
-    }
-    const bool model_exchange = kind == FmuKind::model_exchange ||
-                                (kind == FmuKind::automatic && !description.co_simulation);
-    if (model_exchange ? !description.model_exchange : !description.co_simulation) {
+    // As for FMI 2.0: model exchange when offered, else co-simulation, else
+    // scheduled execution; fmu_kind chooses among those offered.
+    fmi3::Interface chosen = description.model_exchange  ? fmi3::Interface::model_exchange
+                             : description.co_simulation ? fmi3::Interface::co_simulation
+                                                         : fmi3::Interface::scheduled_execution;
+    if (kind == FmuKind::co_simulation) chosen = fmi3::Interface::co_simulation;
+    if (kind == FmuKind::model_exchange) chosen = fmi3::Interface::model_exchange;
+    if (kind == FmuKind::scheduled_execution) chosen = fmi3::Interface::scheduled_execution;
+    const bool offered =
+        chosen == fmi3::Interface::co_simulation    ? description.co_simulation.has_value()
+        : chosen == fmi3::Interface::model_exchange ? description.model_exchange.has_value()
+                                                    : description.scheduled_execution.has_value();
+    if (!offered) {
       throw ConfigurationError("FMU '" + fmu_path + "': fmu_kind: does not offer " +
-                               (model_exchange ? "model exchange" : "co-simulation"));
+                               fmi3::to_string(chosen));
     }
     return std::make_unique<Fmi3Source>(
-        std::make_shared<fmi3::Package>(std::move(archive), std::move(description)),
-        model_exchange ? fmi3::Interface::model_exchange : fmi3::Interface::co_simulation);
+        std::make_shared<fmi3::Package>(std::move(archive), std::move(description)), chosen);
   }
   fmi::Description description = fmi::parse_description(xml, file);
   std::shared_ptr<fmi::Package> package =
@@ -387,6 +392,11 @@ std::unique_ptr<SlaveSource> fmu_source(const std::string& fmu_path, FmuKind kin
   fmi::InterfaceKind chosen = package->default_kind();
   if (kind == FmuKind::co_simulation) chosen = fmi::InterfaceKind::co_simulation;
   if (kind == FmuKind::model_exchange) chosen = fmi::InterfaceKind::model_exchange;
+  if (kind == FmuKind::scheduled_execution) {
+    throw ConfigurationError("FMU '" + fmu_path +
+                             "': fmu_kind: se is FMI 3.0 scheduled execution; this is an FMI "
+                             "2.0 FMU");
+  }
   if (!package->offers(chosen)) {
     throw ConfigurationError("FMU '" + fmu_path + "': fmu_kind: does not offer " +
                              fmi::to_string(chosen));

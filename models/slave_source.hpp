@@ -54,7 +54,7 @@ class SlaveSource {
 std::unique_ptr<SlaveSource> catalog_source(const ModelCatalog& catalog,
                                             const std::string& model_name);
 
-enum class FmuKind { automatic, co_simulation, model_exchange };
+enum class FmuKind { automatic, co_simulation, model_exchange, scheduled_execution };
 
 /// How stimulus.table passes between its rows (docs/models.md, "Stimuli").
 enum class TableInterpolation { hold, linear };

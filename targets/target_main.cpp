@@ -25,8 +25,10 @@ int main(int argc, char** argv) {
       app.add_option("--model", model, "built-in model to serve (see `couplet models`)");
   auto* fmu_option = app.add_option("--fmu", fmu, "FMI 2.0 or 3.0 FMU to serve (docs/fmi.md)");
   model_option->excludes(fmu_option);
-  app.add_option("--fmu-kind", fmu_kind, "interface of the FMU: cs, me, or auto (me when offered)")
-      ->check(CLI::IsMember({"auto", "cs", "me"}))
+  app.add_option("--fmu-kind", fmu_kind,
+                 "interface of the FMU: cs, me, se (FMI 3.0 scheduled execution), or auto (me "
+                 "when offered, else cs, else se)")
+      ->check(CLI::IsMember({"auto", "cs", "me", "se"}))
       ->capture_default_str();
   targets::TargetProgramSettings settings;
   targets::add_target_options(app, settings);
@@ -39,6 +41,7 @@ int main(int argc, char** argv) {
     if (!fmu.empty()) {
       const models::FmuKind kind = fmu_kind == "cs"   ? models::FmuKind::co_simulation
                                    : fmu_kind == "me" ? models::FmuKind::model_exchange
+                                   : fmu_kind == "se" ? models::FmuKind::scheduled_execution
                                                       : models::FmuKind::automatic;
       // A quoted '${COUPLET_BUILD_DIR}/…' means the build tree of this program.
       const std::string file = targets::expand_path_variables(fmu, targets::build_directory()).path;

@@ -30,9 +30,10 @@ std::vector<std::string> target_arguments(const SlaveSpec& spec) {
   if (!spec.fmu.empty()) {
     arguments = {"--fmu", spec.fmu};
     if (spec.fmu_kind != models::FmuKind::automatic) {
-      arguments.insert(
-          arguments.end(),
-          {"--fmu-kind", spec.fmu_kind == models::FmuKind::co_simulation ? "cs" : "me"});
+      arguments.insert(arguments.end(),
+                       {"--fmu-kind", spec.fmu_kind == models::FmuKind::co_simulation    ? "cs"
+                                      : spec.fmu_kind == models::FmuKind::model_exchange ? "me"
+                                                                                         : "se"});
     }
   }
   // A device's program checks its parameters when the Configure brings them,

@@ -281,9 +281,11 @@ SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std
         spec.fmu_kind = models::FmuKind::co_simulation;
       else if (text == "me")
         spec.fmu_kind = models::FmuKind::model_exchange;
+      else if (text == "se")
+        spec.fmu_kind = models::FmuKind::scheduled_execution;
       else
         throw ConfigurationError(locate(source, kind, path + ".fmu_kind") +
-                                 ": expected 'cs' or 'me'");
+                                 ": expected 'cs', 'me' or 'se' (FMI 3.0 scheduled execution)");
     }
   }
   parse_table_settings(node, source, path, spec);

@@ -152,6 +152,19 @@ typedef fmi3Status fmi3GetNumberOfEventIndicatorsTYPE(fmi3Instance instance,
 typedef fmi3Status fmi3GetNumberOfContinuousStatesTYPE(fmi3Instance instance,
                                                        size_t* nContinuousStates);
 
+/* Scheduled execution (§5.2). */
+typedef void (*fmi3ClockUpdateCallback)(fmi3InstanceEnvironment instanceEnvironment);
+typedef void (*fmi3LockPreemptionCallback)(void);
+typedef void (*fmi3UnlockPreemptionCallback)(void);
+typedef fmi3Instance fmi3InstantiateScheduledExecutionTYPE(
+    fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath,
+    fmi3Boolean visible, fmi3Boolean loggingOn, fmi3InstanceEnvironment instanceEnvironment,
+    fmi3LogMessageCallback logMessage, fmi3ClockUpdateCallback clockUpdate,
+    fmi3LockPreemptionCallback lockPreemption, fmi3UnlockPreemptionCallback unlockPreemption);
+typedef fmi3Status fmi3ActivateModelPartitionTYPE(fmi3Instance instance,
+                                                  fmi3ValueReference clockReference,
+                                                  fmi3Float64 activationTime);
+
 #ifdef __cplusplus
 }
 #endif

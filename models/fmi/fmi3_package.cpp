@@ -25,6 +25,18 @@ std::string platforms_in(const std::filesystem::path& binaries) {
 
 }  // namespace
 
+const char* to_string(Interface interface) {
+  switch (interface) {
+    case Interface::co_simulation:
+      return "co-simulation";
+    case Interface::model_exchange:
+      return "model exchange";
+    case Interface::scheduled_execution:
+      return "scheduled execution";
+  }
+  return "an unknown interface";
+}
+
 Package::Package(fmi::Archive archive, Description description)
     : archive_(std::move(archive)), description_(std::move(description)) {}
 
@@ -42,15 +54,25 @@ const Functions& Package::loaded() const {
 }
 
 const Functions& Package::load(Interface interface) {
-  const bool cs = interface == Interface::co_simulation;
-  if ((cs && co_simulation_loaded_) || (!cs && model_exchange_loaded_)) return functions_;
+  bool& loaded = interface == Interface::co_simulation    ? co_simulation_loaded_
+                 : interface == Interface::model_exchange ? model_exchange_loaded_
+                                                          : scheduled_execution_loaded_;
+  if (loaded) return functions_;
   const std::string prefix = "FMU '" + path() + "': ";
-  if (cs ? !description_.co_simulation : !description_.model_exchange) {
-    throw ConfigurationError(prefix + (cs ? "does not offer co-simulation (fmu_kind: me)"
-                                          : "does not offer model exchange (fmu_kind: cs)"));
+  const InterfaceCapabilities* offered =
+      interface == Interface::co_simulation
+          ? (description_.co_simulation ? &description_.co_simulation->capabilities : nullptr)
+      : interface == Interface::model_exchange
+          ? (description_.model_exchange ? &description_.model_exchange->capabilities : nullptr)
+          : (description_.scheduled_execution ? &description_.scheduled_execution->capabilities
+                                              : nullptr);
+  if (offered == nullptr) {
+    throw ConfigurationError(prefix + "does not offer " +
+                             (interface == Interface::co_simulation    ? "co-simulation"
+                              : interface == Interface::model_exchange ? "model exchange"
+                                                                       : "scheduled execution"));
   }
-  const InterfaceCapabilities& capabilities =
-      cs ? description_.co_simulation->capabilities : description_.model_exchange->capabilities;
+  const InterfaceCapabilities& capabilities = *offered;
   const std::string& identifier = capabilities.model_identifier;
   const std::filesystem::path binaries = archive_.directory() / "binaries";
   const std::string inside = "binaries/" + std::string(kPlatform) + "/" + identifier + ".so";
@@ -114,7 +136,7 @@ const Functions& Package::load(Interface interface) {
   find(f.GetFMUState, "fmi3GetFMUState", state);
   find(f.SetFMUState, "fmi3SetFMUState", state);
   find(f.FreeFMUState, "fmi3FreeFMUState", state);
-  if (cs) {
+  if (interface == Interface::co_simulation) {
     find(f.InstantiateCoSimulation, "fmi3InstantiateCoSimulation", true);
     find(f.DoStep, "fmi3DoStep", true);
     find(f.GetOutputDerivatives, "fmi3GetOutputDerivatives",
@@ -123,6 +145,9 @@ const Functions& Package::load(Interface interface) {
     find(f.EnterEventMode, "fmi3EnterEventMode", event_mode);
     find(f.UpdateDiscreteStates, "fmi3UpdateDiscreteStates", event_mode);
     find(f.EnterStepMode, "fmi3EnterStepMode", event_mode);
+  } else if (interface == Interface::scheduled_execution) {  // §5.2
+    find(f.InstantiateScheduledExecution, "fmi3InstantiateScheduledExecution", true);
+    find(f.ActivateModelPartition, "fmi3ActivateModelPartition", true);
   } else {  // §3.2
     find(f.InstantiateModelExchange, "fmi3InstantiateModelExchange", true);
     find(f.EnterEventMode, "fmi3EnterEventMode", true);
@@ -148,7 +173,7 @@ const Functions& Package::load(Interface interface) {
   functions_ = f;
   handle_ = handle;
   loaded_identifier_ = identifier;
-  (cs ? co_simulation_loaded_ : model_exchange_loaded_) = true;
+  loaded = true;
   return functions_;
 }
 

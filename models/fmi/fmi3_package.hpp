@@ -69,10 +69,16 @@ struct Functions {
   fmi3GetContinuousStatesTYPE* GetContinuousStates = nullptr;
   fmi3GetNumberOfEventIndicatorsTYPE* GetNumberOfEventIndicators = nullptr;
   fmi3GetNumberOfContinuousStatesTYPE* GetNumberOfContinuousStates = nullptr;
+  // Scheduled execution.
+  fmi3InstantiateScheduledExecutionTYPE* InstantiateScheduledExecution = nullptr;
+  fmi3ActivateModelPartitionTYPE* ActivateModelPartition = nullptr;
 };
 
 /// The interface whose library a slave loads.
-enum class Interface { co_simulation, model_exchange };
+enum class Interface { co_simulation, model_exchange, scheduled_execution };
+
+/// "co-simulation", "model exchange", "scheduled execution".
+const char* to_string(Interface interface);
 
 /// The platform tuple couplet loads (FMI 3.0 §2.5.1.4).
 inline constexpr const char* kPlatform = "x86_64-linux";
@@ -105,7 +111,8 @@ class Package {
   Description description_;
   void* handle_ = nullptr;
   std::string loaded_identifier_;  ///< the model identifier of the library loaded
-  bool co_simulation_loaded_ = false, model_exchange_loaded_ = false;
+  bool co_simulation_loaded_ = false, model_exchange_loaded_ = false,
+       scheduled_execution_loaded_ = false;
   Functions functions_;
 };
 

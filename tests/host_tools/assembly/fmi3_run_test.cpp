@@ -537,5 +537,101 @@ TEST(Fmi3IntermediateUpdate, ADegreeAboveThreeIsRefused) {
       << outcome.output;
 }
 
+const std::string kScheduled = COUPLET_TEST_FMU("sched3");
+
+/// sched3 (scheduled execution) with a ramp u = t into its slow partition.
+std::string scheduled_scenario(const std::string& extra = "") {
+  return "name: sched3\ntime: {start: 0, end: 2}\nalgorithm: {type: jacobi, step: 0.1, "
+         "input_order: 1}\nreference: none\nslaves:\n  ramp:\n    model: stimulus.ramp\n"
+         "    parameters: {start: 0, stop: 10, initial: 0, final: 10}\n  s:\n    fmu: " +
+         kScheduled + "\n" + extra +
+         "connections:\n  - {from: ramp.y, to: s.u}\nevaluation: {grid: 0.1}\n";
+}
+
+// The partitions are activated in virtual time at their clocks' ticks: fast
+// every 10 ms, slow every 50 ms from 20 ms with the ramp's value at its tick,
+// slow before fast where both tick (priority 1 before 2).
+TEST(Fmi3ScheduledExecution, PartitionsRunAtTheirTicksInPriorityOrder) {
+  const auto outcome = couplet_on_text("run", scheduled_scenario(), "fmi3-sched");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  const auto columns = read_columns(outcome.out / "signals.csv");
+  const std::vector<double>& time = columns.at("time");
+  ASSERT_EQ(time.size(), 21u);
+  for (std::size_t row = 0; row < time.size(); ++row) {
+    const long ms = std::lround(time[row] * 1000.0);
+    // Ticks before t: fast at 10 m ms, slow at 20 + 50 k ms.
+    double slow_sum = 0.0;
+    long last_slow = -1;
+    for (long tick = 20; tick < ms; tick += 50) slow_sum += tick / 1000.0, last_slow = tick;
+    EXPECT_EQ(columns.at("s.fast_count")[row], static_cast<double>(ms / 10)) << ms;
+    EXPECT_NEAR(columns.at("s.slow_sum")[row], slow_sum, 1e-12) << ms;
+    EXPECT_EQ(columns.at("s.slow_seen_fast")[row],
+              last_slow < 0 ? 0.0 : static_cast<double>(last_slow / 10))
+        << ms;
+  }
+  expect_replayed_and_inspected(outcome, "s");
+  const auto isolated =
+      couplet_on_text("run", scheduled_scenario("    isolate: true\n"), "fmi3-sched-isolated");
+  ASSERT_EQ(isolated.exit_code, 0) << isolated.output;
+  EXPECT_EQ(hash_of(outcome.out), hash_of(isolated.out));
+}
+
+// A triggered clock is a Boolean input port of its name: each rise activates
+// its partition at that communication point.
+TEST(Fmi3ScheduledExecution, ATriggeredClockRunsAtEachRiseOfItsPort) {
+  models::SlaveSettings settings;
+  settings.slave_name = "s";
+  const auto slave =
+      models::fmu_source(kScheduled, models::FmuKind::automatic)->make_slave(settings);
+  const SlaveDescription& description = slave->description();
+  ASSERT_EQ(description.discrete_inputs.size(), 1u);
+  EXPECT_EQ(description.discrete_inputs[0].name, "kick");
+  EXPECT_EQ(description.discrete_inputs[0].type, DiscreteType::boolean);
+  ASSERT_TRUE(description.capabilities.can_rollback);
+  slave->setup(0);
+  const std::vector<Polynomial> inputs{Polynomial::constant(0.0, 1.0)};
+  std::vector<double> end(1);
+  std::vector<std::int64_t> discrete(3);  // fast_count, slow_seen_fast, kicks
+  Time at = 0;
+  const auto step = [&](std::int64_t kick) {
+    StepRequest request;
+    request.start = at;
+    request.end = at + step_to_ticks(0.1);
+    request.inputs = inputs;
+    const std::vector<std::int64_t> kicks{kick};
+    request.discrete_inputs = kicks;
+    slave->step(request, OutputBuffers{end, {}, discrete});
+    at = request.end;
+    return discrete[2];
+  };
+  EXPECT_EQ(step(0), 0);
+  EXPECT_EQ(step(1), 1);
+  slave->save_state();
+  EXPECT_EQ(step(1), 1);  // held: no rise
+  EXPECT_EQ(step(0), 1);
+  EXPECT_EQ(step(1), 2);
+  slave->restore_state();
+  at = step_to_ticks(0.2);
+  EXPECT_EQ(step(1), 1);  // the saved trigger was high: no rise after the rollback either
+}
+
+TEST(Fmi3ScheduledExecution, FmuKindSeIsForFmi3FmusThatOfferIt) {
+  std::string text = scheduled_scenario();
+  text.replace(text.find(kScheduled), kScheduled.size(), kFmu);
+  text.replace(text.find("connections:"), 0, "    fmu_kind: se\n");
+  const auto cs_only = couplet_on_text("validate", text, "fmi3-se-cs");
+  EXPECT_EQ(cs_only.exit_code, 2);
+  EXPECT_NE(cs_only.output.find("FMU '" + kFmu + "': fmu_kind: does not offer scheduled execution"),
+            std::string::npos)
+      << cs_only.output;
+  const std::string fmi2 = COUPLET_TEST_FMU("integrator2");
+  text.replace(text.find(kFmu), kFmu.size(), fmi2);
+  const auto two = couplet_on_text("validate", text, "fmi3-se-fmi2");
+  EXPECT_EQ(two.exit_code, 2);
+  EXPECT_NE(two.output.find("fmu_kind: se is FMI 3.0 scheduled execution; this is an FMI 2.0 FMU"),
+            std::string::npos)
+      << two.output;
+}
+
 }  // namespace
 }  // namespace couplet::testing

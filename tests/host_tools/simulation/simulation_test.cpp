@@ -236,9 +236,11 @@ TEST(Simulation, AnFmi3FmuAddsNoAllocationToTheSteppingLoop) {
                              "  saw: {fmu: " COUPLET_TEST_FMU("sawtooth3") ", parameters: {period: 0.47}}\n"
                              "  ev: {fmu: " COUPLET_TEST_FMU("events3") "}\n"
                              "  sm: {fmu: " COUPLET_TEST_FMU("smooth3") "}\n"
+                             "  se: {fmu: " COUPLET_TEST_FMU("sched3") "}\n"
                              "connections:\n  - {from: ramp.y, to: int.u}\n"
                              "  - {from: ramp.y, to: \"arr.u[3]\"}\n"
                              "  - {from: ramp.y, to: sm.u}\n"
+                             "  - {from: ramp.y, to: se.u}\n"
                              "algorithm: {type: jacobi, step: 0.01}\nreference: none\n";
   Simulation simulation =
       Simulation::from_scenario(scenario.string(), {}, {(directory / "out").string(), true, true});
