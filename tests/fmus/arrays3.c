@@ -6,12 +6,8 @@
  * (1-based r, c) with the parameter offset (5) of the same shape, row-major as
  * FMI 3.0 stores arrays. fmi3Get/Set take each named variable's elements in
  * turn (nValues counts them all). FMI 3.0 API only (models/fmi/fmi3.h). */
-#include <stdlib.h>
-#include <string.h>
+#include "fmu3_common.h"
 
-#include "fmi3.h"
-
-#define EXPORT __attribute__((visibility("default")))
 #define MAX_N 16
 #define ROWS 2
 #define COLUMNS 3
@@ -33,9 +29,7 @@ static double total(const Arrays* fmu) {
   return sum;
 }
 
-EXPORT const char* fmi3GetVersion(void) {
-  return COUPLET_FMI3_VERSION;
-}
+FMU3_VERSION_AND_TERMINATE
 
 EXPORT fmi3Instance fmi3InstantiateCoSimulation(
     fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath,
@@ -78,11 +72,6 @@ EXPORT fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean
 }
 
 EXPORT fmi3Status fmi3ExitInitializationMode(fmi3Instance instance) {
-  (void)instance;
-  return fmi3OK;
-}
-
-EXPORT fmi3Status fmi3Terminate(fmi3Instance instance) {
   (void)instance;
   return fmi3OK;
 }

@@ -11,12 +11,7 @@
  * Value references: 1 k, 2 threshold (parameters), 3 y, 4 count,
  * 5 early_returns, 7 mode_events (outputs), 6 mode (input). FMU state: a copy
  * of the instance. */
-#include <stdlib.h>
-#include <string.h>
-
-#include "fmi3.h"
-
-#define EXPORT __attribute__((visibility("default")))
+#include "fmu3_common.h"
 
 typedef struct {
   double time, k, threshold, y;
@@ -25,9 +20,7 @@ typedef struct {
   int in_event_mode, reset_pending;
 } Events;
 
-EXPORT const char* fmi3GetVersion(void) {
-  return COUPLET_FMI3_VERSION;
-}
+FMU3_VERSION_AND_TERMINATE
 
 EXPORT fmi3Instance fmi3InstantiateCoSimulation(
     fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath,
@@ -66,11 +59,6 @@ EXPORT fmi3Status fmi3ExitInitializationMode(fmi3Instance instance) {
   Events* fmu = instance;
   if (!(fmu->k > 0.0) || !(fmu->threshold > 0.0)) return fmi3Error;
   fmu->in_event_mode = fmu->event_mode_used;
-  return fmi3OK;
-}
-
-EXPORT fmi3Status fmi3Terminate(fmi3Instance instance) {
-  (void)instance;
   return fmi3OK;
 }
 
@@ -219,21 +207,4 @@ EXPORT fmi3Status fmi3SetInt32(fmi3Instance instance, const fmi3ValueReference r
   return fmi3OK;
 }
 
-EXPORT fmi3Status fmi3GetFMUState(fmi3Instance instance, fmi3FMUState* state) {
-  if (*state == NULL) *state = malloc(sizeof(Events));
-  if (*state == NULL) return fmi3Error;
-  memcpy(*state, instance, sizeof(Events));
-  return fmi3OK;
-}
-
-EXPORT fmi3Status fmi3SetFMUState(fmi3Instance instance, fmi3FMUState state) {
-  memcpy(instance, state, sizeof(Events));
-  return fmi3OK;
-}
-
-EXPORT fmi3Status fmi3FreeFMUState(fmi3Instance instance, fmi3FMUState* state) {
-  (void)instance;
-  free(*state);
-  *state = NULL;
-  return fmi3OK;
-}
+FMU3_COPYABLE_STATE(Events)

@@ -4,12 +4,7 @@
  * Value references: 1 k, 2 y0 (parameters), 3 u (input), 4 y (output),
  * 5 stop_time (the FMU asks to end the simulation when it is reached; 0: never).
  * Output derivative of order 1: k u. FMU state: a copy of the instance. */
-#include <stdlib.h>
-#include <string.h>
-
-#include "fmi3.h"
-
-#define EXPORT __attribute__((visibility("default")))
+#include "fmu3_common.h"
 
 typedef struct {
   double k, y0, u, y, stop_time, time;
@@ -38,9 +33,7 @@ static double* variable(Integrator* fmu, fmi3ValueReference reference) {
   }
 }
 
-EXPORT const char* fmi3GetVersion(void) {
-  return COUPLET_FMI3_VERSION;
-}
+FMU3_VERSION_AND_TERMINATE
 
 EXPORT fmi3Instance fmi3InstantiateCoSimulation(
     fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath,
@@ -79,11 +72,6 @@ EXPORT fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean
 EXPORT fmi3Status fmi3ExitInitializationMode(fmi3Instance instance) {
   Integrator* fmu = instance;
   fmu->y = fmu->y0;
-  return fmi3OK;
-}
-
-EXPORT fmi3Status fmi3Terminate(fmi3Instance instance) {
-  (void)instance;
   return fmi3OK;
 }
 
@@ -149,21 +137,4 @@ EXPORT fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunica
   return fmi3OK;
 }
 
-EXPORT fmi3Status fmi3GetFMUState(fmi3Instance instance, fmi3FMUState* state) {
-  if (*state == NULL) *state = malloc(sizeof(Integrator));
-  if (*state == NULL) return fmi3Error;
-  memcpy(*state, instance, sizeof(Integrator));
-  return fmi3OK;
-}
-
-EXPORT fmi3Status fmi3SetFMUState(fmi3Instance instance, fmi3FMUState state) {
-  memcpy(instance, state, sizeof(Integrator));
-  return fmi3OK;
-}
-
-EXPORT fmi3Status fmi3FreeFMUState(fmi3Instance instance, fmi3FMUState* state) {
-  (void)instance;
-  free(*state);
-  *state = NULL;
-  return fmi3OK;
-}
+FMU3_COPYABLE_STATE(Integrator)

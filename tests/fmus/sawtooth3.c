@@ -9,12 +9,8 @@
  * 5 threshold (parameters), 6 u (input), 7 count (output), 8 z. FMU state:
  * a copy of the instance. */
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "fmi3.h"
-
-#define EXPORT __attribute__((visibility("default")))
+#include "fmu3_common.h"
 
 typedef struct {
   double time, x, k, period, threshold, u;
@@ -40,9 +36,7 @@ static double* real(Sawtooth* fmu, fmi3ValueReference r) {
   }
 }
 
-EXPORT const char* fmi3GetVersion(void) {
-  return COUPLET_FMI3_VERSION;
-}
+FMU3_VERSION_AND_TERMINATE
 
 EXPORT fmi3Instance fmi3InstantiateModelExchange(fmi3String instanceName,
                                                  fmi3String instantiationToken,
@@ -79,11 +73,6 @@ EXPORT fmi3Status fmi3ExitInitializationMode(fmi3Instance instance) {
   if (!(fmu->period > 0.0)) return fmi3Error;
   fmu->next_reset = (floor(fmu->time / fmu->period) + 1.0) * fmu->period;
   fmu->above = fmu->x >= fmu->threshold;
-  return fmi3OK;
-}
-
-EXPORT fmi3Status fmi3Terminate(fmi3Instance instance) {
-  (void)instance;
   return fmi3OK;
 }
 
@@ -224,21 +213,4 @@ EXPORT fmi3Status fmi3SetInt32(fmi3Instance instance, const fmi3ValueReference r
   return n == 0 && nValues == 0 ? fmi3OK : fmi3Error;
 }
 
-EXPORT fmi3Status fmi3GetFMUState(fmi3Instance instance, fmi3FMUState* state) {
-  if (*state == NULL) *state = malloc(sizeof(Sawtooth));
-  if (*state == NULL) return fmi3Error;
-  memcpy(*state, instance, sizeof(Sawtooth));
-  return fmi3OK;
-}
-
-EXPORT fmi3Status fmi3SetFMUState(fmi3Instance instance, fmi3FMUState state) {
-  memcpy(instance, state, sizeof(Sawtooth));
-  return fmi3OK;
-}
-
-EXPORT fmi3Status fmi3FreeFMUState(fmi3Instance instance, fmi3FMUState* state) {
-  (void)instance;
-  free(*state);
-  *state = NULL;
-  return fmi3OK;
-}
+FMU3_COPYABLE_STATE(Sawtooth)

@@ -6,12 +6,7 @@
  *             whether slow ran first (it should: smaller priority first);
  *   kick (3): triggered — kicks (8) += 1.
  * Activations must come in non-decreasing time. FMU state: a copy. */
-#include <stdlib.h>
-#include <string.h>
-
-#include "fmi3.h"
-
-#define EXPORT __attribute__((visibility("default")))
+#include "fmu3_common.h"
 
 typedef struct {
   double u, slow_sum, last_activation;
@@ -19,9 +14,7 @@ typedef struct {
   int initialized;
 } Scheduled;
 
-EXPORT const char* fmi3GetVersion(void) {
-  return COUPLET_FMI3_VERSION;
-}
+FMU3_VERSION_AND_TERMINATE
 
 EXPORT fmi3Instance fmi3InstantiateScheduledExecution(
     fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath,
@@ -49,11 +42,6 @@ EXPORT fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean
 
 EXPORT fmi3Status fmi3ExitInitializationMode(fmi3Instance instance) {
   ((Scheduled*)instance)->initialized = 1;
-  return fmi3OK;
-}
-
-EXPORT fmi3Status fmi3Terminate(fmi3Instance instance) {
-  (void)instance;
   return fmi3OK;
 }
 
@@ -128,21 +116,4 @@ EXPORT fmi3Status fmi3SetInt32(fmi3Instance instance, const fmi3ValueReference r
   return n == 0 && nValues == 0 ? fmi3OK : fmi3Error;
 }
 
-EXPORT fmi3Status fmi3GetFMUState(fmi3Instance instance, fmi3FMUState* state) {
-  if (*state == NULL) *state = malloc(sizeof(Scheduled));
-  if (*state == NULL) return fmi3Error;
-  memcpy(*state, instance, sizeof(Scheduled));
-  return fmi3OK;
-}
-
-EXPORT fmi3Status fmi3SetFMUState(fmi3Instance instance, fmi3FMUState state) {
-  memcpy(instance, state, sizeof(Scheduled));
-  return fmi3OK;
-}
-
-EXPORT fmi3Status fmi3FreeFMUState(fmi3Instance instance, fmi3FMUState* state) {
-  (void)instance;
-  free(*state);
-  *state = NULL;
-  return fmi3OK;
-}
+FMU3_COPYABLE_STATE(Scheduled)

@@ -7,12 +7,8 @@
  * k t^2 / 2; with u only held at the communication points, the held-input
  * value instead. `updates` counts the callbacks in which u was set.
  * Value references: 1 k (parameter), 2 u (input), 3 y, 4 updates (outputs). */
-#include <stdlib.h>
-#include <string.h>
+#include "fmu3_common.h"
 
-#include "fmi3.h"
-
-#define EXPORT __attribute__((visibility("default")))
 #define SUBSTEPS 8
 
 typedef struct {
@@ -23,9 +19,7 @@ typedef struct {
   fmi3InstanceEnvironment environment;
 } Smooth;
 
-EXPORT const char* fmi3GetVersion(void) {
-  return COUPLET_FMI3_VERSION;
-}
+FMU3_VERSION_AND_TERMINATE
 
 EXPORT fmi3Instance fmi3InstantiateCoSimulation(
     fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath,
@@ -61,11 +55,6 @@ EXPORT fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean
 }
 
 EXPORT fmi3Status fmi3ExitInitializationMode(fmi3Instance instance) {
-  (void)instance;
-  return fmi3OK;
-}
-
-EXPORT fmi3Status fmi3Terminate(fmi3Instance instance) {
   (void)instance;
   return fmi3OK;
 }

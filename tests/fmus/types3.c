@@ -5,12 +5,8 @@
  * inputs start at the extremes of their types. FMI 3.0 API only
  * (models/fmi/fmi3.h). */
 #include <float.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "fmi3.h"
-
-#define EXPORT __attribute__((visibility("default")))
+#include "fmu3_common.h"
 
 enum {
   FLOAT32,
@@ -71,9 +67,7 @@ static int slot(fmi3ValueReference r) {
   return -1;
 }
 
-EXPORT const char* fmi3GetVersion(void) {
-  return COUPLET_FMI3_VERSION;
-}
+FMU3_VERSION_AND_TERMINATE
 
 EXPORT fmi3Instance fmi3InstantiateCoSimulation(
     fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath,
@@ -104,11 +98,6 @@ EXPORT fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean
 }
 
 EXPORT fmi3Status fmi3ExitInitializationMode(fmi3Instance instance) {
-  (void)instance;
-  return fmi3OK;
-}
-
-EXPORT fmi3Status fmi3Terminate(fmi3Instance instance) {
   (void)instance;
   return fmi3OK;
 }
