@@ -183,6 +183,7 @@ class ModelExchangeModel final : public Model {
   }
 
   bool completed_step(double t, std::span<double> x, std::span<const double> u) const override {
+    if (!interface_.needs_completed_integrator_step) return false;
     set_point(t, x, u);
     fmi3Boolean enter_event_mode = fmi3False;
     fmi3Boolean terminate = fmi3False;
