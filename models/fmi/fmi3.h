@@ -152,6 +152,17 @@ typedef fmi3Status fmi3GetNumberOfEventIndicatorsTYPE(fmi3Instance instance,
 typedef fmi3Status fmi3GetNumberOfContinuousStatesTYPE(fmi3Instance instance,
                                                        size_t* nContinuousStates);
 
+/* Clocks (§2.3.4): the interval of a clock, and how it stands. */
+typedef enum {
+  fmi3IntervalNotYetKnown,
+  fmi3IntervalUnchanged,
+  fmi3IntervalChanged
+} fmi3IntervalQualifier;
+typedef fmi3Status fmi3GetIntervalDecimalTYPE(fmi3Instance instance,
+                                              const fmi3ValueReference valueReferences[],
+                                              size_t nValueReferences, fmi3Float64 intervals[],
+                                              fmi3IntervalQualifier qualifiers[]);
+
 /* Scheduled execution (§5.2). */
 typedef void (*fmi3ClockUpdateCallback)(fmi3InstanceEnvironment instanceEnvironment);
 typedef void (*fmi3LockPreemptionCallback)(void);

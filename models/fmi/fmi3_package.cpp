@@ -148,6 +148,7 @@ const Functions& Package::load(Interface interface) {
   } else if (interface == Interface::scheduled_execution) {  // §5.2
     find(f.InstantiateScheduledExecution, "fmi3InstantiateScheduledExecution", true);
     find(f.ActivateModelPartition, "fmi3ActivateModelPartition", true);
+    find(f.GetIntervalDecimal, "fmi3GetIntervalDecimal", false);
   } else {  // §3.2
     find(f.InstantiateModelExchange, "fmi3InstantiateModelExchange", true);
     find(f.EnterEventMode, "fmi3EnterEventMode", true);

@@ -72,6 +72,7 @@ struct Functions {
   // Scheduled execution.
   fmi3InstantiateScheduledExecutionTYPE* InstantiateScheduledExecution = nullptr;
   fmi3ActivateModelPartitionTYPE* ActivateModelPartition = nullptr;
+  fmi3GetIntervalDecimalTYPE* GetIntervalDecimal = nullptr;  ///< optional
 };
 
 /// The interface whose library a slave loads.

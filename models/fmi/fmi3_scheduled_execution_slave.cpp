@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <string>
@@ -26,7 +27,9 @@ struct Partition {
   std::uint32_t clock = 0;  ///< value reference
   std::string name;
   std::uint32_t priority = 0;
-  Time interval = 0;  ///< periodic: > 0; triggered: 0
+  bool is_periodic = false;
+  bool ask_interval = false;  ///< fixed or tunable without intervalDecimal: asked in setup()
+  Time interval = 0;          ///< periodic: > 0 once known
   Time shift = 0;
   std::size_t trigger_port = kNoPort;  ///< triggered: its Boolean input port
   std::vector<std::size_t> inputs, discrete_inputs, outputs, discrete_outputs;
@@ -35,7 +38,7 @@ struct Partition {
   std::vector<double> real_in, real_out;
   std::vector<std::int64_t> discrete_in, discrete_out;
 
-  bool periodic() const { return interval > 0; }
+  bool periodic() const { return is_periodic; }
 
   /// The first tick at or after `time`.
   Time next_tick(Time time) const {
@@ -116,7 +119,10 @@ class ScheduledExecutionSlave final : public Slave {
     const double at = to_seconds(start);
     setup_check(functions_.EnterInitializationMode(instance_, fmi3False, 0.0, at, fmi3False, 0.0),
                 "fmi3EnterInitializationMode");
-    for (Partition& partition : partitions_) read_outputs(partition, at);  // the initial values
+    for (Partition& partition : partitions_) {
+      read_outputs(partition, at);  // the initial values
+      if (partition.ask_interval) ask_interval(partition, at);
+    }
     setup_check(functions_.ExitInitializationMode(instance_), "fmi3ExitInitializationMode");
     current_time_ = start;
     is_set_up_ = true;
@@ -220,12 +226,20 @@ class ScheduledExecutionSlave final : public Slave {
         case IntervalVariability::constant:
         case IntervalVariability::fixed:
         case IntervalVariability::tunable: {
-          if (!clock.interval_decimal)
-            refuse("a periodic clock without intervalDecimal is not supported yet");
-          partition.interval = to_ticks(*clock.interval_decimal);
+          partition.is_periodic = true;
           partition.shift = to_ticks(clock.shift_decimal.value_or(0.0));
-          if (partition.interval <= 0 || partition.shift < 0)
-            refuse("its interval must be at least 1 ns and its shift not negative");
+          if (partition.shift < 0) refuse("its shift must not be negative");
+          if (!clock.interval_decimal) {
+            // The FMU tells it in Initialization Mode (§2.3.4).
+            if (clock.interval_variability == IntervalVariability::constant)
+              refuse("a constant clock needs an intervalDecimal");
+            if (functions_.GetIntervalDecimal == nullptr)
+              refuse("it has no intervalDecimal and the FMU lacks fmi3GetIntervalDecimal");
+            partition.ask_interval = true;
+            break;
+          }
+          partition.interval = to_ticks(*clock.interval_decimal);
+          if (partition.interval <= 0) refuse("its interval must be at least 1 ns");
           break;
         }
         case IntervalVariability::triggered:
@@ -306,6 +320,28 @@ class ScheduledExecutionSlave final : public Slave {
     }
     capabilities.max_input_degree = degree;
     return capabilities;
+  }
+
+  /// The interval of a periodic clock that the FMU tells (fmi3GetIntervalDecimal).
+  void ask_interval(Partition& partition, double at) {
+    fmi3Float64 interval = 0.0;
+    fmi3IntervalQualifier qualifier = fmi3IntervalNotYetKnown;
+    setup_check(
+        functions_.GetIntervalDecimal(instance_, &partition.clock, 1, &interval, &qualifier),
+        "fmi3GetIntervalDecimal");
+    partition.interval = qualifier == fmi3IntervalNotYetKnown ? 0 : to_ticks(interval);
+    if (partition.interval <= 0) {
+      char text[64];
+      std::snprintf(text, sizeof text, "%.17g", interval);
+      throw ConfigurationError("slave '" + slave_name_ + "': FMU '" + package_->path() +
+                               "': fmi3GetIntervalDecimal gave clock " +
+                               fmi::single_quoted(partition.name) +
+                               (qualifier == fmi3IntervalNotYetKnown
+                                    ? std::string(" no interval (fmi3IntervalNotYetKnown)")
+                                    : " the interval " + std::string(text) + " s") +
+                               " at t = " + seconds_text(to_ticks(at)) +
+                               " s: a periodic clock needs one of at least 1 ns");
+    }
   }
 
   /// The partition's inputs at `time`, fmi3ActivateModelPartition, its outputs.

@@ -1,6 +1,8 @@
 /* sched3: an FMI 3.0 scheduled-execution FMU, written against the FMI 3.0 API
  * only (models/fmi/fmi3.h). Three model partitions, one per input clock:
- *   fast (1): every 0.01 s, priority 2 — fast_count (5) += 1;
+ *   fast (1): every 0.01 s, priority 2 — fast_count (5) += 1; a fixed clock
+ *             whose interval the FMU tells (fmi3GetIntervalDecimal, in
+ *             Initialization Mode), not its modelDescription.xml;
  *   slow (2): every 0.05 s from 0.02 s, priority 1 — slow_sum (6) += u (4),
  *             slow_seen_fast (7) = fast_count, so at a shared tick it shows
  *             whether slow ran first (it should: smaller priority first);
@@ -11,7 +13,7 @@
 typedef struct {
   double u, slow_sum, last_activation;
   fmi3Int32 fast_count, slow_seen_fast, kicks;
-  int initialized;
+  int initializing, initialized;
 } Scheduled;
 
 FMU3_VERSION_AND_TERMINATE
@@ -37,11 +39,27 @@ EXPORT fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean
                                               fmi3Boolean stopTimeDefined, fmi3Float64 stopTime) {
   (void)toleranceDefined, (void)tolerance, (void)stopTimeDefined, (void)stopTime;
   ((Scheduled*)instance)->last_activation = startTime;
+  ((Scheduled*)instance)->initializing = 1;
   return fmi3OK;
 }
 
 EXPORT fmi3Status fmi3ExitInitializationMode(fmi3Instance instance) {
+  ((Scheduled*)instance)->initializing = 0;
   ((Scheduled*)instance)->initialized = 1;
+  return fmi3OK;
+}
+
+/* The fast clock's interval, told in Initialization Mode. */
+EXPORT fmi3Status fmi3GetIntervalDecimal(fmi3Instance instance,
+                                         const fmi3ValueReference valueReferences[],
+                                         size_t nValueReferences, fmi3Float64 intervals[],
+                                         fmi3IntervalQualifier qualifiers[]) {
+  if (!((const Scheduled*)instance)->initializing) return fmi3Error;
+  for (size_t i = 0; i < nValueReferences; ++i) {
+    if (valueReferences[i] != 1) return fmi3Error;
+    intervals[i] = 0.01;
+    qualifiers[i] = fmi3IntervalChanged;
+  }
   return fmi3OK;
 }
 
