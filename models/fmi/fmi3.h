@@ -158,6 +158,10 @@ typedef enum {
   fmi3IntervalUnchanged,
   fmi3IntervalChanged
 } fmi3IntervalQualifier;
+typedef bool fmi3Clock;
+typedef fmi3Status fmi3GetClockTYPE(fmi3Instance instance,
+                                    const fmi3ValueReference valueReferences[],
+                                    size_t nValueReferences, fmi3Clock values[]);
 typedef fmi3Status fmi3GetIntervalDecimalTYPE(fmi3Instance instance,
                                               const fmi3ValueReference valueReferences[],
                                               size_t nValueReferences, fmi3Float64 intervals[],

@@ -149,6 +149,7 @@ const Functions& Package::load(Interface interface) {
     find(f.InstantiateScheduledExecution, "fmi3InstantiateScheduledExecution", true);
     find(f.ActivateModelPartition, "fmi3ActivateModelPartition", true);
     find(f.GetIntervalDecimal, "fmi3GetIntervalDecimal", false);
+    find(f.GetClock, "fmi3GetClock", false);
   } else {  // §3.2
     find(f.InstantiateModelExchange, "fmi3InstantiateModelExchange", true);
     find(f.EnterEventMode, "fmi3EnterEventMode", true);

@@ -73,6 +73,7 @@ struct Functions {
   fmi3InstantiateScheduledExecutionTYPE* InstantiateScheduledExecution = nullptr;
   fmi3ActivateModelPartitionTYPE* ActivateModelPartition = nullptr;
   fmi3GetIntervalDecimalTYPE* GetIntervalDecimal = nullptr;  ///< optional
+  fmi3GetClockTYPE* GetClock = nullptr;                      ///< optional
 };
 
 /// The interface whose library a slave loads.

@@ -28,7 +28,9 @@ struct Partition {
   std::string name;
   std::uint32_t priority = 0;
   bool is_periodic = false;
+  bool is_countdown = false;  ///< ticks when the FMU sets its interval (§2.3.4)
   bool ask_interval = false;  ///< fixed or tunable without intervalDecimal: asked in setup()
+  std::optional<Time> countdown;  ///< countdown: its pending tick
   Time interval = 0;          ///< periodic: > 0 once known
   Time shift = 0;
   std::size_t trigger_port = kNoPort;  ///< triggered: its Boolean input port
@@ -77,10 +79,14 @@ class ScheduledExecutionSlave final : public Slave {
           !settings.coupled_inputs ||
           std::find(settings.coupled_inputs->begin(), settings.coupled_inputs->end(),
                     partition.name) != settings.coupled_inputs->end();
-      if (partition.periodic() || !coupled) continue;
+      if (partition.periodic() || partition.is_countdown || !coupled) continue;
       partition.trigger_port = description_.discrete_inputs.size();
       description_.discrete_inputs.push_back({partition.name, DiscreteType::boolean, "", 0});
     }
+    first_clock_output_ = description_.discrete_outputs.size();
+    for (const std::string& name : output_clock_names_)
+      description_.discrete_outputs.push_back({name, DiscreteType::boolean, "", 0});
+    output_clock_values_ = std::make_unique<fmi3Clock[]>(output_clocks_.size());
     assign_ports(ports, settings);
     description_.capabilities = capabilities_of(settings);
     real_outputs_.assign(description_.outputs.size(), 0.0);
@@ -91,6 +97,7 @@ class ScheduledExecutionSlave final : public Slave {
     saved_triggers_ = held_triggers_;
     const Description& description = package_->description();
     const std::string resources = package_->resource_path();
+    log_->context = this;
     instance_ = functions_.InstantiateScheduledExecution(
         slave_name_.c_str(), description.instantiation_token.c_str(), resources.c_str(), fmi3False,
         fmi3True, log_.get(), &LogRing::log, &clock_update, nullptr, nullptr);
@@ -151,6 +158,9 @@ class ScheduledExecutionSlave final : public Slave {
     const std::size_t outputs = description_.outputs.size();
     if (result.samples.size() < request.sample_times.size() * outputs)
       violation("sample buffer too small");
+    // An output clock's port says whether it ticked during the step.
+    std::fill(discrete_outputs_.begin() + static_cast<std::ptrdiff_t>(first_clock_output_),
+              discrete_outputs_.end(), 0);
     // Triggered clocks first: a rise at the communication point.
     for (Partition& partition : partitions_) {
       if (partition.trigger_port == kNoPort) continue;
@@ -163,8 +173,10 @@ class ScheduledExecutionSlave final : public Slave {
     Time cursor = request.start;
     while (true) {
       Time next = std::numeric_limits<Time>::max();
-      for (const Partition& partition : partitions_)
+      for (const Partition& partition : partitions_) {
         if (partition.periodic()) next = std::min(next, partition.next_tick(cursor));
+        if (partition.countdown) next = std::min(next, std::max(*partition.countdown, cursor));
+      }
       if (next >= request.end) break;
       // A sample at the time of an activation shows the outputs before it.
       for (; sample < request.sample_times.size() && request.sample_times[sample] <= next; ++sample)
@@ -172,6 +184,16 @@ class ScheduledExecutionSlave final : public Slave {
       for (Partition& partition : partitions_)  // in priority order
         if (partition.periodic() && partition.next_tick(cursor) == next)
           activate(partition, next, request);
+      // Countdown ticks of this instant, those set by its activations included.
+      for (bool again = true; again;) {
+        again = false;
+        for (Partition& partition : partitions_) {
+          if (!partition.countdown || *partition.countdown > next) continue;
+          partition.countdown.reset();
+          activate(partition, next, request);
+          again = true;
+        }
+      }
       cursor = next + 1;
     }
     for (; sample < request.sample_times.size(); ++sample)
@@ -216,8 +238,13 @@ class ScheduledExecutionSlave final : public Slave {
             settings, *package_,
             "clock " + fmi::single_quoted(variable.name) + ": " + why + " (docs/fmi.md, FMI 3.0)");
       };
+      if (variable.causality == Causality::output) {
+        output_clocks_.push_back(variable.value_reference);
+        output_clock_names_.push_back(variable.name);
+        continue;
+      }
       if (variable.causality != Causality::input)
-        refuse("output and local clocks are not supported yet in scheduled execution");
+        refuse("only input and output clocks are supported in scheduled execution");
       Partition partition;
       partition.clock = variable.value_reference;
       partition.name = variable.name;
@@ -245,6 +272,10 @@ class ScheduledExecutionSlave final : public Slave {
         case IntervalVariability::triggered:
           break;
         case IntervalVariability::countdown:
+          if (functions_.GetIntervalDecimal == nullptr)
+            refuse("a countdown clock needs fmi3GetIntervalDecimal, which the FMU lacks");
+          partition.is_countdown = true;
+          break;
         case IntervalVariability::changing:
           refuse(std::string("intervalVariability ") + to_string(clock.interval_variability) +
                  " is not supported yet");
@@ -255,13 +286,19 @@ class ScheduledExecutionSlave final : public Slave {
     std::sort(partitions_.begin(), partitions_.end(), [](const Partition& a, const Partition& b) {
       return a.priority != b.priority ? a.priority < b.priority : a.clock < b.clock;
     });
+    if (!output_clocks_.empty() && functions_.GetClock == nullptr) {
+      configuration_error(settings, *package_,
+                          "output clock " + fmi::single_quoted(output_clock_names_.front()) +
+                              ": the FMU lacks fmi3GetClock");
+    }
     return names;
   }
 
-  /// Each port into the partitions of the clocks it belongs to.
+  /// Each port into the partitions of the clocks it belongs to; a port of no
+  /// clock is exchanged at every activation.
   void assign_ports(const PortElements& ports, const fmi::FmuSettings& settings) {
     const Description& description = package_->description();
-    const auto assign = [&](const std::vector<Element>& elements, auto member, const char* kind) {
+    const auto assign = [&](const std::vector<Element>& elements, auto member) {
       for (std::size_t port = 0; port < elements.size(); ++port) {
         const Variable& variable = description.variables[elements[port].variable];
         bool placed = false;
@@ -270,26 +307,20 @@ class ScheduledExecutionSlave final : public Slave {
           (partition.*member).push_back(port);
           placed = true;
         }
-        if (!placed) {
-          configuration_error(settings, *package_,
-                              std::string(kind) + " " +
-                                  fmi::single_quoted(layout_.name_of(elements[port])) +
-                                  " belongs to no input clock: in scheduled execution each is "
-                                  "exchanged with its clock's partition");
-        }
+        if (!placed) (always_.*member).push_back(port);
       }
     };
-    assign(ports.inputs, &Partition::inputs, "input");
-    assign(ports.discrete_inputs, &Partition::discrete_inputs, "input");
-    assign(ports.outputs, &Partition::outputs, "output");
-    assign(ports.discrete_outputs, &Partition::discrete_outputs, "output");
+    assign(ports.inputs, &Partition::inputs);
+    assign(ports.discrete_inputs, &Partition::discrete_inputs);
+    assign(ports.outputs, &Partition::outputs);
+    assign(ports.discrete_outputs, &Partition::discrete_outputs);
     const auto pick = [](const std::vector<Element>& elements,
                          const std::vector<std::size_t>& indices) {
       std::vector<Element> picked;
       for (const std::size_t k : indices) picked.push_back(elements[k]);
       return picked;
     };
-    for (Partition& p : partitions_) {
+    const auto prepare = [&](Partition& p) {
       p.input_values.emplace(*package_, layout_, pick(ports.inputs, p.inputs), settings.parameters);
       p.discrete_input_values.emplace(
           *package_, layout_, pick(ports.discrete_inputs, p.discrete_inputs), settings.parameters);
@@ -300,7 +331,9 @@ class ScheduledExecutionSlave final : public Slave {
       p.real_out.assign(p.outputs.size(), 0.0);
       p.discrete_in.assign(p.discrete_inputs.size(), 0);
       p.discrete_out.assign(p.discrete_outputs.size(), 0);
-    }
+    };
+    for (Partition& p : partitions_) prepare(p);
+    prepare(always_);
   }
 
   /// Input polynomials are evaluated at each activation: any degree up to 3
@@ -347,6 +380,39 @@ class ScheduledExecutionSlave final : public Slave {
   /// The partition's inputs at `time`, fmi3ActivateModelPartition, its outputs.
   void activate(Partition& partition, Time time, const StepRequest& request) {
     const double at = to_seconds(time);
+    set_inputs(always_, at, request);
+    set_inputs(partition, at, request);
+    check(functions_.ActivateModelPartition(instance_, partition.clock, at),
+          "fmi3ActivateModelPartition", at);
+    read_outputs(partition, at);
+    read_outputs(always_, at);
+    after_activation(time);
+  }
+
+  /// What an activation may have set: countdown clocks' next ticks
+  /// (fmi3GetIntervalDecimal) and output clocks' ticks (fmi3GetClock, when
+  /// the FMU called clockUpdate).
+  void after_activation(Time time) {
+    const double at = to_seconds(time);
+    for (Partition& partition : partitions_) {
+      if (!partition.is_countdown) continue;
+      fmi3Float64 interval = 0.0;
+      fmi3IntervalQualifier qualifier = fmi3IntervalNotYetKnown;
+      check(functions_.GetIntervalDecimal(instance_, &partition.clock, 1, &interval, &qualifier),
+            "fmi3GetIntervalDecimal", at);
+      if (qualifier == fmi3IntervalChanged && interval >= 0.0)
+        partition.countdown = time + to_ticks(interval);
+    }
+    if (!clock_updated_) return;
+    clock_updated_ = false;
+    check(functions_.GetClock(instance_, output_clocks_.data(), output_clocks_.size(),
+                              output_clock_values_.get()),
+          "fmi3GetClock", at);
+    for (std::size_t k = 0; k < output_clocks_.size(); ++k)
+      if (output_clock_values_[k]) discrete_outputs_[first_clock_output_ + k] = 1;
+  }
+
+  void set_inputs(Partition& partition, double at, const StepRequest& request) {
     if (!partition.inputs.empty()) {
       for (std::size_t i = 0; i < partition.inputs.size(); ++i)
         partition.real_in[i] = request.inputs[partition.inputs[i]].value(at);
@@ -358,9 +424,6 @@ class ScheduledExecutionSlave final : public Slave {
       check(partition.discrete_input_values->set(instance_, partition.discrete_in, slave_name_),
             at);
     }
-    check(functions_.ActivateModelPartition(instance_, partition.clock, at),
-          "fmi3ActivateModelPartition", at);
-    read_outputs(partition, at);
   }
 
   void read_outputs(Partition& partition, double at) {
@@ -381,9 +444,13 @@ class ScheduledExecutionSlave final : public Slave {
     std::copy(real_outputs_.begin(), real_outputs_.end(), sample.begin());
   }
 
-  /// fmi3ClockUpdateCallback: only output clocks call it, and couplet refuses
-  /// FMUs with output clocks; nothing to do.
-  static void clock_update(fmi3InstanceEnvironment /*environment*/) {}
+  /// fmi3ClockUpdateCallback, inside an activation: an output clock ticked or
+  /// a countdown clock's interval is set; noted, and asked after it returns.
+  static void clock_update(fmi3InstanceEnvironment environment) {
+    if (environment == nullptr) return;
+    static_cast<ScheduledExecutionSlave*>(static_cast<LogRing*>(environment)->context)
+        ->clock_updated_ = true;
+  }
 
   void check(const std::optional<PortValues::Failure>& failure, double time) const {
     if (failure) check(failure->status, failure->call, time);
@@ -412,6 +479,12 @@ class ScheduledExecutionSlave final : public Slave {
   std::unique_ptr<LogRing> log_;  ///< stable address for the callback
   ArrayLayout layout_;
   std::vector<Partition> partitions_;  ///< by priority, then value reference
+  Partition always_;                   ///< the ports of no clock: exchanged at every activation
+  std::vector<fmi3ValueReference> output_clocks_;
+  std::vector<std::string> output_clock_names_;
+  std::unique_ptr<fmi3Clock[]> output_clock_values_;  ///< not std::vector: fmi3Clock is bool
+  std::size_t first_clock_output_ = 0;                ///< the output clocks' ports, after the FMU's
+  bool clock_updated_ = false;
   fmi3Instance instance_ = nullptr;
   SlaveDescription description_;
   // The outputs as the latest activation of their partitions left them, and

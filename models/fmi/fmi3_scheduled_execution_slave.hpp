@@ -3,20 +3,26 @@
 // master activates its model partitions, one per input clock, in virtual
 // time — so a run is deterministic and replays bit for bit.
 //
-//   periodic input clocks (intervalVariability constant, or fixed/tunable
-//   with an intervalDecimal) tick at shift + k·interval; every tick inside a
+//   periodic input clocks (intervalVariability constant, fixed or tunable;
+//   the interval from intervalDecimal or fmi3GetIntervalDecimal) tick at
+//   shift + k·interval; every tick inside a
 //   communication step [start, end) activates the clock's partition
 //   (fmi3ActivateModelPartition) at its time, ticks of one time in the order
 //   of the clocks' priorities (smaller first, then value reference);
 //   triggered input clocks are Boolean input ports of the clock's name: a
 //   rise to true at a communication point activates the partition there,
 //   before the periodic ticks of that time;
+//   countdown input clocks tick where the FMU sets their interval, asked
+//   with fmi3GetIntervalDecimal after every activation (fmi3IntervalChanged:
+//   a tick that much later, possibly at the same instant);
 //   before an activation the inputs of the partition (the variables whose
 //   `clocks` names the clock) take their polynomials' values at its time;
-//   after it the partition's outputs are read, and held until its next.
+//   after it the partition's outputs are read, and held until its next; the
+//   inputs and outputs of no clock go with every activation;
+//   output clocks are Boolean output ports of the clock's name, true for a
+//   step in which the FMU reported a tick (clockUpdate, then fmi3GetClock).
 //
-// Countdown and changing clocks, output clocks and an input or output that
-// belongs to no input clock are refused by name.
+// Changing clocks and local clocks are refused by name.
 #include <memory>
 
 #include "couplet/slave.hpp"

@@ -6,14 +6,23 @@
  *   slow (2): every 0.05 s from 0.02 s, priority 1 — slow_sum (6) += u (4),
  *             slow_seen_fast (7) = fast_count, so at a shared tick it shows
  *             whether slow ran first (it should: smaller priority first);
- *   kick (3): triggered — kicks (8) += 1.
+ *   kick (3): triggered — kicks (8) += 1;
+ *   burst (9): countdown, priority 3 — set by slow to tick 3 ms after it
+ *             (fmi3GetIntervalDecimal says fmi3IntervalChanged once); bursts
+ *             (11) += 1, burst_time (12) = its activation time.
+ * The output clock tick (10) ticks where fast_count reaches a multiple of 25
+ * (clockUpdate, then fmi3GetClock says so once). activations (13), of no
+ * clock, counts every activation.
  * Activations must come in non-decreasing time. FMU state: a copy. */
 #include "fmu3_common.h"
 
 typedef struct {
-  double u, slow_sum, last_activation;
-  fmi3Int32 fast_count, slow_seen_fast, kicks;
+  double u, slow_sum, last_activation, burst_time;
+  fmi3Int32 fast_count, slow_seen_fast, kicks, bursts, activations;
   int initializing, initialized;
+  int burst_set, tick; /* a countdown interval to tell, an output clock tick to tell */
+  fmi3ClockUpdateCallback clock_update;
+  fmi3InstanceEnvironment environment;
 } Scheduled;
 
 FMU3_VERSION_AND_TERMINATE
@@ -24,10 +33,13 @@ EXPORT fmi3Instance fmi3InstantiateScheduledExecution(
     fmi3LogMessageCallback logMessage, fmi3ClockUpdateCallback clockUpdate,
     fmi3LockPreemptionCallback lockPreemption, fmi3UnlockPreemptionCallback unlockPreemption) {
   (void)instanceName, (void)resourcePath, (void)visible, (void)loggingOn;
-  (void)instanceEnvironment, (void)logMessage, (void)clockUpdate, (void)lockPreemption;
-  (void)unlockPreemption;
+  (void)logMessage, (void)lockPreemption, (void)unlockPreemption;
   if (instantiationToken == NULL || strcmp(instantiationToken, COUPLET_FMU_GUID) != 0) return NULL;
-  return calloc(1, sizeof(Scheduled));
+  Scheduled* fmu = calloc(1, sizeof(Scheduled));
+  if (fmu == NULL) return NULL;
+  fmu->clock_update = clockUpdate;
+  fmu->environment = instanceEnvironment;
+  return fmu;
 }
 
 EXPORT void fmi3FreeInstance(fmi3Instance instance) {
@@ -49,16 +61,36 @@ EXPORT fmi3Status fmi3ExitInitializationMode(fmi3Instance instance) {
   return fmi3OK;
 }
 
-/* The fast clock's interval, told in Initialization Mode. */
+/* The fast clock's interval, told in Initialization Mode; burst's countdown,
+ * told once after slow set it. */
 EXPORT fmi3Status fmi3GetIntervalDecimal(fmi3Instance instance,
                                          const fmi3ValueReference valueReferences[],
                                          size_t nValueReferences, fmi3Float64 intervals[],
                                          fmi3IntervalQualifier qualifiers[]) {
-  if (!((const Scheduled*)instance)->initializing) return fmi3Error;
+  Scheduled* fmu = instance;
   for (size_t i = 0; i < nValueReferences; ++i) {
-    if (valueReferences[i] != 1) return fmi3Error;
-    intervals[i] = 0.01;
-    qualifiers[i] = fmi3IntervalChanged;
+    if (valueReferences[i] == 1 && fmu->initializing) {
+      intervals[i] = 0.01;
+      qualifiers[i] = fmi3IntervalChanged;
+    } else if (valueReferences[i] == 9) {
+      intervals[i] = 0.003;
+      qualifiers[i] = fmu->burst_set ? fmi3IntervalChanged : fmi3IntervalUnchanged;
+      fmu->burst_set = 0;
+    } else {
+      return fmi3Error;
+    }
+  }
+  return fmi3OK;
+}
+
+/* tick, once per time it ticked. */
+EXPORT fmi3Status fmi3GetClock(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                               size_t nValueReferences, fmi3Clock values[]) {
+  Scheduled* fmu = instance;
+  for (size_t i = 0; i < nValueReferences; ++i) {
+    if (valueReferences[i] != 10) return fmi3Error;
+    values[i] = fmu->tick;
+    fmu->tick = 0;
   }
   return fmi3OK;
 }
@@ -69,16 +101,27 @@ EXPORT fmi3Status fmi3ActivateModelPartition(fmi3Instance instance,
   Scheduled* fmu = instance;
   if (!fmu->initialized || activationTime < fmu->last_activation) return fmi3Error;
   fmu->last_activation = activationTime;
+  ++fmu->activations;
   switch (clockReference) {
     case 1:
       ++fmu->fast_count;
+      if (fmu->fast_count % 25 == 0) {
+        fmu->tick = 1;
+        fmu->clock_update(fmu->environment);
+      }
       return fmi3OK;
     case 2:
       fmu->slow_sum += fmu->u;
       fmu->slow_seen_fast = fmu->fast_count;
+      fmu->burst_set = 1;
+      fmu->clock_update(fmu->environment);
       return fmi3OK;
     case 3:
       ++fmu->kicks;
+      return fmi3OK;
+    case 9:
+      ++fmu->bursts;
+      fmu->burst_time = activationTime;
       return fmi3OK;
     default:
       return fmi3Error;
@@ -94,6 +137,8 @@ EXPORT fmi3Status fmi3GetFloat64(fmi3Instance instance, const fmi3ValueReference
       values[i] = fmu->u;
     else if (r[i] == 6)
       values[i] = fmu->slow_sum;
+    else if (r[i] == 12)
+      values[i] = fmu->burst_time;
     else
       return fmi3Error;
   }
@@ -121,6 +166,10 @@ EXPORT fmi3Status fmi3GetInt32(fmi3Instance instance, const fmi3ValueReference r
       values[i] = fmu->slow_seen_fast;
     else if (r[i] == 8)
       values[i] = fmu->kicks;
+    else if (r[i] == 11)
+      values[i] = fmu->bursts;
+    else if (r[i] == 13)
+      values[i] = fmu->activations;
     else
       return fmi3Error;
   }

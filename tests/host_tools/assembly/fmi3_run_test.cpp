@@ -549,8 +549,11 @@ std::string scheduled_scenario(const std::string& extra = "") {
 }
 
 // The partitions are activated in virtual time at their clocks' ticks: fast
-// every 10 ms, slow every 50 ms from 20 ms with the ramp's value at its tick,
-// slow before fast where both tick (priority 1 before 2).
+// every 10 ms (an interval the FMU tells), slow every 50 ms from 20 ms with the
+// ramp's value at its tick, slow before fast where both tick (priority 1
+// before 2), the countdown clock burst 3 ms after each slow tick (slow sets
+// it); the output clock tick shows in the step where fast_count reaches a
+// multiple of 25, and activations, of no clock, is read after every one.
 TEST(Fmi3ScheduledExecution, PartitionsRunAtTheirTicksInPriorityOrder) {
   const auto outcome = couplet_on_text("run", scheduled_scenario(), "fmi3-sched");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
@@ -559,11 +562,27 @@ TEST(Fmi3ScheduledExecution, PartitionsRunAtTheirTicksInPriorityOrder) {
   ASSERT_EQ(time.size(), 21u);
   for (std::size_t row = 0; row < time.size(); ++row) {
     const long ms = std::lround(time[row] * 1000.0);
-    // Ticks before t: fast at 10 m ms, slow at 20 + 50 k ms.
+    // Ticks before t: fast at 10 m ms, slow at 20 + 50 k ms, burst 3 ms after slow.
     double slow_sum = 0.0;
-    long last_slow = -1;
-    for (long tick = 20; tick < ms; tick += 50) slow_sum += tick / 1000.0, last_slow = tick;
-    EXPECT_EQ(columns.at("s.fast_count")[row], static_cast<double>(ms / 10)) << ms;
+    long last_slow = -1, slow_ticks = 0, bursts = 0, last_burst = -1;
+    for (long tick = 20; tick < ms; tick += 50) {
+      slow_sum += tick / 1000.0, last_slow = tick, ++slow_ticks;
+      if (tick + 3 < ms) ++bursts, last_burst = tick + 3;
+    }
+    const long fast_ticks = ms / 10;
+    EXPECT_EQ(columns.at("s.fast_count")[row], static_cast<double>(fast_ticks)) << ms;
+    EXPECT_EQ(columns.at("s.bursts")[row], static_cast<double>(bursts)) << ms;
+    EXPECT_EQ(columns.at("s.burst_time")[row],
+              last_burst < 0 ? 0.0 : to_seconds(last_burst * 1'000'000))
+        << ms;
+    EXPECT_EQ(columns.at("s.activations")[row],
+              static_cast<double>(fast_ticks + slow_ticks + bursts))
+        << ms;
+    // tick: fast_count reached a multiple of 25 within the step [t − 0.1, t).
+    bool ticked = false;
+    for (long count = (ms - 100) / 10 + 1; row > 0 && count <= fast_ticks; ++count)
+      ticked = ticked || count % 25 == 0;
+    EXPECT_EQ(columns.at("s.tick")[row], ticked ? 1.0 : 0.0) << ms;
     EXPECT_NEAR(columns.at("s.slow_sum")[row], slow_sum, 1e-12) << ms;
     EXPECT_EQ(columns.at("s.slow_seen_fast")[row],
               last_slow < 0 ? 0.0 : static_cast<double>(last_slow / 10))
@@ -590,8 +609,11 @@ TEST(Fmi3ScheduledExecution, ATriggeredClockRunsAtEachRiseOfItsPort) {
   ASSERT_TRUE(description.capabilities.can_rollback);
   slave->setup(0);
   const std::vector<Polynomial> inputs{Polynomial::constant(0.0, 1.0)};
-  std::vector<double> end(1);
-  std::vector<std::int64_t> discrete(3);  // fast_count, slow_seen_fast, kicks
+  ASSERT_EQ(description.discrete_outputs.size(), 6u);
+  EXPECT_EQ(description.discrete_outputs[5].name, "tick");  // the output clock, last
+  std::vector<double> end(2);                               // slow_sum, burst_time
+  // fast_count, slow_seen_fast, kicks, bursts, activations, tick
+  std::vector<std::int64_t> discrete(6);
   Time at = 0;
   const auto step = [&](std::int64_t kick) {
     StepRequest request;
