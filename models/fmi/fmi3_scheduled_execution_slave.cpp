@@ -95,6 +95,7 @@ class ScheduledExecutionSlave final : public Slave {
     saved_real_outputs_ = real_outputs_;
     saved_discrete_outputs_ = discrete_outputs_;
     saved_triggers_ = held_triggers_;
+    saved_countdowns_.assign(partitions_.size(), std::nullopt);
     const Description& description = package_->description();
     const std::string resources = package_->resource_path();
     log_->context = this;
@@ -212,6 +213,8 @@ class ScheduledExecutionSlave final : public Slave {
     saved_real_outputs_ = real_outputs_;  // same sizes: no allocation
     saved_discrete_outputs_ = discrete_outputs_;
     saved_triggers_ = held_triggers_;
+    for (std::size_t k = 0; k < partitions_.size(); ++k)
+      saved_countdowns_[k] = partitions_[k].countdown;
   }
 
   void restore_state() override {
@@ -223,6 +226,8 @@ class ScheduledExecutionSlave final : public Slave {
     real_outputs_ = saved_real_outputs_;
     discrete_outputs_ = saved_discrete_outputs_;
     held_triggers_ = saved_triggers_;
+    for (std::size_t k = 0; k < partitions_.size(); ++k)
+      partitions_[k].countdown = saved_countdowns_[k];
   }
 
  private:
@@ -492,6 +497,7 @@ class ScheduledExecutionSlave final : public Slave {
   std::vector<double> real_outputs_, saved_real_outputs_;
   std::vector<std::int64_t> discrete_outputs_, saved_discrete_outputs_;
   std::vector<std::int64_t> held_triggers_, saved_triggers_;
+  std::vector<std::optional<Time>> saved_countdowns_;  ///< the countdown clocks' pending ticks
   fmi3FMUState saved_state_ = nullptr;
   Time current_time_ = 0;
   Time saved_time_ = 0;
