@@ -26,6 +26,20 @@ void check_discrete_inputs(const std::string& slave_name, const SlaveDescription
 
 }  // namespace
 
+void check_set_up(const std::string& slave_name, bool is_set_up, const char* call) {
+  if (!is_set_up)
+    throw ProtocolViolation("slave '" + slave_name + "': " + std::string(call) + " before setup");
+}
+
+void check_rollback(const std::string& slave_name, const SlaveDescription& description,
+                    bool is_set_up, const char* call) {
+  check_set_up(slave_name, is_set_up, call);
+  if (!description.capabilities.can_rollback) {
+    throw ProtocolViolation("slave '" + slave_name + "': " + std::string(call) +
+                            " on a slave that cannot roll back");
+  }
+}
+
 void check_step_request(const std::string& slave_name, const SlaveDescription& description,
                         Time current_time, const StepRequest& request) {
   const auto fail = [&](const std::string& why) {

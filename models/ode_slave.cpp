@@ -295,9 +295,7 @@ class OdeSlave final : public Slave, private SampleSink {
     throw ProtocolViolation("slave '" + name_ + "': " + why);
   }
 
-  void require_set_up(const char* call) const {
-    if (!is_set_up_) violation(std::string(call) + " before setup");
-  }
+  void require_set_up(const char* call) const { check_set_up(name_, is_set_up_, call); }
 
   void check_discrete_buffer(std::span<std::int64_t> values) const {
     if (values.size() != description_.discrete_outputs.size()) {

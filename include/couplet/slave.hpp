@@ -186,6 +186,14 @@ class Slave {
   }
 };
 
+/// Throws ProtocolViolation "slave 'S': CALL before setup" unless `is_set_up`.
+void check_set_up(const std::string& slave_name, bool is_set_up, const char* call);
+
+/// check_set_up, then ProtocolViolation "slave 'S': CALL on a slave that
+/// cannot roll back" unless the description's capabilities say it can.
+void check_rollback(const std::string& slave_name, const SlaveDescription& description,
+                    bool is_set_up, const char* call);
+
 /// Checks a request against a description; throws ProtocolViolation naming `slave_name`.
 void check_step_request(const std::string& slave_name, const SlaveDescription& description,
                         Time current_time, const StepRequest& request);

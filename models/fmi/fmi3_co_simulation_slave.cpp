@@ -334,13 +334,9 @@ class CoSimulationSlave final : public Slave {
   [[noreturn]] void violation(const std::string& why) const {
     throw ProtocolViolation("slave '" + slave_name_ + "': " + why);
   }
-  void require_set_up(const char* call) const {
-    if (!is_set_up_) violation(std::string(call) + " before setup");
-  }
+  void require_set_up(const char* call) const { check_set_up(slave_name_, is_set_up_, call); }
   void require_rollback(const char* call) const {
-    require_set_up(call);
-    if (!description_.capabilities.can_rollback)
-      violation(std::string(call) + " on a slave that cannot roll back");
+    check_rollback(slave_name_, description_, is_set_up_, call);
   }
 
   /// fmi3IntermediateUpdateCallback: where the FMU asks, its Real inputs take

@@ -223,12 +223,10 @@ class CoSimulationSlave final : public Slave {
     throw ProtocolViolation("slave '" + instance_.slave_name() + "': " + why);
   }
   void require_set_up(const char* call) const {
-    if (!is_set_up_) violation(std::string(call) + " before setup");
+    check_set_up(instance_.slave_name(), is_set_up_, call);
   }
   void require_rollback(const char* call) const {
-    require_set_up(call);
-    if (!description_.capabilities.can_rollback)
-      violation(std::string(call) + " on a slave that cannot roll back");
+    check_rollback(instance_.slave_name(), description_, is_set_up_, call);
   }
 
   /// Input values at `time` and, up to the accepted degree, their derivatives.

@@ -566,7 +566,7 @@ TEST(Fmi3ScheduledExecution, PartitionsRunAtTheirTicksInPriorityOrder) {
     double slow_sum = 0.0;
     long last_slow = -1, slow_ticks = 0, bursts = 0, last_burst = -1;
     for (long tick = 20; tick < ms; tick += 50) {
-      slow_sum += tick / 1000.0, last_slow = tick, ++slow_ticks;
+      slow_sum += static_cast<double>(tick) / 1000.0, last_slow = tick, ++slow_ticks;
       if (tick + 3 < ms) ++bursts, last_burst = tick + 3;
     }
     const long fast_ticks = ms / 10;
