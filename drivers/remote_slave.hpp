@@ -34,10 +34,11 @@
 #include <string>
 #include <vector>
 
+#include "couplet/slave.hpp"
 #include "drivers/link_client.hpp"
+#include "drivers/linked_slave.hpp"
 #include "drivers/wall_clock.hpp"
 #include "protocol/limits.hpp"
-#include "couplet/slave.hpp"
 
 namespace couplet::drivers {
 
@@ -52,7 +53,7 @@ struct WallClockPolicy {
   std::chrono::nanoseconds tolerance{500'000};  ///< a result may come this long after its deadline
 };
 
-class RemoteSlave final : public Slave {
+class RemoteSlave final : public LinkedSlave {
  public:
   /// `configure` may be null (a device used as it is). `process` (may be null:
   /// a target this master did not start) is watched while answers are awaited,
@@ -85,8 +86,8 @@ class RemoteSlave final : public Slave {
   /// An unacknowledged liveness message (wall-clock mode, between cycles).
   void heartbeat() { client_.send_heartbeat(); }
 
-  const LinkCounters& counters() const { return client_.counters(); }
-  std::string link_name() const { return client_.link_name(); }
+  const LinkCounters& counters() const override { return client_.counters(); }
+  std::string link_name() const override { return client_.link_name(); }
   /// Most sample times one step request can carry over this link.
   std::size_t max_sample_times() const { return max_sample_times_; }
 

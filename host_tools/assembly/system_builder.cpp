@@ -7,6 +7,7 @@
 
 #include "couplet/errors.hpp"
 #include "host_tools/assembly/connection_conversions.hpp"
+#include "host_tools/assembly/dcp_slave_factory.hpp"
 #include "host_tools/assembly/group_builder.hpp"
 #include "host_tools/assembly/remote_slave_factory.hpp"
 #include "host_tools/scenario/scenario_file_path.hpp"
@@ -28,6 +29,11 @@ std::unique_ptr<models::SlaveSource> open_source(const SlaveSpec& spec,
                              "', whose behaviour lives in its own program: couplet has no "
                              "equations for it (no monolithic reference: use reference: none)");
   }
+  if (!spec.dcp.empty()) {
+    throw ConfigurationError(spec.where + ": slave '" + spec.name +
+                             "' is a DCP slave, whose behaviour lives behind its protocol: "
+                             "couplet has no equations for it (no monolithic reference)");
+  }
   if (!spec.fmu.empty()) require_existing_file(spec.fmu, spec.where);
   try {
     if (!spec.fmu.empty()) return models::fmu_source(spec.fmu, spec.fmu_kind);
@@ -42,8 +48,9 @@ std::unique_ptr<models::SlaveSource> open_source(const SlaveSpec& spec,
 models::SlaveSettings slave_settings(const Scenario& scenario, const SlaveSpec& spec) {
   models::SlaveSettings settings{spec.name, spec.parameters, spec.solver, spec.capabilities,
                                  std::nullopt};
-  // FMUs and devices leave unconnected inputs at their start values or defaults.
-  if (!spec.fmu.empty() || !spec.device.empty()) {
+  // FMUs, devices and DCP slaves leave unconnected inputs at their start
+  // values or defaults.
+  if (!spec.fmu.empty() || !spec.device.empty() || !spec.dcp.empty()) {
     settings.coupled_inputs.emplace();
     const std::string prefix = spec.name + ".";
     for (const ConnectionSpec& connection : scenario.connections) {
@@ -56,6 +63,7 @@ models::SlaveSettings slave_settings(const Scenario& scenario, const SlaveSpec& 
 
 std::unique_ptr<Slave> make_slave_of(const Scenario& scenario, const SlaveSpec& spec,
                                      const models::ModelCatalog& catalog) {
+  if (!spec.dcp.empty()) return make_dcp_slave_of(scenario, spec);
   if (spec.link) return make_remote_slave(scenario, spec, catalog);
   return open_source(spec, catalog)->make_slave(slave_settings(scenario, spec));
 }

@@ -12,6 +12,8 @@
 
 #include "core/exact_text.hpp"
 #include "couplet/errors.hpp"
+#include "drivers/dcp_description.hpp"
+#include "drivers/linked_slave.hpp"
 #include "host_tools/assembly/algorithm_factory.hpp"
 #include "host_tools/assembly/connection_conversions.hpp"
 #include "host_tools/assembly/group_builder.hpp"
@@ -58,7 +60,7 @@ RunLogHeader log_header(const Scenario& scenario, const System& system,
   header.max_bytes = scenario.limits.run_log_bytes;
   header.segment_bytes = scenario.limits.run_log_segment_bytes;
   for (std::size_t s = 0; s < system.slave_count(); ++s) {
-    const auto* remote = dynamic_cast<const drivers::RemoteSlave*>(&system.slave(s));
+    const auto* remote = dynamic_cast<const drivers::LinkedSlave*>(&system.slave(s));
     header.slave_links.push_back(remote != nullptr ? remote->link_name() : "");
   }
   return header;
@@ -84,6 +86,11 @@ Scenario without_links(Scenario scenario) {
       throw ConfigurationError(slave.where + ": the device program '" + slave.device +
                                "' has no equations couplet could solve, so there is no monolithic "
                                "reference (give the slave a model: or fmu: to have one)");
+    }
+    if (!slave.dcp.empty()) {
+      throw ConfigurationError(slave.where + ": the DCP slave '" + slave.name +
+                               "' has no equations couplet could solve, so there is no monolithic "
+                               "reference");
     }
     slave.link.reset();
     slave.capabilities = {};
@@ -157,8 +164,10 @@ std::string describe_models(const models::ModelCatalog& catalog) {
   return text;
 }
 
-std::string describe_fmu(const std::string& fmu_path) {
-  return models::fmu_source(fmu_path, models::FmuKind::automatic)->describe();
+std::string describe_slave_file(const std::string& path) {
+  if (std::filesystem::path(path).extension() == ".dcpx")
+    return drivers::describe(drivers::read_dcp_description(path));
+  return models::fmu_source(path, models::FmuKind::automatic)->describe();
 }
 
 std::string summary_table(const nlohmann::json& summary) {

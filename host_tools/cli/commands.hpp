@@ -74,8 +74,10 @@ std::vector<std::string> validate_scenario(const Scenario& scenario);
 /// `couplet models`: the built-in models, their ports and parameters.
 std::string describe_models(const models::ModelCatalog& catalog);
 
-/// `couplet models FILE.fmu`: the FMU's variables, capabilities and interfaces.
-std::string describe_fmu(const std::string& fmu_path);
+/// `couplet models FILE.fmu`: the FMU's variables, capabilities and interfaces;
+/// `couplet models FILE.dcpx`: the DCP slave's modes, resolutions, endpoints
+/// and variables.
+std::string describe_slave_file(const std::string& path);
 
 /// A short human-readable table of a summary.
 std::string summary_table(const nlohmann::json& summary);

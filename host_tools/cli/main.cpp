@@ -102,9 +102,12 @@ int main(int argc, char** argv) {
       ->check(key_value_assignment());
 
   CLI::App* models = app.add_subcommand(
-      "models", "list the built-in models, or an FMU's variables and capabilities");
+      "models",
+      "list the built-in models, or an FMU's or a DCP slave's variables and capabilities");
   std::vector<std::string> fmu_paths;
-  models->add_option("fmu", fmu_paths, "FMU files to describe instead of the built-in models");
+  models->add_option("file", fmu_paths,
+                     "FMU files (.fmu) or DCP slave descriptions (.dcpx) to describe instead of "
+                     "the built-in models");
 
   bool no_log = false;
   run->add_flag("--no-log", no_log, "do not write run.log");
@@ -299,7 +302,7 @@ int main(int argc, char** argv) {
     }
     if (models->parsed()) {
       if (fmu_paths.empty()) std::cout << describe_models(couplet::models::ModelCatalog::builtin());
-      for (const std::string& path : fmu_paths) std::cout << describe_fmu(path);
+      for (const std::string& path : fmu_paths) std::cout << describe_slave_file(path);
       return 0;
     }
     if (keygen->parsed()) {

@@ -53,9 +53,9 @@ std::string text_for_overrides(const RunLog& log, const std::string& slave,
   const std::string what = "run log '" + log.path + "'";
   const std::string prefix = "slaves." + slave + ".";
   if (overrides_key(options, prefix + "model"))
-    return without_slave_keys(log.scenario_text, what, slave, {"fmu", "fmu_kind", "device"});
+    return without_slave_keys(log.scenario_text, what, slave, {"fmu", "fmu_kind", "device", "dcp"});
   if (overrides_key(options, prefix + "fmu"))
-    return without_slave_keys(log.scenario_text, what, slave, {"model", "device"});
+    return without_slave_keys(log.scenario_text, what, slave, {"model", "device", "dcp"});
   return without_slave_keys(log.scenario_text, what, slave, {});
 }
 
@@ -65,7 +65,10 @@ std::string text_for_overrides(const RunLog& log, const std::string& slave,
 Scenario resim_scenario(const RunLog& log, const std::string& slave, const ResimOptions& options) {
   Scenario scenario = parse_scenario(text_for_overrides(log, slave, options), log.scenario_source,
                                      options.overrides);
-  for (SlaveSpec& spec : scenario.slaves) spec.link.reset();
+  // A DCP slave is reached over its link even here: it has no definition couplet could run.
+  for (SlaveSpec& spec : scenario.slaves) {
+    if (spec.dcp.empty()) spec.link.reset();
+  }
   return scenario;
 }
 

@@ -55,14 +55,10 @@ std::vector<std::string> argument_list(const YAML::Node& node, const std::string
 
 }  // namespace
 
-LinkSpec parse_link(const YAML::Node& node, const std::string& source, const std::string& path) {
-  check_keys(node, source, path,
-             {"udp", "serial", "spawn", "program", "arguments", "realtime", "timeout",
-              "retransmit_timeout", "busy_poll", "key_file"});
-  LinkSpec link;
-  link.where = locate(source, node, path);
-  if (node["spawn"]) link.spawn = require_flag(node["spawn"], source, path + ".spawn");
-  if (node["realtime"]) link.realtime = require_flag(node["realtime"], source, path + ".realtime");
+namespace {
+
+void parse_timeouts(const YAML::Node& node, const std::string& source, const std::string& path,
+                    LinkSpec& link) {
   if (node["timeout"])
     link.timeout = bounded_number(node["timeout"], source, path + ".timeout", kTimeoutRange);
   if (node["retransmit_timeout"]) {
@@ -75,6 +71,47 @@ LinkSpec parse_link(const YAML::Node& node, const std::string& source, const std
           " s): the peer would be declared dead before the first retransmission");
     }
   }
+}
+
+}  // namespace
+
+LinkSpec parse_dcp_link(const YAML::Node& node, const std::string& source,
+                        const std::string& path) {
+  LinkSpec link;
+  if (!node) return link;
+  if (!node.IsMap()) {
+    throw ConfigurationError(locate(source, node, path) +
+                             ": must be a map, e.g. {udp: \"HOST:PORT\", timeout: 2}");
+  }
+  for (const auto& entry : node) {
+    const std::string key = entry.first.as<std::string>();
+    if (key != "udp" && key != "timeout" && key != "retransmit_timeout") {
+      throw ConfigurationError(locate(source, entry.first, path + "." + key) +
+                               ": a DCP slave is reached over UDP at its control endpoint: its "
+                               "link takes udp, timeout and retransmit_timeout only");
+    }
+  }
+  link.where = locate(source, node, path);
+  parse_timeouts(node, source, path, link);
+  if (node["udp"]) {
+    link.udp = require_string(node["udp"], source, path + ".udp");
+    const drivers::HostPort endpoint =
+        drivers::parse_host_port(link.udp, locate(source, node["udp"], path + ".udp"));
+    if (endpoint.port == 0)
+      throw ConfigurationError(locate(source, node["udp"], path + ".udp") + ": port 0");
+  }
+  return link;
+}
+
+LinkSpec parse_link(const YAML::Node& node, const std::string& source, const std::string& path) {
+  check_keys(node, source, path,
+             {"udp", "serial", "spawn", "program", "arguments", "realtime", "timeout",
+              "retransmit_timeout", "busy_poll", "key_file"});
+  LinkSpec link;
+  link.where = locate(source, node, path);
+  if (node["spawn"]) link.spawn = require_flag(node["spawn"], source, path + ".spawn");
+  if (node["realtime"]) link.realtime = require_flag(node["realtime"], source, path + ".realtime");
+  parse_timeouts(node, source, path, link);
   if (node["busy_poll"]) {
     link.busy_poll = bounded_number(node["busy_poll"], source, path + ".busy_poll",
                                     NumberRange{0.0, drivers::kLongestBusyPollSeconds, " s"});

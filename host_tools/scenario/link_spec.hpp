@@ -46,4 +46,9 @@ struct LinkSpec {
 /// Parses and checks a link node; errors name `path` and the line.
 LinkSpec parse_link(const YAML::Node& node, const std::string& source, const std::string& path);
 
+/// The link of a DCP slave (docs/dcp.md): `udp` (its control endpoint, else
+/// the description's), `timeout` and `retransmit_timeout`; a null node gives
+/// the defaults.
+LinkSpec parse_dcp_link(const YAML::Node& node, const std::string& source, const std::string& path);
+
 }  // namespace couplet::tools

@@ -240,20 +240,21 @@ SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std
   const std::string path = "slaves." + name;
   if (!node.IsMap()) {
     throw ConfigurationError(locate(source, node, path) +
-                             ": must be a map with 'model', 'fmu' or 'device'");
+                             ": must be a map with 'model', 'fmu', 'device' or 'dcp'");
   }
   check_keys(node, source, path,
-             {"model", "fmu", "fmu_kind", "device", "parameters", "solver", "capabilities", "link",
-              "isolate", "max_step_time", "file", "interpolation"});
+             {"model", "fmu", "fmu_kind", "device", "dcp", "parameters", "solver", "capabilities",
+              "link", "isolate", "max_step_time", "file", "interpolation"});
   SlaveSpec spec;
   spec.name = name;
   spec.where = locate(source, node, path);
   int sources = 0;
-  for (const char* key : {"model", "fmu", "device"}) sources += node[key] ? 1 : 0;
+  for (const char* key : {"model", "fmu", "device", "dcp"}) sources += node[key] ? 1 : 0;
   if (sources != 1) {
     throw ConfigurationError(locate(source, node, path) +
                              ": give one of 'model' (a built-in model, see `couplet models`), "
-                             "'fmu' (an FMU file) or 'device' (a device program behind a link)");
+                             "'fmu' (an FMU file), 'device' (a device program behind a link) "
+                             "or 'dcp' (a DCP slave's description, .dcpx)");
   }
   if (node["fmu_kind"] && !node["fmu"])
     throw ConfigurationError(locate(source, node["fmu_kind"], path + ".fmu_kind") +
@@ -272,6 +273,12 @@ SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std
                                ": a device has no solver couplet chooses");
   } else if (node["model"]) {
     spec.model = require_string(node["model"], source, path + ".model");
+  } else if (node["dcp"]) {
+    spec.dcp = resolve_scenario_file(require_string(node["dcp"], source, path + ".dcp"), source,
+                                     locate(source, node["dcp"], path + ".dcp"));
+    if (node["solver"])
+      throw ConfigurationError(locate(source, node["solver"], path + ".solver") +
+                               ": a DCP slave has no solver couplet chooses");
   } else {
     spec.fmu = resolve_scenario_file(require_string(node["fmu"], source, path + ".fmu"), source,
                                      locate(source, node["fmu"], path + ".fmu"));
@@ -306,7 +313,12 @@ SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std
   spec.solver = parse_solver(node["solver"], source, path + ".solver", horizon);
   spec.capabilities =
       parse_capabilities(node["capabilities"], source, path + ".capabilities", horizon);
-  if (node["link"]) spec.link = parse_link(node["link"], source, path + ".link");
+  if (!spec.dcp.empty()) {
+    spec.link = parse_dcp_link(node["link"], source, path + ".link");
+    if (!node["link"]) spec.link->where = spec.where;
+  } else if (node["link"]) {
+    spec.link = parse_link(node["link"], source, path + ".link");
+  }
   parse_isolation(node, source, path, spec);
   if (spec.link && spec.link->spawn && !spec.device.empty() && spec.link->program.empty()) {
     throw ConfigurationError(spec.link->where + ": spawning device '" + spec.device +

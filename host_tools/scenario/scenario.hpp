@@ -27,9 +27,13 @@ namespace couplet::tools {
 
 struct SlaveSpec {
   std::string name;
-  std::string model;   ///< a catalog model, or empty when `fmu` or `device` is set
+  std::string model;   ///< a catalog model, or empty when `fmu`, `device` or `dcp` is set
   std::string fmu;     ///< an FMU file, resolved against the scenario file's directory
   std::string device;  ///< a device program's name (couplet/device.hpp); always behind a link
+  /// A DCP slave's description (DCPX), resolved against the scenario file's
+  /// directory (docs/dcp.md); its `link` is always set, `udp` empty for the
+  /// control endpoint the description names.
+  std::string dcp;
   models::FmuKind fmu_kind = models::FmuKind::automatic;
   /// stimulus.table (`file`, `interpolation`): its CSV file, resolved against the
   /// scenario file's directory, and how it passes between rows.

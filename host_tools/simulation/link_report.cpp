@@ -1,6 +1,6 @@
 #include "host_tools/simulation/link_report.hpp"
 
-#include "drivers/remote_slave.hpp"
+#include "drivers/linked_slave.hpp"
 
 namespace couplet::tools {
 
@@ -24,7 +24,7 @@ nlohmann::json link_counters_json(const drivers::LinkCounters& counters) {
 
 void add_link_counters(const System& system, nlohmann::json& summary) {
   for (std::size_t s = 0; s < system.slave_count(); ++s) {
-    const auto* remote = dynamic_cast<const drivers::RemoteSlave*>(&system.slave(s));
+    const auto* remote = dynamic_cast<const drivers::LinkedSlave*>(&system.slave(s));
     if (remote == nullptr) continue;
     nlohmann::json counters = link_counters_json(remote->counters());
     counters["link"] = remote->link_name();
@@ -35,7 +35,7 @@ void add_link_counters(const System& system, nlohmann::json& summary) {
 std::vector<couplet_wire_LogLinkTotals> link_totals(const System& system) {
   std::vector<couplet_wire_LogLinkTotals> records;
   for (std::size_t s = 0; s < system.slave_count(); ++s) {
-    const auto* remote = dynamic_cast<const drivers::RemoteSlave*>(&system.slave(s));
+    const auto* remote = dynamic_cast<const drivers::LinkedSlave*>(&system.slave(s));
     if (remote == nullptr) continue;
     const drivers::LinkCounters& counters = remote->counters();
     couplet_wire_LogLinkTotals record = couplet_wire_LogLinkTotals_init_zero;

@@ -65,7 +65,7 @@ XmlReader::XmlReader(const std::string& xml, const std::string& file) : xml_(xml
   }
 }
 
-pugi::xml_node XmlReader::load_root() {
+pugi::xml_node XmlReader::load_root(std::string_view root_name) {
   const pugi::xml_parse_result result =
       document_.load_buffer(xml_.data(), xml_.size(), pugi::parse_default, pugi::encoding_auto);
   if (!result) {
@@ -73,9 +73,9 @@ pugi::xml_node XmlReader::load_root() {
                              std::to_string(line_of(result.offset)) + ": " + result.description());
   }
   const pugi::xml_node root = document_.document_element();
-  if (std::string_view(root.name()) != "fmiModelDescription") {
-    fail(element(root),
-         "the root element must be fmiModelDescription, not " + single_quoted(root.name()));
+  if (std::string_view(root.name()) != root_name) {
+    fail(element(root), "the root element must be " + std::string(root_name) + ", not " +
+                            single_quoted(root.name()));
   }
   return root;
 }

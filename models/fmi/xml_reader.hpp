@@ -86,9 +86,9 @@ class XmlReader {
   XmlReader(const std::string& xml, const std::string& file);
 
  protected:
-  /// Parses the text and returns the root element, which must be
-  /// fmiModelDescription. Throws for malformed XML, naming the line.
-  pugi::xml_node load_root();
+  /// Parses the text and returns the root element, which must be `root_name`.
+  /// Throws for malformed XML, naming the line.
+  pugi::xml_node load_root(std::string_view root_name = "fmiModelDescription");
 
   std::size_t line_of(std::ptrdiff_t offset) const;
 

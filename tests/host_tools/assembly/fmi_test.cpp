@@ -404,7 +404,7 @@ TEST(FmuStopRequest, MonolithicReferenceStopsWithTheModel) {
 }
 
 TEST(FmuModels, ListsVariablesCapabilitiesAndKinds) {
-  const std::string text = tools::describe_fmu(fmu("switch_right"));
+  const std::string text = tools::describe_slave_file(fmu("switch_right"));
   for (const std::string word :
        {"offers: cs me", "canInterpolateInputs yes", "maxOutputDerivativeOrder 2", "x", "input",
         "f", "output", "(feedthrough)", "c_coupling", "parameter"}) {

@@ -1,0 +1,185 @@
+// couplet's master driving a DCP slave in non-real-time mode (docs/dcp.md).
+// The slave is tests/dcp/dcp_test_slave.py, a DCP implementation written
+// from the protocol's layouts independently of couplet's codec: x' = gain·u
+// integrated exactly for held inputs, count = the steps done, x(0) = offset.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "host_tools/process_support.hpp"
+#include "host_tools/test_support.hpp"
+
+namespace couplet::testing {
+namespace {
+
+const std::string kDcpDirectory = std::string(COUPLET_SOURCE_DIR) + "/tests/dcp";
+
+/// The test slave on a free port of the loopback interface.
+class DcpTestSlave {
+ public:
+  explicit DcpTestSlave(std::vector<std::string> faults = {})
+      : process_(arguments(std::move(faults))) {
+    std::istringstream ready(process_.ready_line());
+    std::string word;
+    ready >> word >> port_;
+  }
+  const std::string& port() const { return port_; }
+  ChildProcess& process() { return process_; }
+
+ private:
+  static std::vector<std::string> arguments(std::vector<std::string> faults) {
+    std::vector<std::string> argv{kDcpDirectory + "/dcp_test_slave.py"};
+    argv.insert(argv.end(), faults.begin(), faults.end());
+    return argv;
+  }
+  ChildProcess process_;
+  std::string port_;
+};
+
+std::string scenario(const std::string& port, const std::string& link_extra = "",
+                     double end = 1.0) {
+  return "name: dcp_integrator\n"
+         "time: {start: 0, end: " +
+         std::to_string(end) +
+         "}\n"
+         "slaves:\n"
+         "  speed: {model: stimulus.constant, parameters: {value: 3}}\n"
+         "  gain: {model: stimulus.constant, parameters: {value: 2}}\n"
+         "  plant:\n"
+         "    dcp: " +
+         kDcpDirectory +
+         "/integrator.dcpx\n"
+         "    link: {udp: \"127.0.0.1:" +
+         port + "\"" + link_extra +
+         "}\n"
+         "    parameters: {offset: 1.5}\n"
+         "connections:\n"
+         "  - {from: speed.y, to: plant.u}\n"
+         "  - {from: gain.y, to: plant.gain, rounding: nearest}\n"
+         "algorithm: {type: jacobi, step: 0.01}\n";
+}
+
+nlohmann::json link_of(const CoupletOutcome& outcome) {
+  return nlohmann::json::parse(read_file(outcome.out / "summary.json")).at("links").at("plant");
+}
+
+CoupletOutcome clean_run(const std::string& name) {
+  DcpTestSlave slave;
+  CoupletOutcome outcome = couplet_on_text("run", scenario(slave.port()), name);
+  // The slave was stopped and deregistered: it exits after STC_deregister.
+  EXPECT_EQ(slave.process().wait_exit(std::chrono::seconds(5)), 0);
+  return outcome;
+}
+
+TEST(Dcp, NonRealTimeRunFollowsTheClosedFormAndReplays) {
+  const CoupletOutcome outcome = clean_run("dcp-clean");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  const auto columns = read_columns(outcome.out / "signals.csv");
+  const std::vector<double>& time = columns.at("time");
+  ASSERT_EQ(time.size(), 101u);
+  for (std::size_t k = 0; k < time.size(); ++k) {
+    // x = offset + gain·u·t with offset 1.5 (a CFG_parameter), gain 2 (Int32), u 3.
+    EXPECT_NEAR(columns.at("plant.x")[k], 1.5 + 6.0 * time[k], 1e-12) << "t = " << time[k];
+    EXPECT_EQ(columns.at("plant.count")[k], static_cast<double>(k)) << "t = " << time[k];
+  }
+  const nlohmann::json link = link_of(outcome);
+  EXPECT_EQ(link.at("link").get<std::string>().rfind("dcp udp 127.0.0.1:", 0), 0u);
+  EXPECT_EQ(link.at("retransmissions"), 0);
+  expect_replayed_and_inspected(outcome, "plant        dcp udp 127.0.0.1:");
+  // Determinism: a second run against a fresh slave makes the same decisions.
+  EXPECT_EQ(hash_of(clean_run("dcp-again").out), hash_of(outcome.out));
+}
+
+TEST(Dcp, NackEndsTheRunNamingTheErrorCodeAndDeregisters) {
+  DcpTestSlave slave({"--nack-step", "5"});
+  const CoupletOutcome outcome = couplet_on_text("run", scenario(slave.port()), "dcp-nack");
+  EXPECT_NE(outcome.exit_code, 0);
+  EXPECT_NE(outcome.output.find("DCP slave 'plant' (dcp udp 127.0.0.1:" + slave.port() +
+                                "): it refused STC_do_step (sequence 26) with RSP_nack "
+                                "INVALID_STEPS (0x200E): the number of steps is not supported"),
+            std::string::npos)
+      << outcome.output;
+  // Nothing is lost: the log holds the four steps done, and the slave was
+  // stopped and deregistered.
+  EXPECT_EQ(read_columns(outcome.out / "signals.csv").at("plant.count").back(), 4.0);
+  EXPECT_TRUE(std::filesystem::exists(outcome.out / "summary.json"));
+  EXPECT_EQ(slave.process().wait_exit(std::chrono::seconds(5)), 0);
+}
+
+TEST(Dcp, LostGarbledOrDuplicatedAnswersChangeNothing) {
+  const std::string reference = hash_of(clean_run("dcp-reference").out);
+  struct Fault {
+    std::vector<std::string> arguments;
+    const char* counter;
+    int least;
+  };
+  for (const Fault& fault :
+       {Fault{{"--drop-ack", "5"}, "retransmissions", 1}, Fault{{"--garble-ack", "5"}, "drops", 1},
+        Fault{{"--duplicate"}, "duplicates", 100}}) {
+    SCOPED_TRACE(fault.arguments.front());
+    DcpTestSlave slave(fault.arguments);
+    const CoupletOutcome outcome = couplet_on_text("run", scenario(slave.port()), "dcp-fault");
+    ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+    EXPECT_EQ(hash_of(outcome.out), reference);
+    EXPECT_GE(link_of(outcome).at(fault.counter).get<int>(), fault.least) << link_of(outcome);
+    EXPECT_EQ(slave.process().wait_exit(std::chrono::seconds(5)), 0);
+  }
+}
+
+TEST(Dcp, DeadSlaveIsReportedWithinTheLinkTimeout) {
+  DcpTestSlave slave({"--die-at-step", "5"});
+  const auto begin = std::chrono::steady_clock::now();
+  const CoupletOutcome outcome =
+      couplet_on_text("run", scenario(slave.port(), ", timeout: 0.5"), "dcp-dead");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  EXPECT_NE(outcome.exit_code, 0);
+  EXPECT_NE(outcome.output.find("no answer for 500 ms while couplet awaited COMPUTED after "
+                                "STC_do_step: the slave is dead or unreachable"),
+            std::string::npos)
+      << outcome.output;
+  EXPECT_LT(seconds, 5.0);  // the timeout, the brief goodbye, and the process around them
+  EXPECT_EQ(read_columns(outcome.out / "signals.csv").at("plant.count").back(), 4.0);
+}
+
+TEST(Dcp, ScenarioMistakesAreNamedWithTheirLine) {
+  const auto output_of = [](const std::string& text) {
+    return couplet_on_text("validate", text, "dcp-validate").output;
+  };
+  std::string spawned = scenario("5000");
+  spawned.replace(spawned.find("link: {"), 7, "link: {spawn: true, ");
+  EXPECT_NE(output_of(spawned).find(
+                "scenario.yaml:8: slaves.plant.link.spawn: a DCP slave is reached over UDP at its "
+                "control endpoint: its link takes udp, timeout and retransmit_timeout only"),
+            std::string::npos)
+      << output_of(spawned);
+  std::string unknown = scenario("5000");
+  unknown.replace(unknown.find("offset: 1.5"), 11, "offsett: 1.5");
+  EXPECT_NE(output_of(unknown).find("parameters.offsett: no numeric Parameter of that name"),
+            std::string::npos)
+      << output_of(unknown);
+  std::string solver = scenario("5000");
+  solver.replace(solver.find("    parameters: {offset"), 0, "    solver: {type: euler}\n");
+  EXPECT_NE(
+      output_of(solver).find("slaves.plant.solver: a DCP slave has no solver couplet chooses"),
+      std::string::npos)
+      << output_of(solver);
+}
+
+TEST(Dcp, ModelsDescribesTheSlave) {
+  int exit_code = -1;
+  const std::string text = command_output(
+      std::string(COUPLET_BINARY) + " models " + kDcpDirectory + "/integrator.dcpx", exit_code);
+  EXPECT_EQ(exit_code, 0) << text;
+  for (const char* line :
+       {"DCP slave 'integrator'", "modes: NonRealTime (default steps 1, variable, min 1, max 1000)",
+        "time resolutions: 1..1000/1000 s", "gain  Input Int32, vr 3, start 1",
+        "label  Input String, vr 6"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  }
+}
+
+}  // namespace
+}  // namespace couplet::testing
