@@ -82,6 +82,10 @@ class DcpSlave final : public LinkedSlave {
   /// Receives and handles datagrams until `done()`, retransmitting the
   /// outstanding request, asking after the slave's state while it is silent,
   /// and failing when it stays silent for the peer timeout.
+  /// What `pump` awaited, for messages: `activity`, or for nullptr the
+  /// answer to the outstanding request (formatted only when it fails, so that
+  /// stepping allocates nothing).
+  std::string awaited(const char* activity) const;
   template <typename Done>
   void pump(Done done, const char* activity, Deadline limit = Deadline::max(),
             const char* over_limit = "");
@@ -311,6 +315,11 @@ void DcpSlave::fail(const std::string& why) const {
   throw SlaveError(message);
 }
 
+std::string DcpSlave::awaited(const char* activity) const {
+  if (activity != nullptr) return activity;
+  return "the answer to " + (outstanding_ ? dcp::to_string(outstanding_->type) : "a request");
+}
+
 std::string DcpSlave::nack_text(const dcp::Answer& answer) const {
   return "it refused " + dcp::to_string(outstanding_->type) + " (sequence " +
          std::to_string(answer.sequence) + ") with RSP_nack " + dcp::error_text(answer.error_code) +
@@ -327,8 +336,7 @@ void DcpSlave::send_outstanding(std::size_t size) {
 
 void DcpSlave::request(std::size_t size) {
   send_outstanding(size);
-  const std::string activity = "the answer to " + dcp::to_string(outstanding_->type);
-  pump([&] { return !outstanding_; }, activity.c_str());
+  pump([&] { return !outstanding_; }, nullptr);
 }
 
 void DcpSlave::stc(dcp::PduType type, dcp::State expected) {
@@ -343,16 +351,16 @@ void DcpSlave::pump(Done done, const char* activity, Deadline limit, const char*
   for (;;) {
     if (done()) return;
     if (state_ == dcp::State::error_handling || state_ == dcp::State::error_resolved)
-      fail("it went to " + dcp::to_string(*state_) + " while couplet awaited " + activity);
+      fail("it went to " + dcp::to_string(*state_) + " while couplet awaited " + awaited(activity));
     const Deadline now = SteadyClock::now();
     if (now - silent_since_ > policy_.peer_timeout) {
       fail("no answer for " + std::to_string(policy_.peer_timeout.count() / 1000) +
-           " ms while couplet awaited " + activity + ": the slave is dead or unreachable");
+           " ms while couplet awaited " + awaited(activity) + ": the slave is dead or unreachable");
     }
-    if (now > limit) fail(std::string(over_limit) + " (couplet awaited " + activity + ")");
+    if (now > limit) fail(std::string(over_limit) + " (couplet awaited " + awaited(activity) + ")");
     if (policy_.interrupted != nullptr && policy_.interrupted()) {
       if (!interrupt_limit) interrupt_limit = now + kInterruptPatience;
-      if (now > *interrupt_limit) fail(std::string("interrupted while awaiting ") + activity);
+      if (now > *interrupt_limit) fail("interrupted while awaiting " + awaited(activity));
     }
     Deadline next = std::min(silent_since_ + policy_.peer_timeout, limit);
     if (outstanding_) {

@@ -25,13 +25,11 @@ struct SteppingAllocations {
   std::uint64_t records_waited = 0;  ///< the recorder's, when recorded
 };
 
-/// Runs `scenario_name` with `assignments`; with `record`, the run log's
-/// recorder sees every call, as in `couplet run`, through at most
-/// `queue_records` record slots.
+/// Runs `scenario`; with `record`, the run log's recorder sees every call, as
+/// in `couplet run`, through at most `queue_records` record slots.
 inline SteppingAllocations allocations_after_warm_up(
-    const std::string& scenario_name, const std::vector<std::string>& assignments,
-    bool record = false, std::size_t queue_records = Recorder::kDefaultQueueRecords) {
-  const tools::Scenario scenario = load(scenario_name, assignments);
+    const tools::Scenario& scenario, bool record = false,
+    std::size_t queue_records = Recorder::kDefaultQueueRecords) {
   System system = tools::build_system(scenario, models::ModelCatalog::builtin());
   const auto algorithm = tools::make_algorithm(scenario.algorithm);
   // The scenario's executor (`executor:`), its threads started before the count.
@@ -68,6 +66,13 @@ inline SteppingAllocations allocations_after_warm_up(
   }
   EXPECT_GT(executor.counters().macro_steps, 100U);
   return {after - before, executor.counters(), records_waited};
+}
+
+/// The same for `scenario_name` of scenarios/ with `assignments`.
+inline SteppingAllocations allocations_after_warm_up(
+    const std::string& scenario_name, const std::vector<std::string>& assignments,
+    bool record = false, std::size_t queue_records = Recorder::kDefaultQueueRecords) {
+  return allocations_after_warm_up(load(scenario_name, assignments), record, queue_records);
 }
 
 }  // namespace couplet::testing

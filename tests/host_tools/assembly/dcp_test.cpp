@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "host_tools/process_support.hpp"
+#include "host_tools/stepping_allocations.hpp"
 #include "host_tools/test_support.hpp"
 
 namespace couplet::testing {
@@ -92,6 +93,17 @@ TEST(Dcp, NonRealTimeRunFollowsTheClosedFormAndReplays) {
   EXPECT_EQ(hash_of(clean_run("dcp-again").out), hash_of(outcome.out));
 }
 
+// Real-time path: after the first macro step, a DCP step (inputs, STC_do_step,
+// INF_state while computing, STC_send_outputs, the outputs) allocates nothing,
+// recorded as in `couplet run`.
+TEST(Dcp, SteppingAllocatesNothingAfterWarmUp) {
+  DcpTestSlave slave;
+  const tools::Scenario parsed = tools::parse_scenario(scenario(slave.port(), "", 2.0), "dcp.yaml");
+  const SteppingAllocations run = allocations_after_warm_up(parsed, true);
+  EXPECT_EQ(run.allocations, 0);
+  EXPECT_EQ(run.counters.macro_steps, 200u);
+}
+
 TEST(Dcp, NackEndsTheRunNamingTheErrorCodeAndDeregisters) {
   DcpTestSlave slave({"--nack-step", "5"});
   const CoupletOutcome outcome = couplet_on_text("run", scenario(slave.port()), "dcp-nack");
@@ -142,6 +154,23 @@ TEST(Dcp, DeadSlaveIsReportedWithinTheLinkTimeout) {
       << outcome.output;
   EXPECT_LT(seconds, 5.0);  // the timeout, the brief goodbye, and the process around them
   EXPECT_EQ(read_columns(outcome.out / "signals.csv").at("plant.count").back(), 4.0);
+}
+
+TEST(Dcp, InterruptEndsTheRunCleanlyAndDeregistersTheSlave) {
+  DcpTestSlave slave;
+  const auto directory = fresh_directory("dcp-interrupt");
+  std::filesystem::create_directories(directory);
+  std::ofstream(directory / "scenario.yaml") << scenario(slave.port(), "", 1000.0);
+  const std::string errors = (directory / "errors.txt").string();
+  ChildProcess couplet({COUPLET_BINARY, "run", (directory / "scenario.yaml").string(), "-o",
+                        (directory / "out").string()},
+                       errors);
+  ASSERT_TRUE(wait_for_logged_plans(directory / "out" / "run.log", 20, std::chrono::seconds(20)));
+  couplet.signal(SIGINT);
+  EXPECT_EQ(couplet.wait_exit(std::chrono::seconds(20)), 130) << read_file(errors);
+  EXPECT_EQ(slave.process().wait_exit(std::chrono::seconds(5)), 0)
+      << "the slave was not deregistered";
+  EXPECT_TRUE(std::filesystem::exists(directory / "out" / "summary.json"));
 }
 
 TEST(Dcp, ScenarioMistakesAreNamedWithTheirLine) {
