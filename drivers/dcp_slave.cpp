@@ -58,8 +58,16 @@ class DcpSlave final : public LinkedSlave {
   void evaluate_outputs(std::span<const Polynomial> inputs, std::span<double> end_outputs) override;
   void step(const StepRequest& request, const OutputBuffers& result) override;
   void evaluate_discrete_outputs(std::span<std::int64_t> discrete_outputs) override;
+  LinkStepReport last_link_report() const override { return link_report_; }
   std::string link_name() const override { return "dcp udp " + control_; }
   const LinkCounters& counters() const override { return counters_; }
+  void bind_wall_clock(const WallClock& clock, const WallClockPolicy& policy,
+                       LatenessStatistics* input_lateness) override;
+  bool runs_in_real_time() const override { return soft_real_time_; }
+  void send_start(double realtime_factor) override;
+  void await_start() override;
+  /// INF_state asks after a silent slave already; DCP has no other sign of life.
+  void heartbeat() override {}
 
  private:
   struct Outstanding {
@@ -86,12 +94,17 @@ class DcpSlave final : public LinkedSlave {
   /// answer to the outstanding request (formatted only when it fails, so that
   /// stepping allocates nothing).
   std::string awaited(const char* activity) const;
+  /// Returns true once `done()`; at `limit`, fails with `over_limit`, or
+  /// returns false when that is null.
   template <typename Done>
-  void pump(Done done, const char* activity, Deadline limit = Deadline::max(),
-            const char* over_limit = "");
+  bool pump(Done done, const char* activity, Deadline limit = Deadline::max(),
+            const char* over_limit = nullptr);
   void handle(std::span<const std::uint8_t> datagram);
   void take_outputs(const dcp::Answer& answer);
   void send_inputs(const StepRequest& request);
+  void run_to(dcp::State expected);
+  void step_on_own_clock(const StepRequest& request, const OutputBuffers& result);
+  void copy_held(const OutputBuffers& result) const;
   [[noreturn]] void fail(const std::string& why) const;
   std::string nack_text(const dcp::Answer& answer) const;
   void shut_down() noexcept;
@@ -126,6 +139,17 @@ class DcpSlave final : public LinkedSlave {
   bool outputs_fresh_ = false;
   const char* last_drop_ = nullptr;
   bool registered_ = false;
+  // SoftRealTime (a wall-clock run): the slave sends its outputs every macro
+  // step on its own clock; the k-th after the initial ones belongs to
+  // start + k·macro_step.
+  bool soft_real_time_ = false;
+  Time macro_step_ = 0;
+  Time start_ = 0;
+  std::uint16_t origin_sequence_ = 0;             ///< of the initial outputs
+  std::optional<std::uint16_t> wanted_sequence_;  ///< of the outputs the step awaits
+  const WallClock* clock_ = nullptr;
+  MissedResults missed_;
+  LinkStepReport link_report_;
   bool set_up_ = false;
   Time time_ = 0;
 
@@ -139,13 +163,13 @@ class DcpSlave final : public LinkedSlave {
 DcpSlave::DcpSlave(const DcpSlaveSettings& settings)
     : name_(settings.slave_name), dcp_(settings.description), policy_(settings.policy) {
   const std::string what = "DCP slave '" + name_ + "' (" + dcp_.file + ")";
-  if (!dcp_.non_real_time) {
+  if (!dcp_.non_real_time && !dcp_.soft_real_time) {
     throw ConfigurationError(what +
-                             ": it offers no NonRealTime mode, which couplet's virtual "
-                             "clock drives (it offers" +
-                             std::string(dcp_.soft_real_time ? " SoftRealTime" : "") +
-                             (dcp_.hard_real_time ? " HardRealTime" : "") + ")");
+                             ": it offers neither NonRealTime nor SoftRealTime, the modes "
+                             "couplet drives (HardRealTime only)");
   }
+  soft_real_time_ = !dcp_.non_real_time;  // and under a wall clock, see bind_wall_clock
+  macro_step_ = settings.macro_step;
   if (!settings.control.empty()) {
     control_ = settings.control;
   } else {
@@ -235,14 +259,18 @@ void DcpSlave::describe_ports(const DcpSlaveSettings& settings) {
                              "): its exchanged values do not fit one PDU of maxPduSize " +
                              std::to_string(dcp_.max_pdu_size) + " bytes");
   }
-  const DcpNonRealTime& nrt = *dcp_.non_real_time;
   SlaveCapabilities& capabilities = description_.capabilities;
   capabilities.max_input_degree = 0;
   capabilities.can_rollback = false;
   capabilities.intermediate_samples = false;
-  capabilities.variable_step = !nrt.fixed_steps && dcp_.can_handle_variable_steps;
-  capabilities.imposed_step =
-      resolution_ticks_ * (capabilities.variable_step ? 1 : Time{nrt.default_steps});
+  if (const auto& nrt = dcp_.non_real_time) {
+    capabilities.variable_step = !nrt->fixed_steps && dcp_.can_handle_variable_steps;
+    capabilities.imposed_step =
+        resolution_ticks_ * (capabilities.variable_step ? 1 : Time{nrt->default_steps});
+  } else {  // SoftRealTime only: see bind_wall_clock
+    capabilities.variable_step = false;
+    capabilities.imposed_step = resolution_ticks_;
+  }
 }
 
 }  // namespace
@@ -346,10 +374,10 @@ void DcpSlave::stc(dcp::PduType type, dcp::State expected) {
 }
 
 template <typename Done>
-void DcpSlave::pump(Done done, const char* activity, Deadline limit, const char* over_limit) {
+bool DcpSlave::pump(Done done, const char* activity, Deadline limit, const char* over_limit) {
   std::optional<Deadline> interrupt_limit;
   for (;;) {
-    if (done()) return;
+    if (done()) return true;
     if (state_ == dcp::State::error_handling || state_ == dcp::State::error_resolved)
       fail("it went to " + dcp::to_string(*state_) + " while couplet awaited " + awaited(activity));
     const Deadline now = SteadyClock::now();
@@ -357,7 +385,10 @@ void DcpSlave::pump(Done done, const char* activity, Deadline limit, const char*
       fail("no answer for " + std::to_string(policy_.peer_timeout.count() / 1000) +
            " ms while couplet awaited " + awaited(activity) + ": the slave is dead or unreachable");
     }
-    if (now > limit) fail(std::string(over_limit) + " (couplet awaited " + awaited(activity) + ")");
+    if (now > limit) {
+      if (over_limit == nullptr) return false;
+      fail(std::string(over_limit) + " (couplet awaited " + awaited(activity) + ")");
+    }
     if (policy_.interrupted != nullptr && policy_.interrupted()) {
       if (!interrupt_limit) interrupt_limit = now + kInterruptPatience;
       if (now > *interrupt_limit) fail("interrupted while awaiting " + awaited(activity));
@@ -465,6 +496,10 @@ void DcpSlave::take_outputs(const dcp::Answer& answer) {
       return;
     }
   }
+  if (wanted_sequence_ &&
+      static_cast<std::uint16_t>(*wanted_sequence_ - answer.sequence - 1) < 0x7FFF) {
+    ++counters_.late_results;  // the outputs of an earlier communication point
+  }
   output_sequence_ = answer.sequence;
   std::size_t offset = 0;
   for (const Binding& output : outputs_) {
@@ -509,11 +544,14 @@ void DcpSlave::configure_slave() {
                               dcp::Scope::initialization_and_run));
   }
   if (!outputs_.empty()) {
+    // In SoftRealTime the outputs come once per macro step; in NonRealTime
+    // with every STC_send_outputs, whatever the steps say.
     std::uint32_t steps = 1;
     for (const DcpVariable& variable : dcp_.variables) {
       if (variable.causality == DcpVariable::Causality::output)
         steps = std::max(steps, variable.default_steps);
     }
+    if (soft_real_time_) steps = static_cast<std::uint32_t>(macro_step_ / resolution_ticks_);
     for (std::size_t position = 0; position < outputs_.size(); ++position) {
       request(dcp::encode_cfg_output(request_buffer_, next_header(), kOutputDataId,
                                      static_cast<std::uint16_t>(position),
@@ -533,8 +571,12 @@ void DcpSlave::setup(Time start) {
   time_ = start;
   sequence_ = 0;
   state_.reset();
-  request(dcp::encode_register(request_buffer_, {sequence_, kSlaveId}, dcp_.uuid,
-                               dcp::OpMode::non_real_time, dcp_.major_version, dcp_.minor_version));
+  start_ = start;
+  missed_.reset();
+  request(dcp::encode_register(
+      request_buffer_, {sequence_, kSlaveId}, dcp_.uuid,
+      soft_real_time_ ? dcp::OpMode::soft_real_time : dcp::OpMode::non_real_time,
+      dcp_.major_version, dcp_.minor_version));
   registered_ = true;
   await_state(dcp::State::configuration, "CONFIGURATION after STC_register");
   configure_slave();
@@ -548,16 +590,92 @@ void DcpSlave::setup(Time start) {
   stc(dcp::PduType::stc_send_outputs, dcp::State::initialized);
   if (!outputs_.empty()) await_outputs("the initial outputs after STC_send_outputs");
   await_state(dcp::State::configured, "CONFIGURED after STC_send_outputs");
-  const auto run = [&](dcp::State expected) {
-    const std::size_t size = dcp::encode_run(request_buffer_, next_header(), expected, 0);
-    state_.reset();
-    request(size);
-  };
-  run(dcp::State::configured);
-  await_state(dcp::State::synchronized, "SYNCHRONIZED after STC_run");
-  run(dcp::State::synchronized);
-  await_state(dcp::State::running, "RUNNING after STC_run");
+  origin_sequence_ = output_sequence_.value_or(0);
   set_up_ = true;
+  if (soft_real_time_) return;  // started with the master's clock (send_start)
+  run_to(dcp::State::configured);
+  await_state(dcp::State::synchronized, "SYNCHRONIZED after STC_run");
+  run_to(dcp::State::synchronized);
+  await_state(dcp::State::running, "RUNNING after STC_run");
+}
+
+void DcpSlave::run_to(dcp::State expected) {
+  // Start time 0: at once (DCP's start time is whole seconds of Unix time).
+  const std::size_t size = dcp::encode_run(request_buffer_, next_header(), expected, 0);
+  state_.reset();
+  request(size);
+}
+
+void DcpSlave::bind_wall_clock(const WallClock& clock, const WallClockPolicy& policy,
+                               LatenessStatistics* /*input_lateness: a DCP slave does not tell*/) {
+  clock_ = &clock;
+  missed_.set_policy(policy);
+  missed_.prepare(description_.outputs.size());
+  if (!dcp_.soft_real_time) return;  // NonRealTime, paced by the master like a local slave
+  soft_real_time_ = true;
+  if (macro_step_ <= 0 || macro_step_ % resolution_ticks_ != 0) {
+    throw ConfigurationError("DCP slave '" + name_ + "' (" + dcp_.file +
+                             "): in SoftRealTime it sends its outputs every macro step, which "
+                             "must therefore be fixed (a jacobi or gauss_seidel step, or "
+                             "capabilities.imposed_step) and a multiple of its time resolution");
+  }
+  description_.capabilities.imposed_step = macro_step_;
+  description_.capabilities.variable_step = false;
+}
+
+void DcpSlave::send_start(double realtime_factor) {
+  if (realtime_factor != 1.0) {
+    throw ConfigurationError("DCP slave '" + name_ +
+                             "' runs on its own clock in real time: clock.realtime_factor must "
+                             "be 1");
+  }
+  run_to(dcp::State::configured);
+}
+
+void DcpSlave::await_start() {
+  await_state(dcp::State::synchronized, "SYNCHRONIZED after STC_run");
+  run_to(dcp::State::synchronized);
+  await_state(dcp::State::running, "RUNNING after STC_run");
+}
+
+void DcpSlave::copy_held(const OutputBuffers& result) const {
+  std::fill(result.end_outputs.begin(), result.end_outputs.end(), 0.0);
+  std::copy(held_outputs_.begin(), held_outputs_.end(), result.end_outputs.begin());
+  if (!result.discrete_outputs.empty())
+    std::copy(held_discrete_.begin(), held_discrete_.end(), result.discrete_outputs.begin());
+}
+
+void DcpSlave::step_on_own_clock(const StepRequest& request, const OutputBuffers& result) {
+  if (request.end - request.start != macro_step_) {
+    throw ProtocolViolation("step request to slave '" + name_ +
+                            "': in SoftRealTime every step is the macro step " +
+                            seconds_text(macro_step_) + " s");
+  }
+  send_inputs(request);
+  const auto point = static_cast<std::uint64_t>((request.end - start_) / macro_step_);
+  const auto wanted = static_cast<std::uint16_t>(origin_sequence_ + point);
+  wanted_sequence_ = wanted;
+  const Deadline deadline(std::chrono::nanoseconds(clock_->deadline_ns(request.end) +
+                                                   missed_.policy().tolerance.count()));
+  const bool came = pump(
+      [&] {
+        return output_sequence_ &&
+               static_cast<std::uint16_t>(*output_sequence_ - wanted) < 0x8000;  // at or after
+      },
+      "the outputs of a communication point", deadline);
+  wanted_sequence_.reset();
+  if (came) {
+    missed_.result_came();
+    copy_held(result);
+    missed_.remember(request.end, result.end_outputs);
+    return;
+  }
+  ++counters_.missed_results;
+  link_report_.missed = true;
+  if (!missed_.substitute(request, result))
+    throw SlaveError(missed_.ending(request.end, name_, link_name()));
+  if (!result.discrete_outputs.empty())
+    std::copy(held_discrete_.begin(), held_discrete_.end(), result.discrete_outputs.begin());
 }
 
 void DcpSlave::evaluate_outputs(std::span<const Polynomial> /*inputs*/,
@@ -590,6 +708,18 @@ void DcpSlave::step(const StepRequest& request, const OutputBuffers& result) {
   check_set_up(name_, set_up_, "step");
   check_step_request(name_, description_, time_, request);
   check_end_outputs(name_, description_, result.end_outputs);
+  link_report_ = {};
+  const std::uint64_t retransmissions = counters_.retransmissions;
+  if (soft_real_time_) {
+    if (clock_ == nullptr) {
+      throw ConfigurationError("slave '" + name_ +
+                               "' runs in real time on its own clock (DCP SoftRealTime): the "
+                               "scenario needs clock: {type: wall}");
+    }
+    step_on_own_clock(request, result);
+    time_ = request.end;
+    return;
+  }
   const Time length = request.end - request.start;
   const Time steps = length / resolution_ticks_;
   const DcpNonRealTime& nrt = *dcp_.non_real_time;
@@ -620,9 +750,9 @@ void DcpSlave::step(const StepRequest& request, const OutputBuffers& result) {
   if (!outputs_.empty()) await_outputs("the outputs after STC_send_outputs");
   await_state(dcp::State::running, "RUNNING after STC_send_outputs");
   time_ = request.end;
-  std::copy(held_outputs_.begin(), held_outputs_.end(), result.end_outputs.begin());
-  if (!result.discrete_outputs.empty())
-    std::copy(held_discrete_.begin(), held_discrete_.end(), result.discrete_outputs.begin());
+  link_report_.retransmissions =
+      static_cast<std::uint32_t>(counters_.retransmissions - retransmissions);
+  copy_held(result);
 }
 
 void DcpSlave::shut_down() noexcept {

@@ -136,12 +136,13 @@ void RemoteSlave::open_session(const couplet_wire_Configure* configure) {
                                             std::min(protocol::kMaxSampleTimes, protocol::kMaxSampleValues / outputs));
   if (description_.outputs.size() > protocol::kMaxPorts) inconsistent("more outputs than the protocol carries");
   linearization_layout_ = LinearizationLayout::of(description_);  // fits a Linearization: checked
+  missed_.prepare(description_.outputs.size());
 }
 
 void RemoteSlave::bind_wall_clock(const WallClock& clock, const WallClockPolicy& policy,
                                   LatenessStatistics* input_lateness) {
   clock_ = &clock;
-  wall_policy_ = policy;
+  missed_.set_policy(policy);
   input_lateness_ = input_lateness;
 }
 
@@ -167,7 +168,7 @@ void RemoteSlave::setup(Time start) {
                         {answer.body.ack.discrete_outputs, answer.body.ack.discrete_outputs_count});
   current_time_ = start;
   set_up_ = true;
-  remembered_ = 0;
+  missed_.reset();
 }
 
 void RemoteSlave::evaluate_discrete_outputs(std::span<std::int64_t> discrete_outputs) {
@@ -234,7 +235,7 @@ void RemoteSlave::evaluate_outputs(std::span<const Polynomial> inputs, std::span
   if (answered != current_time_) ++client_.counters().late_results;
   take_end_outputs("Outputs", "values", answer.body.outputs.derivative_order,
                    {answer.body.outputs.values, answer.body.outputs.values_count}, answered, end_outputs);
-  remember_values(current_time_, end_outputs);
+  missed_.remember(current_time_, end_outputs);
 }
 
 void RemoteSlave::send_evaluation(std::span<const Polynomial> inputs) {
@@ -342,7 +343,7 @@ void RemoteSlave::announce_step(const StepRequest& request) {
 }
 
 Deadline RemoteSlave::result_deadline(Time time) const {
-  const std::int64_t deadline = clock_->deadline_ns(time) + wall_policy_.tolerance.count();
+  const std::int64_t deadline = clock_->deadline_ns(time) + missed_.policy().tolerance.count();
   return Deadline(std::chrono::nanoseconds(deadline));
 }
 
@@ -372,12 +373,15 @@ void RemoteSlave::step(const StepRequest& request, const OutputBuffers& result) 
     if (answer != nullptr) {
       if (answer->which_body != couplet_wire_Envelope_step_result_tag) inconsistent("expected a step result");
       accept_result(answer->body.step_result, request, result);
-      consecutive_misses_ = 0;
+      missed_.result_came();
     } else {
       if (realtime_target_) client_.check_alive("step", to_seconds(request.end));
       missed_step_pending_ = !realtime_target_;
       link_report_.missed = true;
-      substitute_missed_result(request, result);
+      ++client_.counters().missed_results;
+      if (!missed_.substitute(request, result))
+        throw SlaveError(missed_.ending(request.end, name_, client_.link_name()));
+      hold_discrete_outputs(result.discrete_outputs);  // never extrapolated
     }
   }
   link_report_.retransmissions =
@@ -417,7 +421,7 @@ void RemoteSlave::accept_result(const couplet_wire_StepResult& body, const StepR
   std::copy_n(body.samples, samples, result.samples.begin());
   take_discrete_outputs("StepResult", {body.discrete_outputs, body.discrete_outputs_count});
   hold_discrete_outputs(result.discrete_outputs);
-  remember_values(request.end, result.end_outputs);
+  missed_.remember(request.end, result.end_outputs);
   if (realtime_target_ && status == couplet_wire_Status_STATUS_LATE) {
     ++client_.counters().stale_inputs;
   } else if (realtime_target_ && body.has_timing) {
@@ -441,60 +445,6 @@ void RemoteSlave::settle_missed_step() {
     ++client_.counters().late_results;
   }
   missed_step_pending_ = false;
-}
-
-void RemoteSlave::remember_values(Time time, std::span<const double> end_outputs) {
-  const std::size_t outputs = description_.outputs.size();
-  if (remembered_ > 0 && remembered_time_[0] == time) {
-    std::copy_n(end_outputs.begin(), outputs, remembered_values_[0].begin());  // re-evaluated at the same time
-    return;
-  }
-  remembered_values_[1] = remembered_values_[0];
-  remembered_time_[1] = remembered_time_[0];
-  std::copy_n(end_outputs.begin(), outputs, remembered_values_[0].begin());
-  remembered_time_[0] = time;
-  remembered_ = std::min<std::size_t>(remembered_ + 1, 2);
-}
-
-// In wall time a late step is recorded as late and the run goes on under the
-// declared policy. A run of misses is abandoned only when it is long in both
-// count and wall time: a machine that stalls for 60 ms misses 60 results of a
-// 1 kHz run, and should not end a run that a dead target would end anyway
-// (its silence is the peer timeout's to judge).
-void RemoteSlave::substitute_missed_result(const StepRequest& request, const OutputBuffers& result) {
-  ++client_.counters().missed_results;
-  const Deadline now = SteadyClock::now();
-  if (consecutive_misses_++ == 0) first_miss_at_ = now;
-  const auto missing_for = now - first_miss_at_;
-  if (wall_policy_.on_late == LatePolicy::abort ||
-      (consecutive_misses_ > wall_policy_.max_consecutive_misses && missing_for > wall_policy_.max_miss_time)) {
-    const std::string budget =
-        wall_policy_.on_late == LatePolicy::abort
-            ? std::string("the policy is on_late: abort")
-            : "the policy allows " + std::to_string(wall_policy_.max_consecutive_misses) + " and " +
-                  seconds_text(Time{wall_policy_.max_miss_time.count()}) + " s";
-    throw SlaveError("slave '" + name_ + "' (" + client_.link_name() + "): no result for t = " +
-                     seconds_text(request.end) + " s within its deadline (" + std::to_string(consecutive_misses_) +
-                     " consecutive misses over " +
-                     seconds_text(Time{std::chrono::duration_cast<std::chrono::nanoseconds>(missing_for).count()}) +
-                     " s; " + budget + ")");
-  }
-  const std::size_t outputs = description_.outputs.size();
-  const bool extrapolate = wall_policy_.on_late == LatePolicy::extrapolate && remembered_ == 2 &&
-                           remembered_time_[0] != remembered_time_[1];
-  const auto value_at = [&](std::size_t j, Time t) {
-    const double newest = remembered_values_[0][j];
-    if (!extrapolate) return newest;
-    const double slope = (newest - remembered_values_[1][j]) / to_seconds(remembered_time_[0] - remembered_time_[1]);
-    return newest + slope * to_seconds(t - remembered_time_[0]);
-  };
-  std::fill(result.end_outputs.begin(), result.end_outputs.end(), 0.0);  // derivatives unknown: 0
-  for (std::size_t j = 0; j < outputs; ++j) result.end_outputs[j] = value_at(j, request.end);
-  for (std::size_t k = 0; k < request.sample_times.size(); ++k) {
-    for (std::size_t j = 0; j < outputs; ++j) result.samples[k * outputs + j] = value_at(j, request.sample_times[k]);
-  }
-  hold_discrete_outputs(result.discrete_outputs);  // never extrapolated
-  remember_values(request.end, result.end_outputs);
 }
 
 // The end outputs of an answer (`message`.`field`): the described derivative

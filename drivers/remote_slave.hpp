@@ -37,21 +37,11 @@
 #include "couplet/slave.hpp"
 #include "drivers/link_client.hpp"
 #include "drivers/linked_slave.hpp"
+#include "drivers/missed_results.hpp"
 #include "drivers/wall_clock.hpp"
 #include "protocol/limits.hpp"
 
 namespace couplet::drivers {
-
-enum class LatePolicy : std::uint8_t { hold, extrapolate, abort };
-
-struct WallClockPolicy {
-  LatePolicy on_late = LatePolicy::hold;
-  /// A run of consecutive missed results ends the run once it exceeds both:
-  /// this many results and this much wall time.
-  int max_consecutive_misses = 10;
-  std::chrono::nanoseconds max_miss_time{500'000'000};
-  std::chrono::nanoseconds tolerance{500'000};  ///< a result may come this long after its deadline
-};
 
 class RemoteSlave final : public LinkedSlave {
  public:
@@ -77,14 +67,14 @@ class RemoteSlave final : public LinkedSlave {
   /// Wall-clock mode: deadlines from `clock` (which must outlive the proxy).
   /// `input_lateness` (optional) collects how late the target saw each input.
   void bind_wall_clock(const WallClock& clock, const WallClockPolicy& policy,
-                       LatenessStatistics* input_lateness = nullptr);
+                       LatenessStatistics* input_lateness = nullptr) override;
   /// True when the target runs its model on its own wall clock.
-  bool runs_in_real_time() const { return realtime_target_; }
+  bool runs_in_real_time() const override { return realtime_target_; }
   /// Real-time targets: sends Start (the target's clock origin); then await_start().
-  void send_start(double realtime_factor);
-  void await_start();
+  void send_start(double realtime_factor) override;
+  void await_start() override;
   /// An unacknowledged liveness message (wall-clock mode, between cycles).
-  void heartbeat() { client_.send_heartbeat(); }
+  void heartbeat() override { client_.send_heartbeat(); }
 
   const LinkCounters& counters() const override { return client_.counters(); }
   std::string link_name() const override { return client_.link_name(); }
@@ -106,11 +96,10 @@ class RemoteSlave final : public LinkedSlave {
   /// Wall-clock mode: waits (up to the peer timeout) for the answer to a step
   /// whose result missed its deadline, before anything else is sent.
   void settle_missed_step();
-  void accept_result(const couplet_wire_StepResult& body, const StepRequest& request, const OutputBuffers& result);
-  void substitute_missed_result(const StepRequest& request, const OutputBuffers& result);
+  void accept_result(const couplet_wire_StepResult& body, const StepRequest& request,
+                     const OutputBuffers& result);
   /// The discrete outputs the target answered last, into `target`.
   void hold_discrete_outputs(std::span<std::int64_t> target) const;
-  void remember_values(Time time, std::span<const double> end_outputs);
   /// Before a request at the current time (`call`): set up, one polynomial per input.
   void check_evaluation(const char* call, std::span<const Polynomial> inputs) const;
   void take_end_outputs(const char* message, const char* field, std::uint32_t derivative_order,
@@ -141,14 +130,9 @@ class RemoteSlave final : public LinkedSlave {
 
   // Wall-clock mode.
   const WallClock* clock_ = nullptr;
-  WallClockPolicy wall_policy_;
   LatenessStatistics* input_lateness_ = nullptr;
   bool missed_step_pending_ = false;
-  int consecutive_misses_ = 0;
-  Deadline first_miss_at_{};  ///< when the current run of misses began
-  std::size_t remembered_ = 0;  ///< values remembered so far (0, 1 or 2)
-  std::array<Time, 2> remembered_time_{};  ///< [0] newest
-  std::array<std::array<double, protocol::kMaxPorts>, 2> remembered_values_{};
+  MissedResults missed_;  ///< wall-clock mode: stand-ins for late results
 
   std::shared_ptr<PeerProcess> process_;
 };

@@ -12,7 +12,7 @@
 
 #include <string>
 
-#include "drivers/remote_slave.hpp"
+#include "drivers/missed_results.hpp"
 
 namespace couplet::tools {
 

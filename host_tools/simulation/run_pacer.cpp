@@ -55,7 +55,7 @@ RunPacer::RunPacer(const ClockSpec& spec, System& system, Time start, Time end)
       tolerance_ns_(static_cast<std::int64_t>(std::llround(spec.tolerance * 1e9))),
       heartbeat_ns_(static_cast<std::int64_t>(std::llround(spec.heartbeat * 1e9))) {
   for (std::size_t s = 0; s < system.slave_count(); ++s) {
-    auto* remote = dynamic_cast<drivers::RemoteSlave*>(&system.slave(s));
+    auto* remote = dynamic_cast<drivers::LinkedSlave*>(&system.slave(s));
     if (remote == nullptr) continue;
     if (!spec.wall) {
       if (remote->runs_in_real_time()) {
@@ -90,11 +90,11 @@ void RunPacer::start() {
   }
   // Start every real-time target first, then anchor: their clocks and ours then
   // differ by about half a round trip.
-  for (drivers::RemoteSlave* remote : remotes_) {
+  for (drivers::LinkedSlave* remote : remotes_) {
     if (remote->runs_in_real_time()) remote->send_start(spec_.realtime_factor);
   }
   clock_.start();
-  for (drivers::RemoteSlave* remote : remotes_) {
+  for (drivers::LinkedSlave* remote : remotes_) {
     if (remote->runs_in_real_time()) remote->await_start();
   }
 }
@@ -108,7 +108,7 @@ void RunPacer::sleep_with_heartbeats(Time frontier) {
     const timespec until{static_cast<time_t>(wake / 1'000'000'000),
                          static_cast<long>(wake % 1'000'000'000)};
     ::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr);
-    for (drivers::RemoteSlave* remote : remotes_) remote->heartbeat();
+    for (drivers::LinkedSlave* remote : remotes_) remote->heartbeat();
   }
 }
 

@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "drivers/remote_slave.hpp"
+#include "drivers/linked_slave.hpp"
 #include "drivers/wall_clock.hpp"
 #include "host_tools/scenario/clock_spec.hpp"
 #include "runtime/system.hpp"
@@ -42,7 +42,7 @@ class RunPacer {
 
   ClockSpec spec_;
   drivers::WallClock clock_;
-  std::vector<drivers::RemoteSlave*> remotes_;
+  std::vector<drivers::LinkedSlave*> remotes_;
   std::vector<std::string> remote_names_;
   std::vector<std::unique_ptr<drivers::LatenessStatistics>> input_lateness_;
   drivers::LatenessStatistics lateness_;

@@ -2,9 +2,11 @@
 """A DCP 1.0 slave for couplet's tests, written from the protocol's PDU layouts
 (docs/dcp.md), independent of couplet's own codec.
 
-Non-real-time mode only. The model: x' = gain * u, integrated exactly for
-the held inputs (x += gain * u * dt per step), and count = the number of
-STC_do_step requests done. Variables (value references):
+NonRealTime (STC_do_step) and SoftRealTime (a tick of the time resolution on
+its own clock, the outputs every CFG_steps ticks). The model: x' = gain * u,
+integrated exactly for the held inputs (x += gain * u * dt per step), and
+count = the number of steps done (STC_do_step requests, or ticks).
+Variables (value references):
   1 x      Output Float64      2 u      Input Float64
   3 gain   Input Int32         4 count  Output Int32
   5 offset Parameter Float64 (x's value at initialization)
@@ -18,12 +20,15 @@ says. Faults for the tests, each at the N-th STC_do_step (1-based):
   --garble-ack N       do it but send a malformed PDU in place of its RSP_ack
   --duplicate          send every answer, notification and data PDU twice
   --die-at-step N      exit without answering
+  --silent-after N     SoftRealTime: send no outputs after the N-th (still answering)
 Prints "READY <port>" once listening; exits after STC_deregister.
 """
 import argparse
 import socket
 import struct
 import sys
+import threading
+import time
 
 ALIVE, CONFIGURATION, PREPARING, PREPARED, CONFIGURING, CONFIGURED = 0, 1, 2, 3, 4, 5
 INITIALIZING, INITIALIZED, SENDING_I, SYNCHRONIZING, SYNCHRONIZED = 6, 7, 8, 9, 10
@@ -40,6 +45,7 @@ INVALID_LENGTH, INVALID_STATE_ID, INVALID_STEPS = 0x2001, 0x200D, 0x200E
 INVALID_SEQUENCE_ID, INVALID_UUID, INVALID_VALUE_REFERENCE = 0x2013, 0x2011, 0x2012
 INVALID_OP_MODE, NOT_ALLOWED = 0x2008, 0x1003
 INVALID_NETWORK_INFORMATION = 0x2007
+NOT_SUPPORTED_PDU = 0x4005
 
 FORMATS = {0: 'B', 1: 'H', 2: 'I', 3: 'Q', 4: 'b', 5: 'h', 6: 'i', 7: 'q', 8: 'f', 9: 'd'}
 SIZES = {  # fixed lengths of the requests a slave receives
@@ -81,6 +87,12 @@ class Slave:
         self.resolution = None
         self.out_seq = 0
         self.steps_done = 0
+        self.mode = 2
+        self.output_steps = 1
+        self.lock = threading.Lock()
+        self.ticker = None
+        self.ticking = False
+        self.outputs_sent = 0
 
     def send(self, data, to):
         for _ in range(2 if self.options.duplicate else 1):
@@ -100,6 +112,9 @@ class Slave:
     def send_outputs(self):
         if not self.outputs:
             return
+        self.outputs_sent += 1
+        if self.options.silent_after and self.outputs_sent > self.options.silent_after + 1:
+            return  # the first PDU holds the initial outputs
         payload = b''.join(struct.pack('<' + FORMATS[VARIABLES[vr][1]],
                                        self.values[vr] if VARIABLES[vr][1] >= 8
                                        else int(self.values[vr]))
@@ -117,12 +132,26 @@ class Slave:
             self.values[vr] = struct.unpack_from(fmt, pdu, offset)[0]
             offset += size
 
+    def tick(self):
+        """SoftRealTime: one step of the time resolution per tick, on this
+        process's clock from STC_run on; the outputs every CFG_steps ticks."""
+        start, ticks = time.monotonic(), 0
+        while self.ticking:
+            with self.lock:
+                self.values[1] += self.values[3] * self.values[2] * self.resolution
+                self.values[4] += 1
+                ticks += 1
+                if ticks % self.output_steps == 0:
+                    self.send_outputs()
+            time.sleep(max(0.0, start + ticks * self.resolution - time.monotonic()))
+
     def serve(self):
         print("READY", self.sock.getsockname()[1], flush=True)
         while True:
             pdu, sender = self.sock.recvfrom(65536)
-            if self.handle(pdu, sender) == 'exit':
-                return
+            with self.lock:
+                if self.handle(pdu, sender) == 'exit':
+                    return
 
     def handle(self, pdu, sender):
         kind = pdu[0]
@@ -150,11 +179,13 @@ class Slave:
             _, _, _, _, uuid, mode, major, minor = struct.unpack('<BHBB16sBBB', pdu)
             if uuid != UUID:
                 return self.nack(seq, INVALID_UUID, sender)
-            if mode != 2 or (major, minor) != (1, 0):
+            if mode not in (1, 2) or (major, minor) != (1, 0):
                 return self.nack(seq, INVALID_OP_MODE, sender)
-            self.me, self.master, self.last_seq = receiver, sender, seq
+            self.me, self.master, self.last_seq, self.mode = receiver, sender, seq, mode
             self.ack(seq, sender)
             return self.notify(CONFIGURATION)
+        if kind == DO_STEP and self.mode != 2:
+            return self.nack(seq, NOT_SUPPORTED_PDU, sender)
         if kind == DO_STEP:
             self.steps_done += 1
             n = self.steps_done
@@ -189,6 +220,8 @@ class Slave:
         elif kind == CFG_PARAMETER:
             vr, source_type = struct.unpack_from('<QB', pdu, 4)
             self.values[vr] = struct.unpack_from('<' + FORMATS[source_type], pdu, 13)[0]
+        elif kind == STEPS:
+            self.output_steps = struct.unpack_from('<I', pdu, 4)[0]
         elif kind == TIME_RES:
             numerator, denominator = struct.unpack_from('<II', pdu, 4)
             self.resolution = numerator / denominator
@@ -218,10 +251,15 @@ class Slave:
         elif kind == RUN:
             if self.state == CONFIGURED:
                 self.notify(SYNCHRONIZING)
+                if self.mode == 1:
+                    self.ticking = True
+                    self.ticker = threading.Thread(target=self.tick, daemon=True)
+                    self.ticker.start()
                 self.notify(SYNCHRONIZED)
             else:
                 self.notify(RUNNING)
         elif kind == STOP:
+            self.ticking = False
             self.notify(STOPPING)
             self.notify(STOPPED)
         elif kind == DEREGISTER:
@@ -232,7 +270,7 @@ class Slave:
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('--port', type=int, default=0)
-    for fault in ('nack-step', 'drop-ack', 'garble-ack', 'die-at-step'):
+    for fault in ('nack-step', 'drop-ack', 'garble-ack', 'die-at-step', 'silent-after'):
         parser.add_argument('--' + fault, type=int, default=0)
     parser.add_argument('--duplicate', action='store_true')
     Slave(parser.parse_args()).serve()

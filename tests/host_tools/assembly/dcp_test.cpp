@@ -156,6 +156,58 @@ TEST(Dcp, DeadSlaveIsReportedWithinTheLinkTimeout) {
   EXPECT_EQ(read_columns(outcome.out / "signals.csv").at("plant.count").back(), 4.0);
 }
 
+// SoftRealTime under a wall clock: the slave ticks on its own clock (one
+// tick of its 10 ms resolution per macro step) and sends its outputs every
+// tick; couplet sends the inputs at each communication point. The first ticks
+// may run on the inputs' start values (u = 0), before couplet's first ones
+// arrive: x = 1.5 + 0.06·n, n at most count and at least a few less.
+TEST(Dcp, SoftRealTimeRunsOnTheSlavesClock) {
+  DcpTestSlave slave;
+  const CoupletOutcome outcome = couplet_on_text(
+      "run", scenario(slave.port()) + "clock: {type: wall, tolerance: 0.005}\n", "dcp-srt");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  const nlohmann::json summary = nlohmann::json::parse(read_file(outcome.out / "summary.json"));
+  EXPECT_TRUE(summary.at("realtime").at("slaves").at("plant").at("real_time_target").get<bool>());
+  const auto columns = read_columns(outcome.out / "signals.csv");
+  const std::vector<double>& x = columns.at("plant.x");
+  const std::vector<double>& count = columns.at("plant.count");
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    const double n = (x[k] - 1.5) / 0.06;
+    EXPECT_NEAR(n, std::round(n), 1e-6) << "row " << k;
+    EXPECT_LE(n, count[k] + 1e-6) << "row " << k;
+    EXPECT_GE(n, count[k] - 5) << "row " << k;
+  }
+  EXPECT_GE(count.back(), 80.0);  // misses on a loaded machine hold a value, no more
+  expect_replayed_and_inspected(outcome, "plant        dcp udp 127.0.0.1:");
+  EXPECT_EQ(slave.process().wait_exit(std::chrono::seconds(5)), 0);
+}
+
+TEST(Dcp, SoftRealTimeMissingOutputsFollowTheLatePolicy) {
+  {
+    DcpTestSlave slave({"--silent-after", "20"});
+    const CoupletOutcome outcome = couplet_on_text(
+        "run",
+        scenario(slave.port()) +
+            "clock: {type: wall, on_late: hold, max_misses: 1000, max_miss_time: 10}\n",
+        "dcp-srt-hold");
+    ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+    const nlohmann::json summary = nlohmann::json::parse(read_file(outcome.out / "summary.json"));
+    EXPECT_GE(summary.at("realtime").at("slaves").at("plant").at("missed_results").get<int>(), 70);
+    const std::vector<double> x = read_columns(outcome.out / "signals.csv").at("plant.x");
+    EXPECT_EQ(x.back(), x[30]);  // held since the slave fell silent
+  }
+  DcpTestSlave slave({"--silent-after", "20"});
+  const CoupletOutcome outcome = couplet_on_text(
+      "run", scenario(slave.port()) + "clock: {type: wall, on_late: abort}\n", "dcp-srt-abort");
+  EXPECT_NE(outcome.exit_code, 0);
+  EXPECT_NE(outcome.output.find("slave 'plant' (dcp udp 127.0.0.1:" + slave.port() +
+                                "): no result for t = 0.21 s within its deadline (1 consecutive "
+                                "misses over 0 s; the policy is on_late: abort)"),
+            std::string::npos)
+      << outcome.output;
+  EXPECT_EQ(slave.process().wait_exit(std::chrono::seconds(5)), 0);
+}
+
 TEST(Dcp, InterruptEndsTheRunCleanlyAndDeregistersTheSlave) {
   DcpTestSlave slave;
   const auto directory = fresh_directory("dcp-interrupt");
@@ -203,7 +255,8 @@ TEST(Dcp, ModelsDescribesTheSlave) {
       std::string(COUPLET_BINARY) + " models " + kDcpDirectory + "/integrator.dcpx", exit_code);
   EXPECT_EQ(exit_code, 0) << text;
   for (const char* line :
-       {"DCP slave 'integrator'", "modes: NonRealTime (default steps 1, variable, min 1, max 1000)",
+       {"DCP slave 'integrator'",
+        "modes: SoftRealTime NonRealTime (default steps 1, variable, min 1, max 1000)",
         "time resolutions: 1..1000/1000 s", "gain  Input Int32, vr 3, start 1",
         "label  Input String, vr 6"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
