@@ -538,4 +538,171 @@ std::optional<Answer> decode_answer(std::span<const std::uint8_t> pdu, const cha
   }
 }
 
+std::optional<Request> decode_request(std::span<const std::uint8_t> pdu, const char*& reason) {
+  if (pdu.empty()) {
+    reason = "an empty datagram";
+    return std::nullopt;
+  }
+  Request request;
+  request.type = static_cast<PduType>(pdu[0]);
+  const auto sized = [&](std::size_t size) {
+    if (pdu.size() == size) return true;
+    reason = "a length other than its type's";
+    return false;
+  };
+  if (request.type == PduType::dat_input_output) {
+    if (pdu.size() < kDataHeaderBytes) {
+      reason = "a length other than its type's";
+      return std::nullopt;
+    }
+    request.sequence = get<std::uint16_t>(pdu, 1);
+    request.data_id = get<std::uint16_t>(pdu, 3);
+    request.payload = pdu.subspan(kDataHeaderBytes);
+    return request;
+  }
+  if (pdu.size() < kBasicBytes) {
+    reason = "a length other than its type's";
+    return std::nullopt;
+  }
+  request.sequence = get<std::uint16_t>(pdu, 1);
+  request.receiver = pdu[3];
+  const auto stc = [&](std::size_t size) {
+    if (!sized(size)) return false;
+    if (pdu[4] > kLastState) {
+      reason = "a state DCP does not define";
+      return false;
+    }
+    request.state = static_cast<State>(pdu[4]);
+    return true;
+  };
+  switch (request.type) {
+    case PduType::stc_register:
+      if (!stc(kRegisterBytes)) return std::nullopt;
+      std::memcpy(request.uuid.data(), pdu.data() + 5, request.uuid.size());
+      request.op_mode = pdu[21];
+      request.major = pdu[22];
+      request.minor = pdu[23];
+      return request;
+    case PduType::stc_deregister:
+    case PduType::stc_prepare:
+    case PduType::stc_configure:
+    case PduType::stc_initialize:
+    case PduType::stc_send_outputs:
+    case PduType::stc_stop:
+    case PduType::stc_reset:
+      if (!stc(kStcBytes)) return std::nullopt;
+      return request;
+    case PduType::stc_run:
+      if (!stc(kRunBytes)) return std::nullopt;
+      request.start_time = get<std::int64_t>(pdu, 5);
+      return request;
+    case PduType::stc_do_step:
+      if (!stc(kDoStepBytes)) return std::nullopt;
+      request.steps = get<std::uint32_t>(pdu, 5);
+      return request;
+    case PduType::cfg_time_res:
+      if (!sized(kTimeResBytes)) return std::nullopt;
+      request.numerator = get<std::uint32_t>(pdu, 4);
+      request.denominator = get<std::uint32_t>(pdu, 8);
+      return request;
+    case PduType::cfg_steps:
+      if (!sized(kStepsBytes)) return std::nullopt;
+      request.steps = get<std::uint32_t>(pdu, 4);
+      request.data_id = get<std::uint16_t>(pdu, 8);
+      return request;
+    case PduType::cfg_input:
+    case PduType::cfg_output:
+      if (!sized(request.type == PduType::cfg_input ? kCfgInputBytes : kCfgOutputBytes))
+        return std::nullopt;
+      request.data_id = get<std::uint16_t>(pdu, 4);
+      request.position = get<std::uint16_t>(pdu, 6);
+      request.value_reference = get<std::uint64_t>(pdu, 8);
+      if (request.type == PduType::cfg_input) request.data_type = pdu[16];
+      return request;
+    case PduType::cfg_clear:
+    case PduType::inf_state:
+    case PduType::inf_error:
+      if (!sized(kBasicBytes)) return std::nullopt;
+      return request;
+    case PduType::cfg_target_network_information:
+    case PduType::cfg_source_network_information:
+      if (pdu.size() < 7) {
+        reason = "a length other than its type's";
+        return std::nullopt;
+      }
+      request.data_id = get<std::uint16_t>(pdu, 4);
+      request.transport = pdu[6];
+      if (request.transport == kTransportUdpIpv4) {
+        if (!sized(kNetworkInformationBytes)) return std::nullopt;
+        request.port = get<std::uint16_t>(pdu, 7);
+        request.address = get<std::uint32_t>(pdu, 9);
+      }
+      return request;
+    case PduType::cfg_parameter:
+      if (pdu.size() < kParameterHeaderBytes) {
+        reason = "a length other than its type's";
+        return std::nullopt;
+      }
+      request.value_reference = get<std::uint64_t>(pdu, 4);
+      request.data_type = pdu[12];
+      request.payload = pdu.subspan(kParameterHeaderBytes);
+      return request;
+    case PduType::cfg_scope:
+      if (!sized(kScopeBytes)) return std::nullopt;
+      request.data_id = get<std::uint16_t>(pdu, 4);
+      request.scope = pdu[6];
+      return request;
+    default:
+      reason = "a type couplet's DCP slave does not serve";
+      return std::nullopt;
+  }
+}
+
+std::size_t encode_ack(std::span<std::uint8_t> out, std::uint16_t sequence, std::uint8_t sender) {
+  require_room(out, kAckBytes);
+  put(out, 0, static_cast<std::uint8_t>(PduType::rsp_ack));
+  put(out, 1, sequence);
+  put(out, 3, sender);
+  return kAckBytes;
+}
+
+std::size_t encode_nack(std::span<std::uint8_t> out, std::uint16_t sequence, std::uint8_t sender,
+                        std::uint16_t expected_sequence, std::uint16_t error_code) {
+  require_room(out, kNackBytes);
+  put(out, 0, static_cast<std::uint8_t>(PduType::rsp_nack));
+  put(out, 1, sequence);
+  put(out, 3, sender);
+  put(out, 4, expected_sequence);
+  put(out, 6, error_code);
+  return kNackBytes;
+}
+
+std::size_t encode_state_ack(std::span<std::uint8_t> out, std::uint16_t sequence,
+                             std::uint8_t sender, State state) {
+  require_room(out, kStateAckBytes);
+  put(out, 0, static_cast<std::uint8_t>(PduType::rsp_state_ack));
+  put(out, 1, sequence);
+  put(out, 3, sender);
+  put(out, 4, static_cast<std::uint8_t>(state));
+  return kStateAckBytes;
+}
+
+std::size_t encode_error_ack(std::span<std::uint8_t> out, std::uint16_t sequence,
+                             std::uint8_t sender, std::uint16_t error_code) {
+  require_room(out, kErrorAckBytes);
+  put(out, 0, static_cast<std::uint8_t>(PduType::rsp_error_ack));
+  put(out, 1, sequence);
+  put(out, 3, sender);
+  put(out, 4, error_code);
+  return kErrorAckBytes;
+}
+
+std::size_t encode_state_changed(std::span<std::uint8_t> out, std::uint8_t sender, State state) {
+  require_room(out, kStateChangedBytes);
+  put(out, 0, static_cast<std::uint8_t>(PduType::ntf_state_changed));
+  put(out, 1, sender);
+  put(out, 2, static_cast<std::uint8_t>(state));
+  return kStateChangedBytes;
+}
+
 }  // namespace couplet::protocol::dcp

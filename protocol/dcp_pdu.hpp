@@ -221,4 +221,54 @@ struct Answer {
 /// DCP does not define.
 std::optional<Answer> decode_answer(std::span<const std::uint8_t> pdu, const char*& reason);
 
+// --- The slave's side (couplet-target --dcp): requests decoded, answers encoded.
+
+/// One decoded master request; which fields are set depends on `type`.
+struct Request {
+  PduType type = PduType::inf_state;
+  std::uint16_t sequence = 0;  ///< requests; for DAT_input_output the data sequence
+  std::uint8_t receiver = 0;
+  State state = State::alive;  ///< STC: the state the master expects
+  Uuid uuid{};                 ///< STC_register
+  std::uint8_t op_mode = 0;    ///< STC_register (any number: the slave checks it)
+  std::uint8_t major = 0;
+  std::uint8_t minor = 0;
+  std::int64_t start_time = 0;  ///< STC_run
+  std::uint32_t steps = 0;      ///< STC_do_step, CFG_steps
+  std::uint32_t numerator = 0;  ///< CFG_time_res
+  std::uint32_t denominator = 0;
+  std::uint16_t data_id = 0;  ///< CFG_input/_output/_steps/_scope/network information, DAT
+  std::uint16_t position = 0;
+  std::uint64_t value_reference = 0;  ///< CFG_input/_output/_parameter
+  std::uint8_t data_type = 0;         ///< CFG_input/_parameter: the source type (any number)
+  std::uint8_t transport = 0;         ///< network information
+  std::uint16_t port = 0;
+  std::uint32_t address = 0;
+  std::uint8_t scope = 0;                 ///< CFG_scope (any number)
+  std::span<const std::uint8_t> payload;  ///< DAT_input_output's values, CFG_parameter's value
+};
+
+/// Decodes one datagram from a master. Returns nullopt and sets `reason` (a
+/// fixed text) when it is not a request couplet's slave side knows: empty, a
+/// type a master does not send or that couplet does not serve (logging,
+/// tunable parameters), a length other than the layout's, a state DCP does
+/// not define. The numbers a slave must judge (op mode, data type, scope,
+/// transport) are left to it.
+std::optional<Request> decode_request(std::span<const std::uint8_t> pdu, const char*& reason);
+
+inline constexpr std::size_t kAckBytes = 4;
+inline constexpr std::size_t kNackBytes = 8;
+inline constexpr std::size_t kStateAckBytes = 5;
+inline constexpr std::size_t kErrorAckBytes = 6;
+inline constexpr std::size_t kStateChangedBytes = 3;
+
+std::size_t encode_ack(std::span<std::uint8_t> out, std::uint16_t sequence, std::uint8_t sender);
+std::size_t encode_nack(std::span<std::uint8_t> out, std::uint16_t sequence, std::uint8_t sender,
+                        std::uint16_t expected_sequence, std::uint16_t error_code);
+std::size_t encode_state_ack(std::span<std::uint8_t> out, std::uint16_t sequence,
+                             std::uint8_t sender, State state);
+std::size_t encode_error_ack(std::span<std::uint8_t> out, std::uint16_t sequence,
+                             std::uint8_t sender, std::uint16_t error_code);
+std::size_t encode_state_changed(std::span<std::uint8_t> out, std::uint8_t sender, State state);
+
 }  // namespace couplet::protocol::dcp

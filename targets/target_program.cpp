@@ -12,10 +12,12 @@
 
 #include "couplet/device.hpp"
 #include "couplet/errors.hpp"
+#include "drivers/endpoint.hpp"
 #include "drivers/realtime_setup.hpp"
 #include "drivers/serial_transport.hpp"
 #include "drivers/udp_transport.hpp"
 #include "protocol/frame_key.hpp"
+#include "targets/dcp_server.hpp"
 #include "targets/device_source.hpp"
 #include "targets/serve.hpp"
 #include "targets/target_server.hpp"
@@ -171,6 +173,36 @@ int serve_source(const std::string& program, const TargetProgramSettings& settin
   return 0;
 }
 
+/// --dcp: the source as a DCP slave on the --udp socket, or its DCPX.
+int serve_dcp_slave(const std::string& program, const TargetProgramSettings& settings,
+                    std::shared_ptr<const models::SlaveSource> source) {
+  if (settings.udp.empty())
+    throw ConfigurationError("--dcp needs --udp HOST:PORT (DCP runs over UDP)");
+  if (settings.realtime || !settings.key_file.empty() || !settings.allowed.empty() ||
+      settings.refuse_configure) {
+    throw ConfigurationError(
+        "--dcp serves NonRealTime DCP: --realtime, --key-file, --allow and --refuse-configure "
+        "belong to couplet's own protocol");
+  }
+  const std::string name = source->name();
+  DcpServer server(std::move(source), parse_parameters(settings.parameter_assignments), name);
+  const drivers::HostPort endpoint = drivers::parse_host_port(settings.udp, "--udp");
+  if (settings.describe) {
+    std::cout << server.slave_description(endpoint.host, endpoint.port);
+    return 0;
+  }
+  auto socket = drivers::UdpTransport::bind(settings.udp);
+  const std::uint16_t port = socket->local_port();
+  std::cout << program << " ready udp " << socket->local_endpoint() << std::endl;
+  serve_dcp(server, *socket, port, settings.once, stop_requested);
+  const DcpServerCounters& counters = server.counters();
+  if (counters.rejected + counters.foreign > 0) {
+    std::cerr << program << ": dropped " << counters.rejected << " malformed and "
+              << counters.foreign << " foreign DCP datagrams\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 void add_target_options(CLI::App& app, TargetProgramSettings& settings) {
@@ -204,6 +236,9 @@ void add_target_options(CLI::App& app, TargetProgramSettings& settings) {
                  "`couplet keygen FILE` makes one; docs/links.md)");
   app.add_option("--allow", settings.allowed,
                  "UDP: accept frames only from ADDR or ADDR/PREFIX (repeatable)");
+  app.add_flag("--dcp", settings.dcp,
+               "answer as a DCP 1.0 slave (NonRealTime) over --udp instead of couplet's "
+               "protocol; with --describe, print its slave description (DCPX) (docs/dcp.md)");
 }
 
 std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
@@ -228,6 +263,7 @@ int run_target_program(const std::string& program, const TargetProgramSettings& 
   std::signal(SIGPIPE, SIG_IGN);
   try {
     std::shared_ptr<const models::SlaveSource> source = open_source();
+    if (settings.dcp) return serve_dcp_slave(program, settings, std::move(source));
     if (settings.describe) {
       std::cout << source->describe();
       return 0;

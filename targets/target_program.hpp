@@ -7,6 +7,7 @@
 //           [--realtime] [--once] [--session-timeout S] [--cpu N] [--priority P]
 //           [--key-file FILE] [--allow ADDR[/PREFIX]]...
 //   PROGRAM --describe
+//   PROGRAM --dcp [--param k=v]... --udp HOST:PORT [--once] [--describe]
 //
 // Once it listens, it prints exactly one line on stdout, then nothing more:
 //   PROGRAM ready udp 127.0.0.1:45678
@@ -41,6 +42,9 @@ struct TargetProgramSettings {
   bool describe = false;
   std::string key_file;              ///< seal every frame with this key (docs/links.md)
   std::vector<std::string> allowed;  ///< --allow ADDR[/PREFIX]: who may send frames (UDP)
+  /// --dcp: answer as a DCP 1.0 slave in NonRealTime instead of couplet's
+  /// protocol (docs/dcp.md); with --describe, print its DCPX.
+  bool dcp = false;
 };
 
 /// Adds the options every target program shares to `app`.

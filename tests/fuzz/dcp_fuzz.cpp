@@ -1,10 +1,12 @@
-// Fuzz target: what comes from a DCP slave (docs/dcp.md). The first byte
-// chooses the decoder: even, the rest is one datagram for
-// protocol::dcp::decode_answer; odd, it is the text of a DCPX file for
-// drivers::parse_dcp_description. The contract: a datagram either decodes to
-// an answer of its type's exact layout, its payload inside the datagram, or is
-// refused with a reason; a description either reads, with every variable's
-// type and causality known, or is a ConfigurationError naming the file.
+// Fuzz target: what comes from a DCP peer (docs/dcp.md). The first byte
+// modulo 3 chooses the decoder: 0, the rest is one datagram from a slave for
+// protocol::dcp::decode_answer; 1, the text of a DCPX file for
+// drivers::parse_dcp_description; 2, one datagram from a master for
+// protocol::dcp::decode_request (couplet-target --dcp). The contract: a
+// datagram either decodes to its type's exact layout, its payload inside the
+// datagram, or is refused with a reason; a description either reads, with
+// every variable's type and causality known, or is a ConfigurationError
+// naming the file.
 #include <cstdint>
 #include <string>
 
@@ -51,6 +53,23 @@ void decode(std::span<const std::uint8_t> datagram) {
   }
 }
 
+void decode_from_master(std::span<const std::uint8_t> datagram) {
+  const char* reason = nullptr;
+  const std::optional<dcp::Request> request = dcp::decode_request(datagram, reason);
+  if (!request) {
+    require(reason != nullptr, "a refused request without a reason");
+    return;
+  }
+  require(!datagram.empty() && static_cast<dcp::PduType>(datagram[0]) == request->type,
+          "a request of another type");
+  const auto* begin = datagram.data();
+  const auto* end = begin + datagram.size();
+  require(request->payload.empty() || (request->payload.data() >= begin &&
+                                       request->payload.data() + request->payload.size() <= end),
+          "a payload outside the datagram");
+  require(static_cast<std::uint8_t>(request->state) <= dcp::kLastState, "an undefined state");
+}
+
 void describe(std::span<const std::uint8_t> text) {
   const std::string xml(text.begin(), text.end());
   try {
@@ -75,9 +94,16 @@ void describe(std::span<const std::uint8_t> text) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const std::span<const std::uint8_t> rest(data + 1, size - 1);
-  if (data[0] % 2 == 0)
-    decode(rest);
-  else
-    describe(rest);
+  switch (data[0] % 3) {
+    case 0:
+      decode(rest);
+      break;
+    case 1:
+      describe(rest);
+      break;
+    default:
+      decode_from_master(rest);
+      break;
+  }
   return 0;
 }

@@ -121,6 +121,44 @@ TEST(DcpPdu, MalformedAnswersAreRefusedWithAReason) {
   EXPECT_EQ(refused({0xF0, 0x01, 0x00, 0x02}), "a length other than its type's");
 }
 
+TEST(DcpPdu, RequestsDecodeOnTheSlavesSide) {
+  const char* reason = nullptr;
+  const Bytes run{0x06, 0x0B, 0x00, 0x01, 0x05, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+  const auto decoded = decode_request(run, reason);
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(decoded->type, PduType::stc_run);
+  EXPECT_EQ(decoded->sequence, 11);
+  EXPECT_EQ(decoded->receiver, 1);
+  EXPECT_EQ(decoded->state, State::configured);
+  EXPECT_EQ(decoded->start_time, -2);
+  const Bytes network{0x26, 0x06, 0x00, 0x01, 0x01, 0x00, 0x00, 0x90, 0x1F, 0x01, 0x00, 0x00, 0x7F};
+  const auto source = decode_request(network, reason);
+  ASSERT_TRUE(source);
+  EXPECT_EQ(source->data_id, 1);
+  EXPECT_EQ(source->port, 0x1F90);
+  EXPECT_EQ(source->address, 0x7F000001u);
+  const auto refused = [](const Bytes& datagram) {
+    const char* why = nullptr;
+    return decode_request(datagram, why).has_value() ? std::string("decoded") : std::string(why);
+  };
+  EXPECT_EQ(refused({0x07, 0x0A, 0x00, 0x01, 0x0B, 0xFA, 0x00, 0x00}),
+            "a length other than its type's");
+  EXPECT_EQ(refused({0x03, 0x01, 0x00, 0x01, 0x20}), "a state DCP does not define");
+  EXPECT_EQ(refused({0xB0, 0x01, 0x00, 0x01}), "a type couplet's DCP slave does not serve");
+}
+
+TEST(DcpPdu, AnswersEncodeOnTheSlavesSide) {
+  std::array<std::uint8_t, 64> out{};
+  EXPECT_EQ(encoded(encode_ack(out, 0x0102, 1), out), (Bytes{0xB0, 0x02, 0x01, 0x01}));
+  EXPECT_EQ(encoded(encode_nack(out, 7, 1, 6, 0x2013), out),
+            (Bytes{0xB1, 0x07, 0x00, 0x01, 0x06, 0x00, 0x13, 0x20}));
+  EXPECT_EQ(encoded(encode_state_ack(out, 9, 1, State::running), out),
+            (Bytes{0xB2, 0x09, 0x00, 0x01, 0x0B}));
+  EXPECT_EQ(encoded(encode_error_ack(out, 9, 1, 0x1001), out),
+            (Bytes{0xB3, 0x09, 0x00, 0x01, 0x01, 0x10}));
+  EXPECT_EQ(encoded(encode_state_changed(out, 1, State::computed), out), (Bytes{0xE0, 0x01, 0x0D}));
+}
+
 TEST(DcpPdu, NamesForMessages) {
   EXPECT_EQ(to_string(State::error_resolved), "ERROR_RESOLVED");
   EXPECT_EQ(to_string(static_cast<State>(0x42)), "state 0x42");

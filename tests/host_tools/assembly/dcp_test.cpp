@@ -249,6 +249,69 @@ TEST(Dcp, ScenarioMistakesAreNamedWithTheirLine) {
       << output_of(solver);
 }
 
+// couplet-target --dcp: a built-in model served as a DCP slave gives, driven
+// by couplet's master, exactly what the model gives locally with the same held
+// inputs; the target exits after the master deregistered (--once).
+TEST(Dcp, CoupletTargetServesAModelAsADcpSlaveBitForBit) {
+  const std::string target = binary_beside_couplet("couplet-target");
+  ChildProcess served({target, "--dcp", "--model", "translational.mass", "--param", "m=2", "--udp",
+                       "127.0.0.1:0", "--once"});
+  const std::string endpoint = served.ready_address();
+  int exit_code = -1;
+  const std::string description = command_output(
+      target + " --dcp --model translational.mass --param m=2 --udp " + endpoint + " --describe",
+      exit_code);
+  ASSERT_EQ(exit_code, 0) << description;
+  const auto directory = fresh_directory("dcp-served");
+  std::filesystem::create_directories(directory);
+  std::ofstream(directory / "mass.dcpx") << description;
+  const std::string scenario_text =
+      "name: dcp_mass\n"
+      "time: {start: 0, end: 2}\n"
+      "slaves:\n"
+      "  force: {model: stimulus.sine, parameters: {amplitude: 3}}\n"
+      "  mass: MASS\n"
+      "connections:\n"
+      "  - {from: force.y, to: mass.f}\n"
+      "algorithm: {type: jacobi, step: 0.01}\n";
+  const auto with = [&](const std::string& mass) {
+    std::string text = scenario_text;
+    return text.replace(text.find("MASS"), 4, mass);
+  };
+  const CoupletOutcome over_dcp = couplet_on_text(
+      "run", with("{dcp: " + (directory / "mass.dcpx").string() + "}"), "dcp-served-run");
+  ASSERT_EQ(over_dcp.exit_code, 0) << over_dcp.output;
+  const CoupletOutcome local = couplet_on_text(
+      "run", with("{model: translational.mass, parameters: {m: 2}}"), "dcp-local-run");
+  ASSERT_EQ(local.exit_code, 0) << local.output;
+  const auto served_columns = read_columns(over_dcp.out / "signals.csv");
+  const auto local_columns = read_columns(local.out / "signals.csv");
+  for (const char* column : {"mass.x", "mass.v"}) {
+    EXPECT_EQ(served_columns.at(column), local_columns.at(column)) << column;
+  }
+  EXPECT_EQ(hash_of(over_dcp.out), hash_of(local.out));
+  EXPECT_EQ(served.wait_exit(std::chrono::seconds(5)), 0);
+
+  // A description of another slave (another UUID) is refused at registration.
+  ChildProcess other(
+      {target, "--dcp", "--model", "translational.mass", "--udp", "127.0.0.1:0", "--once"});
+  const std::string other_endpoint = other.ready_address();
+  std::string foreign = description;
+  const std::size_t uuid = foreign.find("uuid=\"") + 6;
+  foreign[uuid] = foreign[uuid] == '0' ? '1' : '0';
+  std::ofstream(directory / "foreign.dcpx") << foreign;
+  const CoupletOutcome refused =
+      couplet_on_text("run",
+                      with("{dcp: " + (directory / "foreign.dcpx").string() + ", link: {udp: \"" +
+                           other_endpoint + "\"}}"),
+                      "dcp-served-foreign");
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.output.find("it refused STC_register (sequence 0) with RSP_nack INVALID_UUID "
+                                "(0x2011): the UUID is not the slave's"),
+            std::string::npos)
+      << refused.output;
+}
+
 TEST(Dcp, ModelsDescribesTheSlave) {
   int exit_code = -1;
   const std::string text = command_output(
