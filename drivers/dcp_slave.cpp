@@ -87,15 +87,15 @@ class DcpSlave final : public LinkedSlave {
   void stc(dcp::PduType type, dcp::State expected);
   void await_state(dcp::State target, const char* activity);
   void await_outputs(const char* activity);
-  /// Receives and handles datagrams until `done()`, retransmitting the
-  /// outstanding request, asking after the slave's state while it is silent,
-  /// and failing when it stays silent for the peer timeout.
   /// What `pump` awaited, for messages: `activity`, or for nullptr the
   /// answer to the outstanding request (formatted only when it fails, so that
   /// stepping allocates nothing).
   std::string awaited(const char* activity) const;
-  /// Returns true once `done()`; at `limit`, fails with `over_limit`, or
-  /// returns false when that is null.
+  /// Receives and handles datagrams until `done()`, retransmitting the
+  /// outstanding request, asking after the slave's state while it is silent,
+  /// and failing when it stays silent for the peer timeout. Returns true once
+  /// `done()`; at `limit`, fails with `over_limit`, or returns false when that
+  /// is null.
   template <typename Done>
   bool pump(Done done, const char* activity, Deadline limit = Deadline::max(),
             const char* over_limit = nullptr);
