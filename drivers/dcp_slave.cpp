@@ -186,7 +186,8 @@ DcpSlave::DcpSlave(const DcpSlaveSettings& settings)
   resolution_ticks_ = static_cast<Time>(std::uint64_t{resolution_numerator_} * kTicksPerSecond /
                                         resolution_denominator_);
   describe_ports(settings);
-  for (const auto& [parameter, value] : settings.parameters) {
+  for (const auto& [name, value] : settings.parameters) {
+    const std::string& parameter = name;  // clang 14 lets no lambda capture a structured binding
     const auto variable = std::find_if(dcp_.variables.begin(), dcp_.variables.end(),
                                        [&](const DcpVariable& v) { return v.name == parameter; });
     if (variable == dcp_.variables.end() ||

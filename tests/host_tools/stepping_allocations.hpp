@@ -60,7 +60,7 @@ inline SteppingAllocations allocations_after_warm_up(
   const long after = allocations();
   std::uint64_t records_waited = 0;
   if (recorder) {
-    recorder->finish({true, "", executor.decision_hash(), executor.counters()});
+    recorder->finish({true, "", executor.decision_hash(), executor.counters(), {}});
     EXPECT_GT(recorder->bytes_written(), 100U * 200U) << "every step was logged";
     records_waited = recorder->records_waited();
   }
