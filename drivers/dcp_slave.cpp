@@ -1,7 +1,9 @@
 #include "drivers/dcp_slave.hpp"
 
 #include <algorithm>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/udp.hpp>
 #include <limits>
 #include <numeric>
 
@@ -34,12 +36,20 @@ struct Binding {
   std::size_t port = 0;
 };
 
+/// `host` (an IPv4 address or a name) as DCP's network information writes it.
 std::uint32_t ipv4_of(const std::string& host, const std::string& what) {
   boost::system::error_code error;
   const auto address = boost::asio::ip::make_address_v4(host, error);
-  if (error)
-    throw ConfigurationError(what + ": '" + host + "' is not an IPv4 address (DCP over UDP_IPv4)");
-  return address.to_uint();
+  if (!error) return address.to_uint();
+  boost::asio::io_context io;
+  boost::asio::ip::udp::resolver resolver(io);
+  const auto results = resolver.resolve(boost::asio::ip::udp::v4(), host, "0", error);
+  if (error || results.empty()) {
+    throw ConfigurationError(what + ": '" + host +
+                             "' is neither an IPv4 address nor a name that resolves to one (DCP "
+                             "over UDP_IPv4)");
+  }
+  return results.begin()->endpoint().address().to_v4().to_uint();
 }
 
 bool contains(const std::optional<std::vector<std::string>>& names, const std::string& name) {
@@ -213,8 +223,7 @@ DcpSlave::DcpSlave(const DcpSlaveSettings& settings)
   own_address_ = ipv4_of(local.host, what + ": couplet's own address");
   own_port_ = local.port;
   const std::string data_host = dcp_.data_host.empty() ? control.host : dcp_.data_host;
-  slave_data_address_ =
-      ipv4_of(data_host == "localhost" ? "127.0.0.1" : data_host, what + ": the slave's data host");
+  slave_data_address_ = ipv4_of(data_host, what + ": the slave's data host");
 }
 
 DcpSlave::~DcpSlave() {

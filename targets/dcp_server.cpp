@@ -325,6 +325,7 @@ void DcpServer::configure(const dcp::Request& request) {
     }
     case PduType::cfg_clear:
       clear_configuration();
+      last_sequence_ = register_sequence_;  // as after STC_register (as DCPLib's slaves do)
       break;
     default:
       break;  // CFG_steps: NonRealTime sends outputs when asked
@@ -431,6 +432,7 @@ void DcpServer::carry_out(const dcp::Request& request) {
       case PduType::stc_reset:
         error_code_ = 0;
         clear_configuration();
+        last_sequence_ = register_sequence_;  // as after STC_register (as DCPLib's slaves do)
         enter(State::configuration);
         break;
       case PduType::stc_deregister:
@@ -498,6 +500,7 @@ void DcpServer::handle(std::span<const std::uint8_t> datagram, const drivers::Pe
   if (request.type == PduType::stc_register) {
     id_ = request.receiver;
     master_ = sender;
+    register_sequence_ = request.sequence;
     transport.send_to({buffer_.data(), dcp::encode_ack(buffer_, request.sequence, id_)}, sender);
     enter(State::configuration);
     return;

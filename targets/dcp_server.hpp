@@ -99,6 +99,7 @@ class DcpServer {
   std::uint8_t id_ = 0;
   drivers::PeerAddress master_;
   std::uint16_t last_sequence_ = 0;
+  std::uint16_t register_sequence_ = 0;  ///< CFG_clear and STC_reset count on from it
   std::uint16_t error_code_ = 0;
   std::uint32_t numerator_ = 0;
   std::uint32_t denominator_ = 0;
