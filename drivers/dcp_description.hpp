@@ -1,8 +1,9 @@
 #pragma once
 // A DCP slave description (DCPX: the XML file `dcpSlaveDescription` of DCP 1.0,
-// docs/dcp.md): what couplet needs to drive the slave — its identity and
-// version, operating modes, time resolutions, UDP endpoints and variables.
-// Read with pugixml; every error names the file, the element and its line.
+// docs/dcp.md) as typed values: what couplet needs to drive the slave — its
+// identity and version, operating modes, time resolutions, UDP endpoints and
+// variables. The host reads it from its file
+// (host_tools/assembly/dcp_description_reader.hpp); the driver never sees XML.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -75,19 +76,7 @@ struct DcpDescription {
   std::vector<DcpVariable> variables;
 };
 
-/// Reads a DCPX file. Throws ConfigurationError "FILE: ELEMENT (line N): why"
-/// for a file that is not one, or describes a slave couplet cannot drive over
-/// UDP (no UDP_IPv4 transport, DCP other than 1.x).
-DcpDescription read_dcp_description(const std::string& path);
-
-/// The same, from the XML text (`file` names it in messages).
-DcpDescription parse_dcp_description(const std::string& xml, const std::string& file);
-
 /// "Input", "Output", "Parameter", "StructuralParameter".
 const char* to_string(DcpVariable::Causality causality);
-
-/// Multi-line text for `couplet models FILE.dcpx`: modes, resolutions,
-/// endpoints, variables.
-std::string describe(const DcpDescription& description);
 
 }  // namespace couplet::drivers

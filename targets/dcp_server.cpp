@@ -104,12 +104,6 @@ drivers::PeerAddress ipv4_peer(std::uint32_t address, std::uint16_t port) {
   return peer;
 }
 
-const char* type_name(dcp::DataType type) {
-  static const std::string names[] = {"Uint8", "Uint16", "Uint32", "Uint64",  "Int8",
-                                      "Int16", "Int32",  "Int64",  "Float32", "Float64"};
-  return names[static_cast<std::size_t>(type)].c_str();
-}
-
 }  // namespace
 
 DcpServer::DcpServer(std::shared_ptr<const models::SlaveSource> source,
@@ -200,7 +194,7 @@ std::string DcpServer::slave_description(const std::string& host, std::uint16_t 
     node.append_attribute("valueReference") =
         static_cast<unsigned long long>(served.value_reference);
     pugi::xml_node causality = node.append_child(served.output ? "Output" : "Input");
-    pugi::xml_node type = causality.append_child(type_name(served.type));
+    pugi::xml_node type = causality.append_child(dcp::to_string(served.type).c_str());
     if (!served.output) {
       const double start =
           served.discrete ? static_cast<double>(discrete_inputs_[served.port]) : 0.0;

@@ -4,6 +4,7 @@
 #include <variant>
 
 #include "drivers/dcp_slave.hpp"
+#include "host_tools/assembly/dcp_description_reader.hpp"
 #include "host_tools/assembly/system_builder.hpp"
 #include "host_tools/process/interrupt.hpp"
 
@@ -30,7 +31,7 @@ std::unique_ptr<Slave> make_dcp_slave_of(const Scenario& scenario, const SlaveSp
   const LinkSpec link = spec.link.value_or(LinkSpec{});
   drivers::DcpSlaveSettings settings;
   settings.slave_name = spec.name;
-  settings.description = drivers::read_dcp_description(spec.dcp);
+  settings.description = read_dcp_description(spec.dcp);
   settings.control = link.udp;
   settings.macro_step = macro_step_of(scenario, spec);
   settings.coupled_inputs = slave_settings(scenario, spec).coupled_inputs;

@@ -12,10 +12,10 @@
 
 #include "core/exact_text.hpp"
 #include "couplet/errors.hpp"
-#include "drivers/dcp_description.hpp"
 #include "drivers/linked_slave.hpp"
 #include "host_tools/assembly/algorithm_factory.hpp"
 #include "host_tools/assembly/connection_conversions.hpp"
+#include "host_tools/assembly/dcp_description_reader.hpp"
 #include "host_tools/assembly/group_builder.hpp"
 #include "host_tools/assembly/system_builder.hpp"
 #include "host_tools/checks/check_setup.hpp"
@@ -166,7 +166,7 @@ std::string describe_models(const models::ModelCatalog& catalog) {
 
 std::string describe_slave_file(const std::string& path) {
   if (std::filesystem::path(path).extension() == ".dcpx")
-    return drivers::describe(drivers::read_dcp_description(path));
+    return describe(read_dcp_description(path));
   return models::fmu_source(path, models::FmuKind::automatic)->describe();
 }
 

@@ -1,7 +1,7 @@
 // Fuzz target: what comes from a DCP peer (docs/dcp.md). The first byte
 // modulo 3 chooses the decoder: 0, the rest is one datagram from a slave for
 // protocol::dcp::decode_answer; 1, the text of a DCPX file for
-// drivers::parse_dcp_description; 2, one datagram from a master for
+// tools::parse_dcp_description; 2, one datagram from a master for
 // protocol::dcp::decode_request (couplet-target --dcp). The contract: a
 // datagram either decodes to its type's exact layout, its payload inside the
 // datagram, or is refused with a reason; a description either reads, with
@@ -11,8 +11,8 @@
 #include <string>
 
 #include "couplet/errors.hpp"
-#include "drivers/dcp_description.hpp"
 #include "fuzz_input.hpp"
+#include "host_tools/assembly/dcp_description_reader.hpp"
 #include "protocol/dcp_pdu.hpp"
 
 namespace {
@@ -74,7 +74,7 @@ void describe(std::span<const std::uint8_t> text) {
   const std::string xml(text.begin(), text.end());
   try {
     const couplet::drivers::DcpDescription description =
-        couplet::drivers::parse_dcp_description(xml, "fuzz.dcpx");
+        couplet::tools::parse_dcp_description(xml, "fuzz.dcpx");
     require(description.major_version == 1, "a description of another major version read");
     for (const couplet::drivers::DcpVariable& variable : description.variables) {
       require(std::string(couplet::drivers::to_string(variable.causality)) != "?",
@@ -82,7 +82,7 @@ void describe(std::span<const std::uint8_t> text) {
       require(dcp::to_string(variable.type).rfind("data type", 0) != 0,
               "a variable of unknown type");
     }
-    (void)couplet::drivers::describe(description);
+    (void)couplet::tools::describe(description);
   } catch (const couplet::ConfigurationError& error) {
     require(std::string(error.what()).rfind("fuzz.dcpx: ", 0) == 0,
             "an error that does not name the file");

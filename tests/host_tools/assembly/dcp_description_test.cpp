@@ -1,16 +1,18 @@
 // Reading DCP slave descriptions (DCPX) and choosing the time resolution
 // (docs/dcp.md): what a user's file gives, and how a bad one is named.
-#include "drivers/dcp_description.hpp"
-
 #include <gtest/gtest.h>
 
 #include "couplet/errors.hpp"
 #include "drivers/dcp_slave.hpp"
+#include "host_tools/assembly/dcp_description_reader.hpp"
 
-namespace couplet::drivers {
+namespace couplet::tools {
 namespace {
 
 namespace dcp = protocol::dcp;
+using drivers::choose_time_resolution;
+using drivers::DcpDescription;
+using drivers::DcpVariable;
 
 std::string description_text(const std::string& op_mode, const std::string& time_res,
                              const std::string& variables) {
@@ -136,4 +138,4 @@ TEST(DcpDescription, TimeResolutionIsTheSlavesFixedOneElseTheMacroStep) {
 }
 
 }  // namespace
-}  // namespace couplet::drivers
+}  // namespace couplet::tools
