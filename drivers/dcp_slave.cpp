@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/address.hpp>
-#include <boost/asio/ip/udp.hpp>
 #include <limits>
 #include <numeric>
 
 #include "couplet/errors.hpp"
+#include "drivers/dcp_values.hpp"
 #include "drivers/endpoint.hpp"
 #include "drivers/udp_transport.hpp"
 
@@ -28,28 +27,13 @@ bool is_real(dcp::DataType type) {
   return type == dcp::DataType::float32 || type == dcp::DataType::float64;
 }
 
-/// One exchanged variable: where it sits among couplet's Real or discrete ports.
-struct Binding {
-  std::uint64_t value_reference = 0;
-  dcp::DataType type = dcp::DataType::float64;
-  bool discrete = false;
-  std::size_t port = 0;
-};
-
 /// `host` (an IPv4 address or a name) as DCP's network information writes it.
 std::uint32_t ipv4_of(const std::string& host, const std::string& what) {
-  boost::system::error_code error;
-  const auto address = boost::asio::ip::make_address_v4(host, error);
-  if (!error) return address.to_uint();
   boost::asio::io_context io;
-  boost::asio::ip::udp::resolver resolver(io);
-  const auto results = resolver.resolve(boost::asio::ip::udp::v4(), host, "0", error);
-  if (error || results.empty()) {
-    throw ConfigurationError(what + ": '" + host +
-                             "' is neither an IPv4 address nor a name that resolves to one (DCP "
-                             "over UDP_IPv4)");
-  }
-  return results.begin()->endpoint().address().to_v4().to_uint();
+  const boost::asio::ip::address address = resolve_udp_endpoint(io, host + ":0", what).address();
+  if (!address.is_v4())
+    throw ConfigurationError(what + ": '" + host + "' is not IPv4 (DCP over UDP_IPv4)");
+  return address.to_v4().to_uint();
 }
 
 bool contains(const std::optional<std::vector<std::string>>& names, const std::string& name) {
@@ -134,8 +118,9 @@ class DcpSlave final : public LinkedSlave {
   Time resolution_ticks_ = 0;
 
   SlaveDescription description_;
-  std::vector<Binding> inputs_;
-  std::vector<Binding> outputs_;
+  std::vector<DcpSlot> inputs_;       ///< input data id's positions
+  std::vector<DcpSlot> outputs_;      ///< output data id's positions
+  std::vector<double> input_values_;  ///< the Real inputs at the step start
   std::vector<std::pair<const DcpVariable*, double>> parameters_;
   std::size_t input_payload_bytes_ = 0;
   std::size_t output_payload_bytes_ = 0;
@@ -235,7 +220,7 @@ void DcpSlave::describe_ports(const DcpSlaveSettings& settings) {
     if (!dcp::is_numeric(variable.type)) continue;
     if (variable.causality == DcpVariable::Causality::input) {
       if (!contains(settings.coupled_inputs, variable.name)) continue;
-      Binding binding{variable.value_reference, variable.type, !is_real(variable.type), 0};
+      DcpSlot binding{variable.value_reference, variable.type, !is_real(variable.type), 0};
       if (binding.discrete) {
         binding.port = description_.discrete_inputs.size();
         description_.discrete_inputs.push_back(
@@ -245,10 +230,9 @@ void DcpSlave::describe_ports(const DcpSlaveSettings& settings) {
         binding.port = description_.inputs.size();
         description_.inputs.push_back({variable.name, variable.unit, std::nullopt});
       }
-      input_payload_bytes_ += dcp::value_size(variable.type);
       inputs_.push_back(binding);
     } else if (variable.causality == DcpVariable::Causality::output) {
-      Binding binding{variable.value_reference, variable.type, !is_real(variable.type), 0};
+      DcpSlot binding{variable.value_reference, variable.type, !is_real(variable.type), 0};
       if (binding.discrete) {
         binding.port = description_.discrete_outputs.size();
         description_.discrete_outputs.push_back(
@@ -259,10 +243,12 @@ void DcpSlave::describe_ports(const DcpSlaveSettings& settings) {
         description_.outputs.push_back({variable.name, false, variable.unit, std::nullopt});
         held_outputs_.push_back(variable.start.value_or(0.0));
       }
-      output_payload_bytes_ += dcp::value_size(variable.type);
       outputs_.push_back(binding);
     }
   }
+  input_values_.resize(description_.inputs.size());
+  input_payload_bytes_ = payload_bytes(inputs_);
+  output_payload_bytes_ = payload_bytes(outputs_);
   if (dcp::kDataHeaderBytes + std::max(input_payload_bytes_, output_payload_bytes_) >
       std::min<std::size_t>(dcp_.max_pdu_size, dcp::kMaxPduBytes)) {
     throw ConfigurationError("DCP slave '" + name_ + "' (" + dcp_.file +
@@ -511,15 +497,7 @@ void DcpSlave::take_outputs(const dcp::Answer& answer) {
     ++counters_.late_results;  // the outputs of an earlier communication point
   }
   output_sequence_ = answer.sequence;
-  std::size_t offset = 0;
-  for (const Binding& output : outputs_) {
-    const auto bytes = answer.payload.subspan(offset);
-    if (output.discrete)
-      held_discrete_[output.port] = dcp::read_integer(bytes, output.type);
-    else
-      held_outputs_[output.port] = dcp::read_value(bytes, output.type);
-    offset += dcp::value_size(output.type);
-  }
+  unpack_values(outputs_, answer.payload, held_outputs_, held_discrete_);
   outputs_fresh_ = true;
 }
 
@@ -704,14 +682,12 @@ void DcpSlave::evaluate_discrete_outputs(std::span<std::int64_t> discrete_output
 void DcpSlave::send_inputs(const StepRequest& request) {
   if (inputs_.empty()) return;
   dcp::encode_data_header(data_buffer_, input_sequence_++, kInputDataId);
-  std::size_t offset = dcp::kDataHeaderBytes;
   const double start = to_seconds(request.start);
-  for (const Binding& input : inputs_) {
-    const double value = input.discrete ? static_cast<double>(request.discrete_inputs[input.port])
-                                        : request.inputs[input.port].value(start);
-    offset += dcp::write_value(std::span(data_buffer_).subspan(offset), input.type, value);
-  }
-  transport_->send({data_buffer_.data(), offset});
+  for (std::size_t i = 0; i < input_values_.size(); ++i)
+    input_values_[i] = request.inputs[i].value(start);
+  const std::size_t bytes = pack_values(inputs_, input_values_, request.discrete_inputs,
+                                        std::span(data_buffer_).subspan(dcp::kDataHeaderBytes));
+  transport_->send({data_buffer_.data(), dcp::kDataHeaderBytes + bytes});
 }
 
 void DcpSlave::step(const StepRequest& request, const OutputBuffers& result) {

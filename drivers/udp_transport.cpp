@@ -15,9 +15,8 @@ namespace couplet::drivers {
 namespace asio = boost::asio;
 using asio::ip::udp;
 
-namespace {
-
-udp::endpoint resolve(asio::io_context& io, const std::string& text, const std::string& what) {
+udp::endpoint resolve_udp_endpoint(asio::io_context& io, const std::string& text,
+                                   const std::string& what) {
   const HostPort parsed = parse_host_port(text, what);
   boost::system::error_code error;
   const asio::ip::address address = asio::ip::make_address(parsed.host, error);
@@ -30,13 +29,11 @@ udp::endpoint resolve(asio::io_context& io, const std::string& text, const std::
   return *results.begin();
 }
 
-}  // namespace
-
 UdpTransport::UdpTransport() : socket_(io_) {}
 
 std::unique_ptr<UdpTransport> UdpTransport::connect(const std::string& host_port) {
   std::unique_ptr<UdpTransport> transport(new UdpTransport());
-  const udp::endpoint peer = resolve(transport->io_, host_port, "udp peer");
+  const udp::endpoint peer = resolve_udp_endpoint(transport->io_, host_port, "udp peer");
   boost::system::error_code error;
   transport->socket_.open(peer.protocol(), error);
   if (!error) transport->socket_.connect(peer, error);
@@ -49,7 +46,7 @@ std::unique_ptr<UdpTransport> UdpTransport::connect(const std::string& host_port
 
 std::unique_ptr<UdpTransport> UdpTransport::bind(const std::string& host_port) {
   std::unique_ptr<UdpTransport> transport(new UdpTransport());
-  const udp::endpoint local = resolve(transport->io_, host_port, "udp address");
+  const udp::endpoint local = resolve_udp_endpoint(transport->io_, host_port, "udp address");
   boost::system::error_code error;
   transport->socket_.open(local.protocol(), error);
   if (!error) transport->socket_.bind(local, error);

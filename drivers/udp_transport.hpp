@@ -28,6 +28,12 @@ namespace couplet::drivers {
 /// it, a core is simply kept busy.
 inline constexpr double kLongestBusyPollSeconds = 0.1;
 
+/// "HOST:PORT" as a UDP endpoint: an address as written, else a name resolved
+/// to its first IPv4 address. Throws ConfigurationError naming `what`.
+boost::asio::ip::udp::endpoint resolve_udp_endpoint(boost::asio::io_context& io,
+                                                    const std::string& host_port,
+                                                    const std::string& what);
+
 class UdpTransport final : public Transport {
  public:
   /// Master side: an ephemeral local port, connected to `host_port`.

@@ -208,6 +208,11 @@ std::string DcpServer::slave_description(const std::string& host, std::uint16_t 
   return text.str();
 }
 
+drivers::DcpSlot DcpServer::slot_of(std::uint64_t value_reference, dcp::DataType type) const {
+  const DcpServedVariable& served = *variable(value_reference);
+  return {value_reference, type, served.discrete, served.port};
+}
+
 const DcpServedVariable* DcpServer::variable(std::uint64_t value_reference) const {
   if (value_reference == 0 || value_reference > variables_.size()) return nullptr;
   return &variables_[value_reference - 1];
@@ -246,11 +251,15 @@ std::uint16_t DcpServer::check(const dcp::Request& request, std::uint16_t own_po
       return 0;
     case PduType::stc_prepare: {
       if (numerator_ == 0) return kNoTimeResolution;
+      // A data id without positions (only its scope or network information
+      // configured) carries nothing.
       for (const auto& [id, data] : inputs_) {
+        if (data.positions.empty()) continue;
         if (!data.source_configured) return kNoInputNetworkInformation;
         if (data.positions.rbegin()->first + 1u != data.positions.size()) return kGapInputPosition;
       }
       for (const auto& [id, data] : outputs_) {
+        if (data.positions.empty()) continue;
         if (!data.target) return kNoOutputNetworkInformation;
         if (data.positions.rbegin()->first + 1u != data.positions.size()) return kGapOutputPosition;
       }
@@ -297,12 +306,12 @@ void DcpServer::configure(const dcp::Request& request) {
       denominator_ = request.denominator;
       break;
     case PduType::cfg_input:
-      inputs_[request.data_id].positions[request.position] = {
-          request.value_reference, static_cast<dcp::DataType>(request.data_type)};
+      inputs_[request.data_id].positions[request.position] =
+          slot_of(request.value_reference, static_cast<dcp::DataType>(request.data_type));
       break;
     case PduType::cfg_output:
-      outputs_[request.data_id].positions[request.position] = {
-          request.value_reference, variable(request.value_reference)->type};
+      outputs_[request.data_id].positions[request.position] =
+          slot_of(request.value_reference, variable(request.value_reference)->type);
       break;
     case PduType::cfg_source_network_information:
       inputs_[request.data_id].source_configured = true;
@@ -314,7 +323,6 @@ void DcpServer::configure(const dcp::Request& request) {
       auto& data =
           inputs_.count(request.data_id) ? inputs_[request.data_id] : outputs_[request.data_id];
       data.scope = static_cast<dcp::Scope>(request.scope);
-      data.scoped = true;
       break;
     }
     case PduType::cfg_clear:
@@ -332,37 +340,23 @@ void DcpServer::take_inputs(const dcp::Request& request) {
     ++counters_.foreign;
     return;
   }
-  std::size_t size = 0;
-  for (const auto& [position, slot] : data->second.positions) size += dcp::value_size(slot.type);
-  if (request.payload.size() != size) {
+  if (request.payload.size() != data->second.bytes) {
     ++counters_.rejected;
     return;
   }
-  std::size_t offset = 0;
-  for (const auto& [position, slot] : data->second.positions) {
-    const DcpServedVariable& served = *variable(slot.value_reference);
-    const auto bytes = request.payload.subspan(offset);
-    if (served.discrete)
-      discrete_inputs_[served.port] = dcp::read_integer(bytes, slot.type);
-    else
-      input_values_[served.port] = dcp::read_value(bytes, slot.type);
-    offset += dcp::value_size(slot.type);
-  }
+  drivers::unpack_values(data->second.slots, request.payload, input_values_, discrete_inputs_);
 }
 
 void DcpServer::send_outputs(bool initialization) {
   for (auto& [id, data] : outputs_) {
-    if (initialization ? data.scope == dcp::Scope::run : data.scope == dcp::Scope::initialization)
+    if (data.slots.empty() ||
+        (initialization ? data.scope == dcp::Scope::run : data.scope == dcp::Scope::initialization))
       continue;
     dcp::encode_data_header(buffer_, data.sequence++, id);
-    std::size_t offset = dcp::kDataHeaderBytes;
-    for (const auto& [position, slot] : data.positions) {
-      const DcpServedVariable& served = *variable(slot.value_reference);
-      const double value = served.discrete ? static_cast<double>(discrete_outputs_[served.port])
-                                           : end_outputs_[served.port];
-      offset += dcp::write_value(std::span(buffer_).subspan(offset), slot.type, value);
-    }
-    transport_->send_to({buffer_.data(), offset}, *data.target);
+    const std::size_t bytes =
+        drivers::pack_values(data.slots, end_outputs_, discrete_outputs_,
+                             std::span(buffer_).subspan(dcp::kDataHeaderBytes));
+    transport_->send_to({buffer_.data(), dcp::kDataHeaderBytes + bytes}, *data.target);
   }
 }
 
@@ -371,6 +365,13 @@ void DcpServer::carry_out(const dcp::Request& request) {
     switch (request.type) {
       case PduType::stc_prepare:
         enter(State::preparing);
+        for (auto* data_ids : {&inputs_, &outputs_}) {
+          for (auto& [id, data] : *data_ids) {  // positions without gaps: checked
+            data.slots.clear();
+            for (const auto& [position, slot] : data.positions) data.slots.push_back(slot);
+            data.bytes = drivers::payload_bytes(data.slots);
+          }
+        }
         slave_ = source_->make_slave({name_, parameters_, {}, {}, std::nullopt});
         enter(State::prepared);
         break;

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "drivers/dcp_values.hpp"
 #include "drivers/transport.hpp"
 #include "models/slave_source.hpp"
 #include "protocol/dcp_pdu.hpp"
@@ -64,16 +65,13 @@ class DcpServer {
   const std::vector<DcpServedVariable>& variables() const { return variables_; }
 
  private:
-  struct Position {
-    std::uint64_t value_reference = 0;
-    protocol::dcp::DataType type = protocol::dcp::DataType::float64;  ///< on the wire
-  };
   struct DataId {
-    std::map<std::uint16_t, Position> positions;
+    std::map<std::uint16_t, drivers::DcpSlot> positions;  ///< as configured
+    std::vector<drivers::DcpSlot> slots;         ///< the positions in order, from STC_prepare on
+    std::size_t bytes = 0;                       ///< the payload's length
     std::optional<drivers::PeerAddress> target;  ///< outputs: where they go
     bool source_configured = false;              ///< inputs
     protocol::dcp::Scope scope = protocol::dcp::Scope::initialization_and_run;
-    bool scoped = false;
     std::uint16_t sequence = 0;  ///< outputs: the next data sequence
   };
 
@@ -87,6 +85,8 @@ class DcpServer {
   void fail(const std::string& why);
   void clear_configuration();
   const DcpServedVariable* variable(std::uint64_t value_reference) const;
+  /// A position for variable `value_reference` (known), written as `type`.
+  drivers::DcpSlot slot_of(std::uint64_t value_reference, protocol::dcp::DataType type) const;
 
   std::shared_ptr<const models::SlaveSource> source_;
   ParameterOverrides parameters_;
