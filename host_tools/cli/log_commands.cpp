@@ -240,32 +240,50 @@ void write_text(const std::string& path, const std::string& text) {
   if (!file) throw std::runtime_error("cannot write '" + path + "'");
 }
 
-/// The rows --grid asks for: the logged scenario's evaluation grid, with the
-/// columns of its signals.csv (signals_table()).
-ExportTable grid_export(const RunLog& log) {
+/// What --grid exports: the logged scenario's evaluation grid, and the columns
+/// of its signals.csv (SignalColumns).
+struct GridExport {
   std::vector<Time> grid;
   std::vector<std::string> signals;
+};
+
+GridExport grid_export(const RunLog& log) {
+  GridExport exported;
   try {
     const Scenario scenario = parse_scenario(log.scenario_text, log.scenario_source);
-    grid = evaluation_grid(scenario);
+    exported.grid = evaluation_grid(scenario);
     for (const std::string& written : scenario.evaluation_signals)
-      signals.push_back(outer_name(scenario, written));
+      exported.signals.push_back(outer_name(scenario, written));
   } catch (const std::exception& error) {
     throw RunLogError("run log '" + log.path +
                       "': --grid needs the evaluation grid of the logged scenario, which does not "
                       "load: " +
                       error.what());
   }
-  if (grid.empty()) {
+  if (exported.grid.empty()) {
     throw RunLogError("run log '" + log.path +
                       "': --grid: the logged scenario has no evaluation grid (evaluation.grid)");
   }
-  const ExportTable all_outputs = grid_table(log, grid);
+  return exported;
+}
+
+/// Streams the rows `options` ask for into `sink`: the log is read once, and
+/// only what the rows to come need of it is held.
+StreamedExport stream_export(const std::string& log_path, const ExportOptions& options,
+                             TableSink& sink) {
+  RunLogReading reading(log_path);
+  if (!options.grid) return stream_communication_rows(reading, sink);
+  reading.read_structure();
+  const GridExport exported = grid_export(reading.log());
+  // A signal the log lacks is refused before the log is read on.
   try {
-    return signals_table(all_outputs, signals);
+    TableCollector columns_only;
+    SignalColumns(columns_only, exported.signals).header(grid_table(reading.log(), {}));
   } catch (const RunLogError& error) {
-    throw RunLogError("run log '" + log.path + "': --grid: " + error.what());
+    throw RunLogError("run log '" + log_path + "': --grid: " + error.what());
   }
+  SignalColumns columns(sink, exported.signals);
+  return stream_grid_rows(reading, exported.grid, columns);
 }
 
 }  // namespace
@@ -299,47 +317,49 @@ int replay_log_command(const std::string& log_path, bool verify) {
 
 namespace {
 
-/// Communication rows as CSV alone: written as the log is read (any length).
+/// The table `options` ask for as CSV, written as the log is read (any length).
 /// A file is written atomically, so that a log refused half-way leaves no
 /// partial table under the name asked for.
-int stream_csv_export(const std::string& log_path, const std::string& csv_path) {
+StreamedExport export_csv_file(const std::string& log_path, const ExportOptions& options) {
   StreamedExport exported;
-  if (csv_path.empty()) {
-    exported = stream_communication_csv(log_path, std::cout);
+  const auto write = [&](std::ostream& csv) {
+    CsvSink sink(csv);
+    exported = stream_export(log_path, options, sink);
+  };
+  if (options.csv_path.empty()) {
+    write(std::cout);
   } else {
-    write_file_atomically(
-        csv_path, [&](std::ostream& csv) { exported = stream_communication_csv(log_path, csv); });
+    write_file_atomically(options.csv_path, write);
   }
-  warn_of_damage(log_path, exported.tail_problem);
-  if (!csv_path.empty()) {
-    std::cerr << "couplet: " << exported.rows << " rows (communication times) written to "
-              << csv_path << "\n";
-  }
-  return corrupted(exported.tail) ? 1 : 0;
+  return exported;
 }
 
 }  // namespace
 
 int export_log_command(const std::string& log_path, const ExportOptions& options) {
-  if (!options.grid && options.mat_path.empty())
-    return stream_csv_export(log_path, options.csv_path);
-  // A MAT-file holds each column whole, and the grid rows are made from the
-  // log read whole.
-  const RunLog log = read_with_warning(log_path);
-  const ExportTable table = options.grid ? grid_export(log) : communication_table(log);
   const char* rows = options.grid ? "evaluation-grid times" : "communication times";
-  if (options.csv_path.empty() && options.mat_path.empty()) std::cout << csv_text(table);
-  if (!options.csv_path.empty()) {
-    write_text(options.csv_path, csv_text(table));
-    std::cerr << "couplet: " << table.rows.size() << " rows (" << rows << ") written to "
-              << options.csv_path << "\n";
+  const auto written = [&](std::size_t count, const std::string& path) {
+    std::cerr << "couplet: " << count << " rows (" << rows << ") written to " << path << "\n";
+  };
+  StreamedExport exported;
+  if (options.mat_path.empty()) {
+    exported = export_csv_file(log_path, options);
+    if (!options.csv_path.empty()) written(exported.rows, options.csv_path);
+  } else {
+    // A MAT-file holds each column whole: the table is collected (the log is
+    // still streamed, and only the table held).
+    TableCollector collected;
+    exported = stream_export(log_path, options, collected);
+    if (!options.csv_path.empty()) {
+      write_file_atomically(options.csv_path,
+                            [&](std::ostream& csv) { csv << csv_text(collected.table); });
+      written(collected.table.rows.size(), options.csv_path);
+    }
+    write_mat_file(collected.table, options.mat_path);
+    written(collected.table.rows.size(), options.mat_path);
   }
-  if (!options.mat_path.empty()) {
-    write_mat_file(table, options.mat_path);
-    std::cerr << "couplet: " << table.rows.size() << " rows (" << rows << ") written to "
-              << options.mat_path << "\n";
-  }
-  return corrupted(log.tail) ? 1 : 0;
+  warn_of_damage(log_path, exported.tail_problem);
+  return corrupted(exported.tail) ? 1 : 0;
 }
 
 int inspect_log_command(const std::string& log_path) {

@@ -1,6 +1,7 @@
 #include "host_tools/runlog/log_export.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 #include <map>
 #include <ostream>
@@ -80,16 +81,6 @@ class InitializationCount {
   std::size_t count_ = 0;
   bool settled_ = false;
 };
-
-/// The initialization's calls of a log read whole.
-std::size_t initialization_calls(const RunLog& log) {
-  InitializationCount counter(log);
-  for (const LoggedCall& call : log.calls) {
-    if (counter.settled()) break;
-    counter.take(call);
-  }
-  return counter.count();
-}
 
 bool returns_outputs(const LoggedCall& call) {
   // A linearization holds x, not y: it changes no output.
@@ -360,6 +351,12 @@ class CommunicationRows {
       : window_{log}, positions_(log), initialization_(log) {}
 
   LogWindow& window() { return window_; }
+  /// The columns name the internal quantities, whose record follows the
+  /// initialization's calls; every plan record comes after it.
+  static bool header_known(const RunLogReading& reading) {
+    return reading.has_internal_quantities();
+  }
+  ExportTable header() const { return communication_header(window_.log); }
 
   /// Takes call `index`, which the window holds; calls are taken in log order.
   void take(std::size_t index) {
@@ -425,13 +422,24 @@ class CommunicationRows {
   std::uint64_t latest_plan_ = 1;  ///< the plan of the latest call taken (its record may come)
 };
 
-/// The grid table under construction: per grid time, per slave output, the
-/// value signals.csv holds there.
-class GridValues {
+ExportTable grid_header(const RunLog& log);
+
+/// The grid rows, made call by call: per grid time, per slave output, the value
+/// signals.csv holds there. A row is handed over once no later call can change
+/// it — its time lies at or before every slave's earliest open time
+/// (SlavePositions: a step covers (start, end], so a redone step never reaches
+/// back to its start) — or, when the log has ended, up to the time every slave
+/// reached; only the rows between the slowest and the furthest slave are held,
+/// so a log read whole and one streamed give the same rows.
+class GridRows {
  public:
-  GridValues(const RunLog& log, std::span<const Time> grid)
-      : log_(log),
-        grid_(grid),
+  /// `grid`: the evaluation grid, increasing; it must outlive the rows.
+  GridRows(const RunLog& log, std::span<const Time> grid)
+      : window_{log},
+        grid_(std::lower_bound(grid.begin(), grid.end(), log.start), grid.end()),
+        positions_(log),
+        initialization_(log),
+        reached_(log.slaves.size(), log.start),
         first_output_(log.slaves.size() + 1, 0),
         first_discrete_(log.slaves.size() + 1, 0) {
     for (std::size_t s = 0; s < log.slaves.size(); ++s) {
@@ -439,18 +447,89 @@ class GridValues {
       first_output_[s + 1] = first_output_[s] + description.outputs.size();
       first_discrete_[s + 1] = first_discrete_[s] + description.discrete_outputs.size();
     }
-    values_.assign(grid.size(), Row(first_output_.back()));
-    discrete_values_.assign(grid.size(), DiscreteRow(first_discrete_.back()));
+  }
+
+  LogWindow& window() { return window_; }
+  static bool header_known(const RunLogReading&) { return true; }
+  ExportTable header() const { return grid_header(window_.log); }
+
+  /// Takes call `index`, which the window holds; calls are taken in log order.
+  void take(std::size_t index) {
+    const LoggedCall& call = window_.call(index);
+    if (!initial_taken_) {
+      initialization_.take(call);
+      // The first call after the initialization's: the initial outputs stand.
+      if (initialization_.count() <= index) take_initial();
+    }
+    const std::size_t before = positions_.outputs_call(call.slave);
+    const std::size_t discrete_before = positions_.discrete_call(call.slave);
+    positions_.take(index, call);
+    if (call.kind != CallKind::step) return;
+    reached_[call.slave] = std::max(reached_[call.slave], call.end);
+    take_step(call, before, discrete_before, index);
+  }
+
+  /// Hands the settled rows to `sink(Row, DiscreteRow)` in time order; when
+  /// `log_ended`, every row up to the time every slave reached.
+  template <typename Sink>
+  void hand_over(bool log_ended, Sink&& sink) {
+    if (log_ended && !initial_taken_) take_initial();
+    if (!initial_taken_) return;
+    const Time last = log_ended ? time_all_slaves_reached() : positions_.earliest_open_time();
+    for (; handed_over_ < grid_.size() && grid_[handed_over_] <= last; ++handed_over_) {
+      Row row{to_seconds(grid_[handed_over_])};
+      DiscreteRow discrete(first_discrete_.back());
+      if (!values_.empty()) {
+        row.insert(row.end(), values_.front().begin(), values_.front().end());
+        discrete = std::move(discrete_values_.front());
+        values_.pop_front();
+        discrete_values_.pop_front();
+      } else {
+        row.resize(1 + first_output_.back());
+      }
+      sink(std::move(row), std::move(discrete));
+    }
+  }
+
+  /// The oldest call the rows still to come may read (kNoCall: none).
+  std::size_t oldest_needed_call() const { return positions_.oldest_held_call(); }
+  /// Grid rows read no plan record.
+  std::uint64_t oldest_needed_plan() const { return window_.first_plan + window_.log.plans.size(); }
+
+ private:
+  std::size_t output_count(std::size_t slave) const {
+    return first_output_[slave + 1] - first_output_[slave];
+  }
+
+  /// The time every slave has reached: the end of its latest step (the start
+  /// when it made none).
+  Time time_all_slaves_reached() const {
+    return reached_.empty() ? window_.log.start
+                            : *std::min_element(reached_.begin(), reached_.end());
+  }
+
+  /// Grid row `index`'s held values, made when first written; null for a row
+  /// already handed over (only a crafted log steps back over one).
+  std::pair<Row*, DiscreteRow*> row_at(std::size_t index) {
+    if (index < handed_over_) return {nullptr, nullptr};
+    while (handed_over_ + values_.size() <= index) {
+      values_.emplace_back(first_output_.back());
+      discrete_values_.emplace_back(first_discrete_.back());
+    }
+    return {&values_[index - handed_over_], &discrete_values_[index - handed_over_]};
   }
 
   /// The initial outputs, at the start time when the grid holds it.
-  void take_initial(const SlavePositions& positions) {
-    if (grid_.empty() || grid_.front() != log_.start) return;
-    for (std::size_t s = 0; s < log_.slaves.size(); ++s) {
-      const std::size_t call = positions.outputs_call(s);
+  void take_initial() {
+    initial_taken_ = true;
+    if (grid_.empty() || grid_.front() != window_.log.start) return;
+    for (std::size_t s = 0; s < window_.log.slaves.size(); ++s) {
+      const std::size_t call = positions_.outputs_call(s);
+      const auto [values, discrete] = row_at(0);
+      if (values == nullptr) return;
       for (std::size_t j = 0; j < output_count(s); ++j)
-        set(0, s, j, call == kNoCall ? 0.0 : log_.calls[call].end_outputs[j]);
-      hold_discrete(0, s, positions.discrete_call(s));
+        (*values)[first_output_[s] + j] = call == kNoCall ? 0.0 : window_.call(call).end_outputs[j];
+      hold_discrete(*discrete, s, positions_.discrete_call(s));
     }
   }
 
@@ -464,82 +543,72 @@ class GridValues {
     if (step.end <= step.start) return;
     const auto first = std::upper_bound(grid_.begin(), grid_.end(), step.start);
     const auto last = std::upper_bound(first, grid_.end(), step.end);
-    const bool sampled = log_.slaves[step.slave].description.capabilities.intermediate_samples;
+    const bool sampled =
+        window_.log.slaves[step.slave].description.capabilities.intermediate_samples;
     for (auto time = first; time != last; ++time) {
-      const auto index = static_cast<std::size_t>(time - grid_.begin());
+      const auto [values, discrete] = row_at(static_cast<std::size_t>(time - grid_.begin()));
+      if (values == nullptr) continue;
       if (sampled) {
-        take_sample(step, *time, index);
+        take_sample(step, *time, *values);
       } else {
-        interpolate(step, before, *time, index);
+        interpolate(step, before, *time, *values);
       }
-      hold_discrete(index, step.slave, *time == step.end ? step_index : discrete_before);
+      hold_discrete(*discrete, step.slave, *time == step.end ? step_index : discrete_before);
     }
   }
 
-  Row row(std::size_t index) const {
-    Row row{to_seconds(grid_[index])};
-    row.insert(row.end(), values_[index].begin(), values_[index].end());
-    return row;
-  }
-  const DiscreteRow& discrete_row(std::size_t index) const { return discrete_values_[index]; }
-
- private:
-  std::size_t output_count(std::size_t slave) const {
-    return first_output_[slave + 1] - first_output_[slave];
-  }
-
-  void set(std::size_t index, std::size_t slave, std::size_t output, double value) {
-    values_[index][first_output_[slave] + output] = value;
-  }
-
-  /// The discrete outputs of call `call` (kNoCall: zeros) at grid row `index`.
-  void hold_discrete(std::size_t index, std::size_t slave, std::size_t call) {
+  /// The discrete outputs of call `call` (kNoCall: zeros) into `row`.
+  void hold_discrete(DiscreteRow& row, std::size_t slave, std::size_t call) const {
     for (std::size_t j = 0; j < first_discrete_[slave + 1] - first_discrete_[slave]; ++j)
-      discrete_values_[index][first_discrete_[slave] + j] = discrete_value(window_, call, j);
+      row[first_discrete_[slave] + j] = discrete_value(window_, call, j);
   }
 
-  void take_sample(const LoggedCall& step, Time time, std::size_t index) {
+  void take_sample(const LoggedCall& step, Time time, Row& row) const {
     const auto sample = std::lower_bound(step.sample_times.begin(), step.sample_times.end(), time);
     if (sample == step.sample_times.end() || *sample != time) {
-      throw RunLogError("run log '" + log_.path + "': the step of slave '" +
-                        log_.slaves[step.slave].name + "' over (" + seconds_text(step.start) +
-                        ", " + seconds_text(step.end) +
+      const RunLog& log = window_.log;
+      throw RunLogError("run log '" + log.path + "': the step of slave '" +
+                        log.slaves[step.slave].name + "' over (" + seconds_text(step.start) + ", " +
+                        seconds_text(step.end) +
                         "] s holds no sample at the evaluation-grid time " + seconds_text(time) +
                         " s (the log and its scenario's grid disagree)");
     }
-    const std::size_t row = static_cast<std::size_t>(sample - step.sample_times.begin());
+    const std::size_t sample_row = static_cast<std::size_t>(sample - step.sample_times.begin());
     const std::size_t outputs = output_count(step.slave);
     for (std::size_t j = 0; j < outputs; ++j)
-      set(index, step.slave, j, step.samples[row * outputs + j]);
+      row[first_output_[step.slave] + j] = step.samples[sample_row * outputs + j];
   }
 
   // The same expression as Executor::interpolate_grid: the same bits.
-  void interpolate(const LoggedCall& step, std::size_t before, Time time, std::size_t index) {
+  void interpolate(const LoggedCall& step, std::size_t before, Time time, Row& row) const {
     const double weight =
         static_cast<double>(time - step.start) / static_cast<double>(step.end - step.start);
     for (std::size_t j = 0; j < output_count(step.slave); ++j) {
-      const double from = before == kNoCall ? 0.0 : log_.calls[before].end_outputs[j];
-      set(index, step.slave, j, (1.0 - weight) * from + weight * step.end_outputs[j]);
+      const double from = before == kNoCall ? 0.0 : window_.call(before).end_outputs[j];
+      row[first_output_[step.slave] + j] = (1.0 - weight) * from + weight * step.end_outputs[j];
     }
   }
 
-  const RunLog& log_;
-  const LogWindow window_{log_};  ///< the whole log
-  std::span<const Time> grid_;
+  LogWindow window_;
+  std::span<const Time> grid_;  ///< from the log's start time on
+  SlavePositions positions_;
+  InitializationCount initialization_;
+  bool initial_taken_ = false;
+  std::vector<Time> reached_;              ///< per slave, the end of its latest step
   std::vector<std::size_t> first_output_;  ///< per slave, its first output's column; then the count
   std::vector<std::size_t> first_discrete_;  ///< the same for the discrete outputs
-  std::vector<Row> values_;
-  std::vector<DiscreteRow> discrete_values_;
+  std::size_t handed_over_ = 0;              ///< grid rows handed over, from grid_'s first
+  std::deque<Row> values_;                   ///< the rows from handed_over_ on
+  std::deque<DiscreteRow> discrete_values_;
 };
 
-/// The time every slave has reached: the end of its latest step (the start
-/// when it made none).
-Time time_all_slaves_reached(const RunLog& log) {
-  std::vector<Time> reached(log.slaves.size(), log.start);
-  for (const LoggedCall& call : log.calls) {
-    if (call.kind == CallKind::step) reached[call.slave] = std::max(reached[call.slave], call.end);
-  }
-  return reached.empty() ? log.start : *std::min_element(reached.begin(), reached.end());
+/// The columns of the grid rows: `time_s`, then every output.
+ExportTable grid_header(const RunLog& log) {
+  ExportTable table;
+  table.columns = {"time_s"};
+  for (std::string& output : output_columns(log)) table.columns.push_back(std::move(output));
+  add_discrete_columns(log, table);
+  return table;
 }
 
 }  // namespace
@@ -563,32 +632,13 @@ ExportTable communication_header(const RunLog& log) {
 }
 
 ExportTable grid_table(const RunLog& log, std::span<const Time> grid) {
-  const Time reached = time_all_slaves_reached(log);
-  const auto begin = std::lower_bound(grid.begin(), grid.end(), log.start);
-  const auto end = std::upper_bound(begin, grid.end(), reached);
-  const std::span<const Time> rows(begin, end);
-
-  GridValues values(log, rows);
-  SlavePositions positions(log);
-  const std::size_t initialization = initialization_calls(log);
-  for (std::size_t index = 0; index < log.calls.size(); ++index) {
-    if (index == initialization) values.take_initial(positions);
-    const LoggedCall& call = log.calls[index];
-    const std::size_t before = positions.outputs_call(call.slave);
-    const std::size_t discrete_before = positions.discrete_call(call.slave);
-    positions.take(index, call);
-    if (call.kind == CallKind::step) values.take_step(call, before, discrete_before, index);
-  }
-  if (initialization == log.calls.size()) values.take_initial(positions);
-
-  ExportTable table;
-  table.columns = {"time_s"};
-  for (std::string& output : output_columns(log)) table.columns.push_back(std::move(output));
-  add_discrete_columns(log, table);
-  for (std::size_t index = 0; index < rows.size(); ++index) {
-    table.rows.push_back(values.row(index));
-    table.discrete_rows.push_back(values.discrete_row(index));
-  }
+  ExportTable table = grid_header(log);
+  GridRows rows(log, grid);
+  for (std::size_t index = 0; index < log.calls.size(); ++index) rows.take(index);
+  rows.hand_over(true, [&](Row&& row, DiscreteRow&& discrete) {
+    table.rows.push_back(std::move(row));
+    table.discrete_rows.push_back(std::move(discrete));
+  });
   return table;
 }
 
@@ -628,30 +678,31 @@ std::string export_csv(const RunLog& log) {
   return csv_text(communication_table(log));
 }
 
-StreamedExport stream_communication_csv(const std::string& path, std::ostream& csv,
-                                        std::size_t batch) {
+namespace {
+
+/// Reads the rest of `reading` into `rows` (CommunicationRows or GridRows),
+/// handing settled rows to `sink` every `batch` records and letting go of the
+/// calls and plan records no row to come reads.
+template <typename Rows>
+StreamedExport stream_rows(RunLogReading& reading, Rows& rows, TableSink& sink, std::size_t batch) {
   batch = std::max<std::size_t>(batch, 1);
-  RunLogReading reading(path);
-  reading.read_structure();
   RunLog& log = reading.log();
-  CommunicationRows rows(log);
   LogWindow& window = rows.window();
   StreamedExport result;
-  std::size_t next_call = 0;  ///< index in the whole log of the next call to take
-  bool header_written = false;
-  const auto write_row = [&](Row&& row, DiscreteRow&& discrete) {
-    write_csv_row(csv, row, discrete);
+  std::size_t next_call = window.first_call + log.calls.size();
+  for (std::size_t index = window.first_call; index < next_call; ++index) rows.take(index);
+  bool header_given = false;
+  const auto give_row = [&](Row&& row, DiscreteRow&& discrete) {
+    sink.row(row, discrete);
     ++result.rows;
   };
   const auto advance = [&](bool log_ended) {
     for (; next_call < window.first_call + log.calls.size(); ++next_call) rows.take(next_call);
-    // The columns name the internal quantities, whose record follows the
-    // initialization's calls; every plan record comes after it.
-    if (!header_written && (log_ended || reading.has_internal_quantities())) {
-      write_csv_header(csv, communication_header(log));
-      header_written = true;
+    if (!header_given && (log_ended || rows.header_known(reading))) {
+      sink.header(rows.header());
+      header_given = true;
     }
-    if (header_written) rows.hand_over(log_ended, write_row);
+    if (header_given) rows.hand_over(log_ended, give_row);
     // Let go of the calls and plan records no row to come reads; the last call
     // stays while a step's samples may still follow it.
     std::size_t keep = std::min(rows.oldest_needed_call(), next_call);
@@ -677,6 +728,39 @@ StreamedExport stream_communication_csv(const std::string& path, std::ostream& c
   result.tail = log.tail;
   result.tail_problem = log.damaged() ? log.tail_problem : "";
   return result;
+}
+
+}  // namespace
+
+void TableCollector::header(const ExportTable& columns) {
+  table = columns;
+}
+
+void TableCollector::row(std::span<const std::optional<double>> row,
+                         std::span<const std::optional<std::int64_t>> discrete) {
+  table.rows.emplace_back(row.begin(), row.end());
+  table.discrete_rows.emplace_back(discrete.begin(), discrete.end());
+}
+
+StreamedExport stream_communication_rows(RunLogReading& reading, TableSink& sink,
+                                         std::size_t batch) {
+  reading.read_structure();
+  CommunicationRows rows(reading.log());
+  return stream_rows(reading, rows, sink, batch);
+}
+
+StreamedExport stream_grid_rows(RunLogReading& reading, std::span<const Time> grid, TableSink& sink,
+                                std::size_t batch) {
+  reading.read_structure();
+  GridRows rows(reading.log(), grid);
+  return stream_rows(reading, rows, sink, batch);
+}
+
+StreamedExport stream_communication_csv(const std::string& path, std::ostream& csv,
+                                        std::size_t batch) {
+  RunLogReading reading(path);
+  CsvSink sink(csv);
+  return stream_communication_rows(reading, sink, batch);
 }
 
 }  // namespace couplet::tools

@@ -65,19 +65,64 @@ void write_csv_header(std::ostream& csv, const ExportTable& table);
 void write_csv_row(std::ostream& csv, std::span<const std::optional<double>> row,
                    std::span<const std::optional<std::int64_t>> discrete_row);
 
-/// What stream_communication_csv wrote, and how reading the log ended.
+/// What a streamed export handed over, and how reading the log ended.
 struct StreamedExport {
   std::size_t rows = 0;
   protocol::LogReadStatus tail = protocol::LogReadStatus::end;
   std::string tail_problem;  ///< why reading stopped early; empty when it read to the end
 };
 
+/// Takes a table as it is streamed: its columns once, then its rows in order.
+class TableSink {
+ public:
+  virtual ~TableSink() = default;
+  /// The columns, without rows; before the first row.
+  virtual void header(const ExportTable& columns) = 0;
+  virtual void row(std::span<const std::optional<double>> row,
+                   std::span<const std::optional<std::int64_t>> discrete) = 0;
+};
+
+/// Keeps the table streamed to it (the table, not the log, in memory).
+class TableCollector final : public TableSink {
+ public:
+  void header(const ExportTable& columns) override;
+  void row(std::span<const std::optional<double>> row,
+           std::span<const std::optional<std::int64_t>> discrete) override;
+  ExportTable table;
+};
+
+/// Writes a table as CSV (csv_text()) as its rows come.
+class CsvSink final : public TableSink {
+ public:
+  explicit CsvSink(std::ostream& csv) : csv_(csv) {}
+  void header(const ExportTable& columns) override { write_csv_header(csv_, columns); }
+  void row(std::span<const std::optional<double>> row,
+           std::span<const std::optional<std::int64_t>> discrete) override {
+    write_csv_row(csv_, row, discrete);
+  }
+
+ private:
+  std::ostream& csv_;
+};
+
+/// communication_table() of the log `reading` reads, handed to `sink` as the
+/// log is read: a row goes out once no later record can change it, and the
+/// calls and plan records no row to come needs are let go, so that the memory
+/// taken does not grow with the log's length (only with how far back a rollback
+/// may reach). `batch`: records read between hand-overs, and calls or plan
+/// records let go at a time. Throws RunLogError as read_run_log().
+StreamedExport stream_communication_rows(RunLogReading& reading, TableSink& sink,
+                                         std::size_t batch = 4096);
+
+/// grid_table() of the log `reading` reads (its structure read: the grid comes
+/// from its scenario), handed to `sink` as the log is read: a grid row goes out
+/// once every slave has passed its time for good, so that only the rows between
+/// the slowest and the furthest slave are held.
+StreamedExport stream_grid_rows(RunLogReading& reading, std::span<const Time> grid, TableSink& sink,
+                                std::size_t batch = 4096);
+
 /// csv_text(communication_table(read_run_log(path))) written to `csv` as the log
-/// is read: a row goes out once no later record can change it, and the calls
-/// and plan records no row to come needs are let go, so that the memory taken
-/// does not grow with the log's length (only with how far back a rollback may
-/// reach). `batch`: records read between hand-overs, and calls or plan records
-/// let go at a time. Throws RunLogError as read_run_log().
+/// is read (stream_communication_rows).
 StreamedExport stream_communication_csv(const std::string& path, std::ostream& csv,
                                         std::size_t batch = 4096);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 
 namespace couplet::tools {
 
@@ -18,39 +19,44 @@ std::optional<std::size_t> column_named(const std::vector<std::string>& columns,
 
 }  // namespace
 
-ExportTable signals_table(const ExportTable& grid, const std::vector<std::string>& signals) {
-  std::vector<std::size_t> kept{0};  // the time column first
-  std::vector<std::size_t> kept_discrete;
-  if (signals.empty()) {
-    for (std::size_t c = 1; c < grid.columns.size(); ++c) kept.push_back(c);
-    for (std::size_t c = 0; c < grid.discrete_columns.size(); ++c) kept_discrete.push_back(c);
+SignalColumns::SignalColumns(TableSink& next, std::vector<std::string> signals)
+    : next_(next), signals_(std::move(signals)) {}
+
+void SignalColumns::header(const ExportTable& grid) {
+  kept_ = {0};  // the time column first
+  kept_discrete_.clear();
+  if (signals_.empty()) {
+    for (std::size_t c = 1; c < grid.columns.size(); ++c) kept_.push_back(c);
+    for (std::size_t c = 0; c < grid.discrete_columns.size(); ++c) kept_discrete_.push_back(c);
   } else {
     // signals.csv's order: the named Real outputs, then the named discrete ones.
-    for (const std::string& signal : signals) {
+    for (const std::string& signal : signals_) {
       if (const auto real = column_named(grid.columns, signal, 1)) {
-        kept.push_back(*real);
+        kept_.push_back(*real);
       } else if (const auto discrete = column_named(grid.discrete_columns, signal, 0)) {
-        kept_discrete.push_back(*discrete);
+        kept_discrete_.push_back(*discrete);
       } else {
         throw RunLogError("evaluation signal '" + signal + "' is not an output in the run log");
       }
     }
   }
   ExportTable table;
-  for (const std::size_t c : kept) table.columns.push_back(c == 0 ? "time" : grid.columns[c]);
-  for (const std::size_t c : kept_discrete) {
+  for (const std::size_t c : kept_) table.columns.push_back(c == 0 ? "time" : grid.columns[c]);
+  for (const std::size_t c : kept_discrete_) {
     table.discrete_columns.push_back(grid.discrete_columns[c]);
     table.discrete_types.push_back(grid.discrete_types[c]);
   }
-  table.rows.reserve(grid.rows.size());
-  for (std::size_t r = 0; r < grid.rows.size(); ++r) {
-    auto& kept_row = table.rows.emplace_back();
-    kept_row.reserve(kept.size());
-    for (const std::size_t c : kept) kept_row.push_back(grid.rows[r][c]);
-    auto& kept_discrete_row = table.discrete_rows.emplace_back();
-    for (const std::size_t c : kept_discrete) kept_discrete_row.push_back(grid.discrete_rows[r][c]);
-  }
-  return table;
+  row_.resize(kept_.size());
+  discrete_row_.resize(kept_discrete_.size());
+  next_.header(table);
+}
+
+void SignalColumns::row(std::span<const std::optional<double>> row,
+                        std::span<const std::optional<std::int64_t>> discrete) {
+  for (std::size_t k = 0; k < kept_.size(); ++k) row_[k] = row[kept_[k]];
+  for (std::size_t k = 0; k < kept_discrete_.size(); ++k)
+    discrete_row_[k] = discrete[kept_discrete_[k]];
+  next_.row(row_, discrete_row_);
 }
 
 }  // namespace couplet::tools

@@ -3,6 +3,7 @@
 // signals.csv holds them — a `time` column and the scenario's evaluation
 // signals in its order — so that the two files compare column by column
 // (signals.csv's `:reference` columns aside: the reference is not in the log).
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -10,11 +11,26 @@
 
 namespace couplet::tools {
 
-/// `grid` (grid_table()) with its `time_s` column named `time` and only the
-/// columns of `signals` ("slave.output", in that order, the Real ones before the
-/// Integer and Boolean ones as in signals.csv; empty: every output, as a
-/// scenario without evaluation.signals has). Throws RunLogError naming a
-/// signal that is not a column.
-ExportTable signals_table(const ExportTable& grid, const std::vector<std::string>& signals);
+/// Passes the grid rows (grid_table(), stream_grid_rows()) on to `next` with
+/// their `time_s` column named `time` and only the columns of `signals`
+/// ("slave.output", in that order, the Real ones before the Integer and Boolean
+/// ones as in signals.csv; empty: every output, as a scenario without
+/// evaluation.signals has). header() throws RunLogError naming a signal that is
+/// not a column.
+class SignalColumns final : public TableSink {
+ public:
+  SignalColumns(TableSink& next, std::vector<std::string> signals);
+  void header(const ExportTable& columns) override;
+  void row(std::span<const std::optional<double>> row,
+           std::span<const std::optional<std::int64_t>> discrete) override;
+
+ private:
+  TableSink& next_;
+  std::vector<std::string> signals_;
+  std::vector<std::size_t> kept_;  ///< the Real columns passed on, time first
+  std::vector<std::size_t> kept_discrete_;
+  std::vector<std::optional<double>> row_;  ///< the row passed on, reused
+  std::vector<std::optional<std::int64_t>> discrete_row_;
+};
 
 }  // namespace couplet::tools

@@ -116,13 +116,28 @@ void expect_grid_export_is_signals(const std::string& directory_name) {
   EXPECT_EQ(expect_equal_at_shared_times(grid, signals), signals.rows.size());
 }
 
+/// The grid rows of the log at `path` as CSV, streamed (stream_grid_rows).
+std::string streamed_grid_csv(const std::string& path, std::size_t batch,
+                              tools::StreamedExport& result) {
+  tools::RunLogReading reading(path);
+  reading.read_structure();
+  const std::vector<Time> grid = grid_of(reading.log());
+  std::ostringstream csv;
+  tools::CsvSink sink(csv);
+  result = tools::stream_grid_rows(reading, grid, sink, batch);
+  return csv.str();
+}
+
 /// What `couplet export` writes as it reads the log is the table of the log
-/// read whole, byte for byte: handed over after every record (so that every
-/// row goes out as soon as it is settled, and what no row needs is let go at
-/// once), after every few, and in the default batches.
+/// read whole, byte for byte — the communication rows and the grid rows:
+/// handed over after every record (so that every row goes out as soon as it is
+/// settled, and what no row needs is let go at once), after every few, and in
+/// the default batches.
 void expect_streamed_export_is_whole(const std::string& directory_name) {
   const std::string path = log_path(directory_name);
-  const std::string whole = tools::export_csv(tools::read_run_log(path));
+  const tools::RunLog log = tools::read_run_log(path);
+  const std::string whole = tools::export_csv(log);
+  const std::string whole_grid = tools::csv_text(tools::grid_table(log, grid_of(log)));
   for (const std::size_t batch : {std::size_t{1}, std::size_t{7}, std::size_t{4096}}) {
     std::ostringstream streamed;
     const tools::StreamedExport result = tools::stream_communication_csv(path, streamed, batch);
@@ -130,6 +145,11 @@ void expect_streamed_export_is_whole(const std::string& directory_name) {
     EXPECT_EQ(result.rows + 1,
               static_cast<std::size_t>(std::count(whole.begin(), whole.end(), '\n')));
     EXPECT_TRUE(result.tail_problem.empty()) << result.tail_problem;
+    tools::StreamedExport grid_result;
+    EXPECT_EQ(streamed_grid_csv(path, batch, grid_result), whole_grid)
+        << directory_name << ", grid rows, batch " << batch;
+    EXPECT_EQ(grid_result.rows + 1,
+              static_cast<std::size_t>(std::count(whole_grid.begin(), whole_grid.end(), '\n')));
   }
 }
 
@@ -270,6 +290,7 @@ TEST(ExportRows, TheGridOptionInterpolatesASlaveWithoutSamples) {
   EXPECT_EQ(sampled_step, log.calls.end()) << "left's steps hold no samples";
   expect_grid_export_is_signals("export-interpolated");
   EXPECT_EQ(signals_of("export-interpolated").rows.size(), 801U);
+  expect_streamed_export_is_whole("export-interpolated");
 }
 
 // right is behind a link and feeds through: its outputs in a row are the
@@ -478,6 +499,11 @@ TEST(ExportRows, ACutLogExportsWhatItHolds) {
           tools::stream_communication_csv(cut_path, streamed, batch);
       EXPECT_EQ(streamed.str(), tools::export_csv(log)) << length << " bytes, batch " << batch;
       EXPECT_EQ(result.tail, log.tail);
+      tools::StreamedExport grid_result;
+      EXPECT_EQ(streamed_grid_csv(cut_path, batch, grid_result),
+                tools::csv_text(tools::grid_table(log, grid_of(log))))
+          << length << " bytes, grid rows, batch " << batch;
+      EXPECT_EQ(grid_result.tail, log.tail);
     }
   }
 }
