@@ -29,6 +29,7 @@
 #include "host_tools/runlog/log_export.hpp"
 #include "host_tools/runlog/replay.hpp"
 #include "host_tools/runlog/run_log.hpp"
+#include "host_tools/runlog/table_selection.hpp"
 #include "host_tools/scenario/scenario.hpp"
 #include "host_tools/simulation/link_report.hpp"
 #include "host_tools/simulation/simulation_setup.hpp"
@@ -459,6 +460,17 @@ py::dict table_columns(const tools::ExportTable& table) {
   return columns;
 }
 
+/// The evaluation grid of the logged scenario, for the grid rows.
+std::vector<Time> logged_grid(const RunLog& log) {
+  const tools::Scenario scenario = tools::parse_scenario(log.scenario_text, log.scenario_source);
+  std::vector<Time> grid = tools::evaluation_grid(scenario);
+  if (grid.empty()) {
+    throw tools::RunLogError("run log '" + log.path +
+                             "': the logged scenario has no evaluation grid (evaluation.grid)");
+  }
+  return grid;
+}
+
 /// A run log for Python: the RunLog itself (for the tables made on demand) and
 /// its parts converted once.
 class PythonRunLog {
@@ -508,14 +520,7 @@ class PythonRunLog {
 
   py::dict table(bool on_grid) const {
     if (!on_grid) return table_columns(tools::communication_table(log_));
-    const tools::Scenario scenario =
-        tools::parse_scenario(log_.scenario_text, log_.scenario_source);
-    const std::vector<Time> grid = tools::evaluation_grid(scenario);
-    if (grid.empty()) {
-      throw tools::RunLogError("run log '" + log_.path +
-                               "': the logged scenario has no evaluation grid (evaluation.grid)");
-    }
-    return table_columns(tools::grid_table(log_, grid));
+    return table_columns(tools::grid_table(log_, logged_grid(log_)));
   }
 
   /// Calls with the slave and kind by name, for a DataFrame.
@@ -566,6 +571,35 @@ PythonRunLog read_log(const std::filesystem::path& path, bool allow_damaged) {
                         " (read_log(..., allow_damaged=True) reads up to there)");
   }
   return PythonRunLog(std::move(log));
+}
+
+/// `RunLog.table()` streamed: the log is read record by record and only the
+/// selected columns of the rows kept are held.
+py::dict read_table(const std::filesystem::path& path, bool grid,
+                    const std::optional<std::vector<std::string>>& columns,
+                    std::optional<double> every, bool allow_damaged) {
+  tools::TableCollector collected;
+  tools::StreamedExport streamed;
+  try {
+    const py::gil_scoped_release unlocked;
+    tools::TableSelection selection(collected, columns.value_or(std::vector<std::string>{}), every);
+    tools::RunLogReading reading(path.string());
+    if (grid) {
+      reading.read_structure();
+      const std::vector<Time> times = logged_grid(reading.log());
+      streamed = tools::stream_grid_rows(reading, times, selection);
+    } else {
+      streamed = tools::stream_communication_rows(reading, selection);
+    }
+    selection.finish();
+  } catch (const tools::UnknownColumnError& error) {
+    throw py::key_error("run log '" + path.string() + "': " + error.what());
+  }
+  if (!streamed.tail_problem.empty() && !allow_damaged) {
+    throw DamagedRunLog("run log '" + path.string() + "': " + streamed.tail_problem +
+                        " (read_table(..., allow_damaged=True) reads up to there)");
+  }
+  return table_columns(collected.table);
 }
 
 // ---- couplet.replay ----
@@ -780,8 +814,13 @@ void define_read_log(py::module_& module) {
                std::to_string(self.log().calls.size()) + " calls>";
       });
   module.def("read_log", &read_log, py::arg("path"), py::arg("allow_damaged") = false,
-             "Reads a run log. A cut or corrupted frame raises DamagedLogError naming it, "
+             "Reads a run log whole. A cut or corrupted frame raises DamagedLogError naming it, "
              "unless allow_damaged=True (then what came before it is returned).");
+  module.def("read_table", &read_table, py::arg("path"), py::kw_only(), py::arg("grid") = false,
+             py::arg("columns") = py::none(), py::arg("every") = py::none(),
+             py::arg("allow_damaged") = false,
+             "RunLog.table() of a log of any length, streamed: only `columns` (and the time) "
+             "are kept, and with `every` (s) one row per interval and the last.");
 }
 
 void define_replay(py::module_& module) {

@@ -26,6 +26,10 @@ on sys.path here, as PYTHONPATH would). Cases:
             naming the frame and its byte offset; allow_damaged=True reads the
             records before it; replay(verify=True) of the flipped copy raises;
             a missing log and a file that is no log raise RunLogError naming it.
+  streamed  read_table streams a log: the table read_log().table() gives
+            (communication and grid rows), selected columns in the table's
+            order, one row per `every` seconds and the last, KeyError for an
+            unknown column, a cut log refused or read up to the cut.
   errors    a missing scenario, an unknown override key and a bad override
             value raise ConfigurationError (a ValueError) with couplet's
             message; a non-string override key raises TypeError.
@@ -620,6 +624,58 @@ def case_discrete(couplet, build, source, tmp):
     grid = log.table(grid=True)
     for name in ["a.count", "a.odd", "b.count", "b.phase"]:
         check(grid[name].tolist() == result.signals[name].tolist(), f"the log's grid {name} is not signals.csv's")
+    streamed = couplet.read_table(os.path.join(out, "run.log"), grid=True, columns=["b.count", "a.odd"])
+    check(list(streamed) == ["time_s", "a.odd", "b.count"] and streamed["b.count"].dtype.kind == "i" and
+          streamed["a.odd"].dtype.kind == "b", f"read_table's discrete columns: {streamed}")
+    check(streamed["b.count"].tolist() == result.signals["b.count"].tolist(), "read_table's b.count differs")
+
+
+def same_columns(table, expected, what):
+    check(list(table) == list(expected), f"{what}: columns {list(table)}, expected {list(expected)}")
+    for name, values in expected.items():
+        check(name in table and table[name].dtype == values.dtype and same_values(table[name], values.tolist()),
+              f"{what}: column {name} differs")
+
+
+def case_streamed(couplet, build, source, tmp):
+    """read_table streams the log: the same table as read_log().table(), some
+    columns of it, one row per interval, a damaged log as read_log reads it."""
+    out = os.path.join(tmp, "out")
+    couplet.run(os.path.join(source, SCENARIO), {"time.end": 20, "algorithm.step": 0.02}, out)
+    log_path = os.path.join(out, "run.log")
+    log = couplet.read_log(log_path)
+    whole, whole_grid = log.table(), log.table(grid=True)
+    same_columns(couplet.read_table(log_path), whole, "read_table")
+    same_columns(couplet.read_table(log_path, grid=True), whole_grid, "read_table(grid=True)")
+
+    # Columns in the table's order, whatever the order asked in; the time always.
+    some = couplet.read_table(log_path, columns=["right.f", "left.x"])
+    same_columns(some, {name: whole[name] for name in ["time_s", "left.x", "right.f"]}, "columns")
+
+    # One row per 0.5 s from the first (1001 communication times at 0.02 s).
+    thinned = couplet.read_table(log_path, grid=True, columns=["left.x"], every=0.5)
+    check(thinned["time_s"].tolist() == [0.5 * k for k in range(41)], f"every=0.5: times {thinned['time_s']}")
+    rows = [whole_grid["time_s"].tolist().index(t) for t in thinned["time_s"]]
+    check(thinned["left.x"].tolist() == [whole_grid["left.x"][r] for r in rows], "every=0.5: values differ")
+    # An interval that does not divide the span: the last row comes too.
+    odd = couplet.read_table(log_path, columns=["left.x"], every=0.3)
+    check(odd["time_s"][-1] == 20.0 and odd["time_s"][-2] == 19.8 and len(odd["time_s"]) == 68,
+          f"every=0.3: {len(odd['time_s'])} rows ending {odd['time_s'][-3:]}")
+
+    expect_error(KeyError, lambda: couplet.read_table(log_path, columns=["left.nothing"]),
+                 "no column 'left.nothing'", "unknown column")
+    expect_error(couplet.RunLogError, lambda: couplet.read_table(log_path, every=0), "above 0", "every=0")
+
+    with open(log_path, "rb") as f:
+        data = f.read()
+    offsets = frame_offsets(data)
+    cut_path = os.path.join(tmp, "cut.log")
+    with open(cut_path, "wb") as f:
+        f.write(data[:offsets[len(offsets) // 2] + 6])
+    expect_error(couplet.DamagedLogError, lambda: couplet.read_table(cut_path), "allow_damaged=True", "cut log")
+    partial = couplet.read_table(cut_path, allow_damaged=True)
+    same_columns(partial, couplet.read_log(cut_path, allow_damaged=True).table(), "cut log, allow_damaged")
+    check(0 < len(partial["time_s"]) < len(whole["time_s"]), f"cut log: {len(partial['time_s'])} rows")
 
 
 def documented_session(source):
@@ -646,7 +702,8 @@ def case_docs(couplet, build, source, tmp):
 
 
 CASES = {"run": case_run, "docs": case_docs, "lossy": case_lossy, "damaged": case_damaged, "errors": case_errors,
-         "dataframe": case_dataframe, "stepping": case_stepping, "discrete": case_discrete}
+         "dataframe": case_dataframe, "stepping": case_stepping, "discrete": case_discrete,
+         "streamed": case_streamed}
 
 
 def main(argv):

@@ -85,6 +85,22 @@ TEST(StreamingReplay, MemoryDoesNotGrowWithTheLogsLength) {
         << " for the long one";
     EXPECT_LT(long_peak, long_bytes / 2) << command[0];
   }
+  // The Python module's read_table streams too.
+  const fs::path module_directory = fs::path(COUPLET_BINARY).parent_path() / "python";
+  if (fs::exists("/usr/bin/python3") && fs::exists(module_directory)) {
+    const auto python_peak = [&](const fs::path& log) {
+      const Finished finished = run_measured(
+          {"/usr/bin/env", "PYTHONPATH=" + module_directory.string(), "/usr/bin/python3", "-c",
+           "import couplet, sys; t = couplet.read_table(sys.argv[1], grid=True, "
+           "columns=['left.x'], every=0.5); "
+           "sys.exit(0 if len(t['time_s']) > 40 else 1)",
+           log.string()});
+      EXPECT_EQ(finished.exit_code, 0) << "read_table " << log;
+      return finished.peak_bytes;
+    };
+    const std::uint64_t short_peak = python_peak(short_log);
+    EXPECT_LT(python_peak(long_log), short_peak + (std::uint64_t{8} << 20)) << "read_table";
+  }
   // Reading it whole (compare still does) takes several times the log.
   const Finished whole =
       run_measured({COUPLET_BINARY, "compare", long_log.string(), long_log.string()});
