@@ -13,29 +13,42 @@ bool same_bits(double x, double y) {
   return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y);
 }
 
-/// The calls of the initialization: SlaveCall.plan counts the plans completed
-/// before a call, so the initialization's calls carry 0 like plan 1's; they are
-/// the setups and output evaluations before any other call.
-std::size_t initialization_calls(const RunLog& log) {
-  std::size_t count = 0;
-  while (count < log.calls.size() && log.calls[count].plan == 0 &&
-         (log.calls[count].kind == CallKind::setup ||
-          log.calls[count].kind == CallKind::evaluate_outputs))
-    ++count;
-  return count;
-}
+/// One log as it is compared: its stream and where in it the comparison is.
+/// SlaveCall.plan counts the plans completed before a call, so the
+/// initialization's calls carry 0 like plan 1's; they are the setups and
+/// output evaluations before any other call.
+class Side {
+ public:
+  explicit Side(RunLogStream& stream) : stream_(stream) {}
 
-/// The plan call `index` of `log` belongs to (0: the initialization).
-std::uint64_t plan_of(const RunLog& log, std::size_t index) {
-  return index < initialization_calls(log) ? 0 : log.calls[index].plan + 1;
-}
+  const RunLog& log() const { return stream_.log(); }
 
-/// Where the master stood when it made `plan`: the frontier after the plan
-/// before it, the start time for the first (and the initialization).
-Time communication_time(const RunLog& log, std::uint64_t plan) {
-  if (plan >= 2 && plan - 2 < log.plans.size()) return log.plans[plan - 2].frontier;
-  return log.start;
-}
+  /// The next call (null: the log has no more), and the plan it belongs to.
+  const LoggedCall* next() {
+    call_ = stream_.next_call();
+    if (call_ != nullptr) {
+      initializing_ = initializing_ && call_->plan == 0 &&
+                      (call_->kind == CallKind::setup || call_->kind == CallKind::evaluate_outputs);
+    }
+    return call_;
+  }
+  /// The plan of the call next() returned (0: the initialization).
+  std::uint64_t plan() const { return initializing_ ? 0 : call_->plan + 1; }
+
+  /// Where the master stood when it made `plan`: the frontier after the plan
+  /// before it, the start time for the first (and the initialization).
+  Time communication_time(std::uint64_t plan) {
+    if (plan >= 2) {
+      if (const LoggedPlan* before = stream_.plan(plan - 1)) return before->frontier;
+    }
+    return log().start;
+  }
+
+ private:
+  RunLogStream& stream_;
+  const LoggedCall* call_ = nullptr;
+  bool initializing_ = true;
+};
 
 std::string describe(const RunLog& log, const LoggedCall& call) {
   std::string text =
@@ -88,8 +101,8 @@ std::string call_difference(const RunLog& log_a, const LoggedCall& a, const RunL
   return {};
 }
 
-DecisionDifference difference_at(const RunLog& log, std::uint64_t plan, std::string what) {
-  return {plan, communication_time(log, plan), std::move(what)};
+DecisionDifference difference_at(Side& side, std::uint64_t plan, std::string what) {
+  return {plan, side.communication_time(plan), std::move(what)};
 }
 
 }  // namespace
@@ -100,36 +113,50 @@ std::string plan_text(const DecisionDifference& difference) {
                               : "plan " + std::to_string(difference.plan) + time;
 }
 
-std::optional<DecisionDifference> first_decision_difference(const RunLog& a, const RunLog& b) {
-  if (a.slaves.size() != b.slaves.size())
-    return difference_at(
-        a, 1,
-        pair_text("slaves", std::to_string(a.slaves.size()), std::to_string(b.slaves.size())));
-  for (std::size_t s = 0; s < a.slaves.size(); ++s) {
-    if (a.slaves[s].name != b.slaves[s].name)
+std::optional<DecisionDifference> first_decision_difference(RunLogStream& stream_a,
+                                                            RunLogStream& stream_b) {
+  Side a(stream_a), b(stream_b);
+  const RunLog& log_a = a.log();
+  const RunLog& log_b = b.log();
+  if (log_a.slaves.size() != log_b.slaves.size()) {
+    return difference_at(a, 1,
+                         pair_text("slaves", std::to_string(log_a.slaves.size()),
+                                   std::to_string(log_b.slaves.size())));
+  }
+  for (std::size_t s = 0; s < log_a.slaves.size(); ++s) {
+    if (log_a.slaves[s].name != log_b.slaves[s].name) {
       return difference_at(
-          a, 1, pair_text("slave " + std::to_string(s + 1), a.slaves[s].name, b.slaves[s].name));
-  }
-  const std::size_t common = std::min(a.calls.size(), b.calls.size());
-  for (std::size_t k = 0; k < common; ++k) {
-    const LoggedCall& call_a = a.calls[k];
-    const LoggedCall& call_b = b.calls[k];
-    if (call_a.plan != call_b.plan) {
-      // One master ended a plan where the other made one more call.
-      const bool a_ended = call_a.plan > call_b.plan;
-      return difference_at(a, std::min(plan_of(a, k), plan_of(b, k)),
-                           "one more call in the run log '" + (a_ended ? b.path : a.path) +
-                               "': " + (a_ended ? describe(b, call_b) : describe(a, call_a)));
+          a, 1,
+          pair_text("slave " + std::to_string(s + 1), log_a.slaves[s].name, log_b.slaves[s].name));
     }
-    if (std::string what = call_difference(a, call_a, b, call_b); !what.empty())
-      return difference_at(a, plan_of(a, k), describe(a, call_a) + ": " + what);
   }
-  if (a.calls.size() == b.calls.size()) return std::nullopt;
-  const RunLog& longer = a.calls.size() > b.calls.size() ? a : b;
-  const RunLog& shorter = a.calls.size() > b.calls.size() ? b : a;
-  const LoggedCall& next = longer.calls[common];
-  return difference_at(longer, plan_of(longer, common),
-                       "the run log '" + shorter.path + "' ends before " + describe(longer, next));
+  while (true) {
+    const LoggedCall* call_a = a.next();
+    const LoggedCall* call_b = b.next();
+    if (call_a == nullptr && call_b == nullptr) return std::nullopt;
+    if (call_a == nullptr || call_b == nullptr) {
+      Side& longer = call_a != nullptr ? a : b;
+      const RunLog& shorter = call_a != nullptr ? log_b : log_a;
+      return difference_at(longer, longer.plan(),
+                           "the run log '" + shorter.path + "' ends before " +
+                               describe(longer.log(), call_a != nullptr ? *call_a : *call_b));
+    }
+    if (call_a->plan != call_b->plan) {
+      // One master ended a plan where the other made one more call.
+      const bool a_ended = call_a->plan > call_b->plan;
+      return difference_at(
+          a, std::min(a.plan(), b.plan()),
+          "one more call in the run log '" + (a_ended ? log_b.path : log_a.path) +
+              "': " + (a_ended ? describe(log_b, *call_b) : describe(log_a, *call_a)));
+    }
+    if (std::string what = call_difference(log_a, *call_a, log_b, *call_b); !what.empty())
+      return difference_at(a, a.plan(), describe(log_a, *call_a) + ": " + what);
+  }
+}
+
+std::optional<DecisionDifference> first_decision_difference(const RunLog& a, const RunLog& b) {
+  RunLogStream stream_a(a), stream_b(b);
+  return first_decision_difference(stream_a, stream_b);
 }
 
 }  // namespace couplet::tools

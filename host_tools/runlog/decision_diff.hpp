@@ -10,6 +10,7 @@
 
 #include "couplet/time.hpp"
 #include "host_tools/runlog/run_log.hpp"
+#include "host_tools/runlog/run_log_stream.hpp"
 
 namespace couplet::tools {
 
@@ -29,5 +30,8 @@ std::string plan_text(const DecisionDifference& difference);
 /// DecisionDifference::what, "the run log ... ends"). Logs of different systems
 /// (slaves or their order) differ at plan 1.
 std::optional<DecisionDifference> first_decision_difference(const RunLog& a, const RunLog& b);
+/// The same of two streamed logs, read call by call in step (memory independent
+/// of their length). Throws RunLogError as read_run_log() for a malformed record.
+std::optional<DecisionDifference> first_decision_difference(RunLogStream& a, RunLogStream& b);
 
 }  // namespace couplet::tools

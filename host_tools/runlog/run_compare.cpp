@@ -27,9 +27,11 @@ struct RunSide {
   std::string log_path;                      ///< empty: no run log
 };
 
-RunLog read_log(const std::string& path) {
+/// `read(path)` with a log that cannot be read reported as bad input.
+template <typename Read>
+auto reading_log(const std::string& path, Read&& read) {
   try {
-    return read_run_log(path);
+    return read(path);
   } catch (const RunLogError& error) {
     throw ConfigurationError(error.what());
   }
@@ -60,17 +62,16 @@ RunSide read_side(const std::string& path) {
   }
   if (!fs::exists(path))
     throw ConfigurationError("'" + path + "': no such run directory or run log");
-  const RunLog log = read_log(path);
-  RunSide side;
-  try {
-    side.signals = signals_of_log(log);
-  } catch (const RunLogError& error) {
-    throw ConfigurationError(error.what());
-  }
-  if (log.end_record && log.end_record->completed())
-    side.decision_hash = hash_text(log.end_record->decision_hash);
-  side.log_path = path;
-  return side;
+  // Streamed: the signals on the grid are kept, not the log.
+  return reading_log(path, [](const std::string& log_path) {
+    RunLogReading reading(log_path);
+    RunSide side;
+    side.signals = signals_of_log(reading);
+    const std::optional<LoggedEnd>& end = reading.log().end_record;
+    if (end && end->completed()) side.decision_hash = hash_text(end->decision_hash);
+    side.log_path = log_path;
+    return side;
+  });
 }
 
 void check_same_grid(const SignalTable& a, const SignalTable& b) {
@@ -152,8 +153,14 @@ void compare_decisions(const RunSide& a, const RunSide& b, RunComparison& compar
                                : "decisions not compared: no decision hash or run log in both runs";
     return;
   }
-  comparison.first_difference =
-      first_decision_difference(read_log(a.log_path), read_log(b.log_path));
+  // Both logs streamed call by call, in step.
+  comparison.first_difference = reading_log(a.log_path, [&](const std::string& path_a) {
+    RunLogStream stream_a(path_a);
+    return reading_log(b.log_path, [&](const std::string& path_b) {
+      RunLogStream stream_b(path_b);
+      return first_decision_difference(stream_a, stream_b);
+    });
+  });
   if (const auto& difference = comparison.first_difference) {
     comparison.decisions =
         "first different decisions: " + plan_text(*difference) + ": " + difference->what;

@@ -79,7 +79,34 @@ SignalTable read_signals_csv(const std::string& path) {
   return parse_signals_csv(file, path);
 }
 
-SignalTable signals_of_log(const RunLog& log) {
+namespace {
+
+/// The Real columns of the grid rows as a SignalTable.
+class SignalColumnsOfRows final : public TableSink {
+ public:
+  explicit SignalColumnsOfRows(SignalTable& table) : table_(table) {}
+  void header(const ExportTable& columns) override {
+    // Column 0 is time_s; the others are the outputs.
+    table_.names.assign(columns.columns.begin() + 1, columns.columns.end());
+    table_.columns.resize(table_.names.size());
+  }
+  void row(std::span<const std::optional<double>> row,
+           std::span<const std::optional<std::int64_t>>) override {
+    constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+    table_.times.push_back(row[0].value_or(kNaN));
+    for (std::size_t k = 1; k < row.size(); ++k)
+      table_.columns[k - 1].push_back(row[k].value_or(kNaN));
+  }
+
+ private:
+  SignalTable& table_;
+};
+
+}  // namespace
+
+SignalTable signals_of_log(RunLogReading& reading) {
+  reading.read_structure();
+  const RunLog& log = reading.log();
   std::vector<Time> grid;
   try {
     grid = evaluation_grid(parse_scenario(log.scenario_text, log.scenario_source));
@@ -87,17 +114,10 @@ SignalTable signals_of_log(const RunLog& log) {
     throw RunLogError("run log '" + log.path +
                       "': its scenario no longer gives an evaluation grid: " + error.what());
   }
-  const ExportTable rows = grid_table(log, grid);
   SignalTable table;
   table.source = log.path;
-  // Column 0 is time_s; the others are the outputs.
-  table.names.assign(rows.columns.begin() + 1, rows.columns.end());
-  table.columns.resize(table.names.size());
-  for (const auto& row : rows.rows) {
-    table.times.push_back(row[0].value_or(std::numeric_limits<double>::quiet_NaN()));
-    for (std::size_t k = 1; k < row.size(); ++k)
-      table.columns[k - 1].push_back(row[k].value_or(std::numeric_limits<double>::quiet_NaN()));
-  }
+  SignalColumnsOfRows rows(table);
+  stream_grid_rows(reading, grid, rows);
   return table;
 }
 

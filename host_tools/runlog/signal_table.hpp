@@ -26,9 +26,11 @@ SignalTable read_signals_csv(const std::string& path);
 /// The same from `rows`, named `source` in messages.
 SignalTable parse_signals_csv(std::istream& rows, const std::string& source);
 
-/// The outputs of `log` on its scenario's evaluation grid (grid_table), up to the
-/// time every slave reached. Throws RunLogError naming the log when its
-/// scenario no longer gives a grid.
-SignalTable signals_of_log(const RunLog& log);
+/// The outputs of the log `reading` reads on its scenario's evaluation grid
+/// (grid_table), up to the time every slave reached; the log is streamed
+/// (stream_grid_rows), its end record left in reading.log(). Throws RunLogError
+/// naming the log when its scenario no longer gives a grid, or as
+/// read_run_log() for a malformed record.
+SignalTable signals_of_log(RunLogReading& reading);
 
 }  // namespace couplet::tools

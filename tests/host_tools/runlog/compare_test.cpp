@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "core/exact_text.hpp"
+#include "host_tools/runlog/decision_diff.hpp"
 #include "host_tools/runlog/log_export.hpp"
 #include "host_tools/runlog/run_log.hpp"
 #include "host_tools/runlog/signal_table.hpp"
@@ -175,6 +176,27 @@ TEST_F(Compare, AChangedMassDiffersFromTheInitialization) {
                            exact_text(-1.0 / 20.0) + " vs " + exact_text(-1.0 / 40.0) + "\n"))
       << result.output;
   EXPECT_EQ(first_beyond_column(result.output).at("left.x"), "  t = 0.1 s") << result.output;
+}
+
+// Read in step, two logs give the difference the logs read whole give, also
+// far into them: past the plan records a stream lets go of.
+TEST_F(Compare, StreamedLogsGiveTheFirstDifferenceOfTheWholeLogs) {
+  run_into("fine", "--set algorithm.step=0.00002");
+  run_into("fine-stiffer",
+           "--set algorithm.step=0.00002 --set slaves.right.parameters.c_wall_after=8");
+  const std::string a = directory("fine") + "/run.log";
+  const std::string b = directory("fine-stiffer") + "/run.log";
+  const auto whole =
+      tools::first_decision_difference(tools::read_run_log(a), tools::read_run_log(b));
+  tools::RunLogStream stream_a(a), stream_b(b);
+  const auto streamed = tools::first_decision_difference(stream_a, stream_b);
+  ASSERT_TRUE(whole.has_value());
+  ASSERT_TRUE(streamed.has_value());
+  EXPECT_GT(whole->plan, 30000U) << "the switch at 0.35 s, 2 plans per 20 us macro step";
+  EXPECT_EQ(streamed->plan, whole->plan);
+  EXPECT_EQ(streamed->time, whole->time);
+  EXPECT_EQ(streamed->what, whole->what);
+  EXPECT_NEAR(to_seconds(whole->time), 0.35, 1e-4) << tools::plan_text(*whole);
 }
 
 TEST_F(Compare, AToleranceThatAdmitsTheDifferenceExitsZero) {
