@@ -145,9 +145,8 @@ std::string figure(const PlotSpec& spec, const nlohmann::json& plot,
   for (const std::string& series : thinned) note += (note.empty() ? "" : "; ") + series;
   if (!note.empty()) {
     note =
-        "<p class=\"note decimated\">Decimated (each time bucket keeps its first, lowest, "
-        "highest and last point): " +
-        escape(note) + ".</p>\n";
+        "<p class=\"note decimated\">Decimated, keeping every slice's extremes: " + escape(note) +
+        ".</p>\n";
   }
   return "<div class=\"figure\">\n<p class=\"plot-title\">" + escape(spec.title) + "</p>\n" + note +
          "<div class=\"figure-body\"><div class=\"plot\" id=\"" + escape(spec.id) +
