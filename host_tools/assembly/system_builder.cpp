@@ -227,13 +227,19 @@ std::vector<PortReference> resolve_discrete_signals(const Scenario& scenario,
   return named_signals(scenario, system, true);
 }
 
-std::vector<Time> evaluation_grid(const Scenario& scenario) {
+GridSpacing evaluation_grid_spacing(const Scenario& scenario) {
   const Time start = to_ticks(scenario.start);
   const Time end = to_ticks(scenario.end);
   const Time spacing = step_to_ticks(scenario.evaluation_grid);
+  const std::size_t count = end < start ? 0 : static_cast<std::size_t>((end - start) / spacing + 1);
+  return {start, spacing, count};
+}
+
+std::vector<Time> evaluation_grid(const Scenario& scenario) {
+  const GridSpacing spacing = evaluation_grid_spacing(scenario);
   std::vector<Time> grid;
-  grid.reserve(static_cast<std::size_t>((end - start) / spacing + 1));
-  for (Time t = start; t <= end; t += spacing) grid.push_back(t);
+  grid.reserve(spacing.count);
+  for (std::size_t k = 0; k < spacing.count; ++k) grid.push_back(spacing.at(k));
   return grid;
 }
 

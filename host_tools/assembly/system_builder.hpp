@@ -35,6 +35,15 @@ std::vector<PortReference> resolve_signals(const Scenario& scenario, const Syste
 /// one when empty); ports index SlaveDescription::discrete_outputs.
 std::vector<PortReference> resolve_discrete_signals(const Scenario& scenario, const System& system);
 
+/// The evaluation grid without its times (a day at 1 kHz has 86 million):
+/// time k is start + k * spacing, for k < count.
+struct GridSpacing {
+  Time start = 0;
+  Time spacing = 0;
+  std::size_t count = 0;
+  Time at(std::size_t k) const { return start + static_cast<Time>(k) * spacing; }
+};
+GridSpacing evaluation_grid_spacing(const Scenario& scenario);
 /// start, start + grid, ... up to end, in ticks.
 std::vector<Time> evaluation_grid(const Scenario& scenario);
 

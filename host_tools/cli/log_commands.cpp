@@ -19,6 +19,7 @@
 #include "host_tools/assembly/group_builder.hpp"
 #include "host_tools/assembly/system_builder.hpp"
 #include "host_tools/report/report.hpp"
+#include "host_tools/report/report_parts.hpp"
 #include "host_tools/runlog/log_export.hpp"
 #include "host_tools/runlog/log_export_mat.hpp"
 #include "host_tools/runlog/log_inspect.hpp"
@@ -39,13 +40,6 @@ namespace {
 void warn_of_damage(const std::string& path, const std::string& tail_problem) {
   if (!tail_problem.empty())
     std::cerr << "couplet: warning: " << path << ": " << tail_problem << "; read up to there\n";
-}
-
-/// Reads the log whole, warning of a damaged tail.
-RunLog read_with_warning(const std::string& path) {
-  RunLog log = read_run_log(path);
-  warn_of_damage(path, log.damaged() ? log.tail_problem : "");
-  return log;
 }
 
 /// A damaged frame inside the log (a cut tail is not an error).
@@ -100,12 +94,11 @@ void check_summary_counters(const nlohmann::json& summary, const RunLog& log,
 /// The summary's end time: the log's end time for a completed run, else the
 /// time reached (at least the last plan's frontier: a failed plan may have
 /// advanced it before its record was written).
-void check_summary_end_time(const nlohmann::json& summary, const RunLog& log,
+void check_summary_end_time(const nlohmann::json& summary, const RunLog& log, Time reached,
                             const RunFiles& files) {
   const auto value = summary.find("end_time");
   if (value == summary.end() || !value->is_number()) return;
   const double end_time = value->get<double>();
-  const Time reached = log.plans.empty() ? log.start : log.plans.back().frontier;
   const bool completed = log.end_record && log.end_record->completed();
   const bool agrees =
       completed ? same_seconds(end_time, to_seconds(log.end))
@@ -118,7 +111,7 @@ void check_summary_end_time(const nlohmann::json& summary, const RunLog& log,
   }
 }
 
-void check_summary(const RunLog& log, const RunFiles& files) {
+void check_summary(const RunLog& log, Time reached, const RunFiles& files) {
   if (files.summary_json.empty()) return;
   const nlohmann::json summary = nlohmann::json::parse(files.summary_json, nullptr, false);
   if (!summary.is_object()) return;  // the report says it could not be parsed
@@ -141,7 +134,7 @@ void check_summary(const RunLog& log, const RunFiles& files) {
                    hash_text(log.end_record->decision_hash) + " in the log");
     }
   }
-  check_summary_end_time(summary, log, files);
+  check_summary_end_time(summary, log, reached, files);
   check_summary_counters(summary, log, files);
   if (const auto run_log = summary.find("run_log");
       run_log != summary.end() && run_log->is_object()) {
@@ -184,49 +177,49 @@ void check_signal_columns(const std::string& header, const RunLog& log, const Ru
   }
 }
 
-/// The evaluation grid of the logged scenario; empty when its text no longer
-/// loads (the report still shows the log).
-std::vector<Time> logged_grid(const RunLog& log) {
+/// The evaluation grid of the logged scenario; none (count 0) when its text no
+/// longer loads (the report still shows the log).
+GridSpacing logged_grid(const RunLog& log) {
   try {
-    return evaluation_grid(parse_scenario(log.scenario_text, log.scenario_source));
+    return evaluation_grid_spacing(parse_scenario(log.scenario_text, log.scenario_source));
   } catch (const std::exception&) {
     return {};
   }
 }
 
 /// signals.csv's times: the logged scenario's evaluation grid, all of it when
-/// the run completed.
+/// the run completed. Row by row, each time against the grid's at its row.
 void check_signal_times(std::istream& rows, const RunLog& log, const RunFiles& files) {
-  const std::vector<Time> grid = logged_grid(log);
-  if (grid.empty()) return;
+  const GridSpacing grid = logged_grid(log);
+  if (grid.count == 0) return;
   std::size_t row = 0;
   for (std::string line; std::getline(rows, line);) {
     if (line.empty() || line == "\r") continue;
     const std::string time = line.substr(0, line.find(','));
     char* end = nullptr;
     const double seconds = std::strtod(time.c_str(), &end);
-    if (row >= grid.size() || end == time.c_str() ||
-        !same_seconds(seconds, to_seconds(grid[row]))) {
+    if (row >= grid.count || end == time.c_str() ||
+        !same_seconds(seconds, to_seconds(grid.at(row)))) {
       disagree(files.signals_path, files.log_path,
                "row " + std::to_string(row + 2) + " is at t = " + time + " s, " +
-                   (row >= grid.size() ? "after the logged scenario's last evaluation time"
-                                       : "the logged scenario's evaluation grid at " +
-                                             seconds_of(to_seconds(grid[row]))));
+                   (row >= grid.count ? "after the logged scenario's last evaluation time"
+                                      : "the logged scenario's evaluation grid at " +
+                                            seconds_of(to_seconds(grid.at(row)))));
     }
     ++row;
   }
-  if (log.end_record && log.end_record->completed() && row != grid.size()) {
+  if (log.end_record && log.end_record->completed() && row != grid.count) {
     disagree(files.signals_path, files.log_path,
              "it has " + std::to_string(row) + " rows, the logged run completed " +
-                 std::to_string(grid.size()) + " evaluation times");
+                 std::to_string(grid.count) + " evaluation times");
   }
 }
 
+/// signals.csv read line by line, never whole: it grows with the run.
 void check_signals(const RunLog& log, const RunFiles& files) {
-  if (files.signals_csv.empty()) return;
-  std::istringstream rows(files.signals_csv);
+  std::ifstream rows(files.signals_path);
   std::string header;
-  std::getline(rows, header);
+  if (!rows || !std::getline(rows, header)) return;  // absent or empty: nothing to compare
   if (!header.empty() && header.back() == '\r') header.pop_back();
   check_signal_columns(header, log, files);
   check_signal_times(rows, log, files);
@@ -369,34 +362,36 @@ int inspect_log_command(const std::string& log_path) {
   return corrupted(inspection.tail) ? 1 : 0;
 }
 
-void check_run_files_agree(const RunLog& log, const RunFiles& files) {
-  check_summary(log, files);
+void check_run_files_agree(const RunLog& log, Time reached, const RunFiles& files) {
+  check_summary(log, reached, files);
   check_signals(log, files);
 }
 
 namespace {
 
-/// One run as the report reads it: its log, the files beside it, checked to agree.
-struct ReportRun {
-  RunLog log;
-  ReportInputs inputs;
+/// One run as the report reads it: its log's digest (streamed), the files
+/// beside it, checked to agree; signals.csv read row by row into bounded columns.
+struct ReadRun {
+  ReportRun run;
   std::filesystem::path directory;  ///< where the log lies
 };
 
-ReportRun read_report_run(const std::string& log_or_directory) {
+ReadRun read_report_run(const std::string& log_or_directory) {
   std::filesystem::path log_path = log_or_directory;
   if (std::filesystem::is_directory(log_path)) log_path /= "run.log";
-  RunLog log = read_with_warning(log_path.string());
+  ReportDigest digest = digest_run_log(log_path.string());
+  warn_of_damage(log_path.string(), digest.log.damaged() ? digest.log.tail_problem : "");
   const std::filesystem::path directory =
       log_path.parent_path().empty() ? "." : log_path.parent_path();
-  const RunFiles files{log_path.string(),
-                       protocol::log_bytes_on_disk(log_path.string()),
+  const RunFiles files{log_path.string(), protocol::log_bytes_on_disk(log_path.string()),
                        (directory / "summary.json").string(),
                        read_text_if_present(directory / "summary.json"),
-                       (directory / "signals.csv").string(),
-                       read_text_if_present(directory / "signals.csv")};
-  check_run_files_agree(log, files);
-  return {std::move(log), {files.signals_csv, files.summary_json}, directory};
+                       (directory / "signals.csv").string()};
+  check_run_files_agree(digest.log, digest.reached, files);
+  report_parts::SignalColumns signals;
+  if (std::ifstream csv(files.signals_path); csv)
+    signals = report_parts::signals_from_csv(csv, report_parts::run_span(digest.log));
+  return {{std::move(digest), std::move(signals), files.summary_json}, directory};
 }
 
 /// The run's name in the overlay's legends: its directory's name ("runs/a/" or
@@ -412,13 +407,13 @@ std::string run_name(const std::string& log_or_directory) {
 }  // namespace
 
 int report_log_command(const std::string& log_or_directory, const std::string& report_path) {
-  const ReportRun run = read_report_run(log_or_directory);
+  const ReadRun read = read_report_run(log_or_directory);
   // Without -o the report goes beside the log, into the run's directory.
   const std::string output =
-      report_path.empty() ? (run.directory / "report.html").string() : report_path;
-  write_text(output, render_report(run.log, run.inputs));
+      report_path.empty() ? (read.directory / "report.html").string() : report_path;
+  write_text(output, render_report(read.run));
   std::cerr << "couplet: report written to " << output << "\n";
-  return corrupted(run.log.tail) ? 1 : 0;
+  return corrupted(read.run.digest.log.tail) ? 1 : 0;
 }
 
 int report_overlay_command(const std::vector<std::string>& logs_or_directories,
@@ -431,9 +426,9 @@ int report_overlay_command(const std::vector<std::string>& logs_or_directories,
   std::vector<OverlayRun> runs;
   bool any_corrupted = false;
   for (const std::string& argument : logs_or_directories) {
-    ReportRun run = read_report_run(argument);
-    any_corrupted = any_corrupted || corrupted(run.log.tail);
-    runs.push_back({run_name(argument), std::move(run.log), std::move(run.inputs)});
+    ReadRun read = read_report_run(argument);
+    any_corrupted = any_corrupted || corrupted(read.run.digest.log.tail);
+    runs.push_back({run_name(argument), std::move(read.run)});
   }
   // Several runs have no one directory: without -o the page goes to the current one.
   const std::string output = report_path.empty() ? "report.html" : report_path;

@@ -37,14 +37,14 @@ int report_log_command(const std::string& log_or_directory, const std::string& r
 int report_overlay_command(const std::vector<std::string>& logs_or_directories,
                            const std::string& report_path);
 
-/// The files of one run directory, as read (empty text: the file is absent).
+/// The files of one run directory, summary.json as read (empty text: absent);
+/// signals.csv is read from its path, line by line, when it is there.
 struct RunFiles {
   std::string log_path;
   std::uint64_t log_bytes = 0;
   std::string summary_path;
   std::string summary_json;
   std::string signals_path;
-  std::string signals_csv;
 };
 
 /// Throws RunLogError naming the files that disagree when summary.json or
@@ -52,7 +52,9 @@ struct RunFiles {
 /// decision hash, end time, counters and log size must be the log's; the
 /// signals' columns must be outputs of the logged slaves and their times the
 /// logged scenario's evaluation grid (all of it for a completed run, a prefix
-/// otherwise). What a file does not hold is not compared.
-void check_run_files_agree(const RunLog& log, const RunFiles& files);
+/// otherwise). What a file does not hold is not compared. `log` is the log's
+/// structure and end record; `reached` its last plan's frontier (its start
+/// without plans).
+void check_run_files_agree(const RunLog& log, Time reached, const RunFiles& files);
 
 }  // namespace couplet::tools

@@ -3,10 +3,11 @@
 // so that the page is interactive and still needs no network and no other file.
 // The output is XHTML-compatible (closed tags, escaped text) so tests can parse it.
 //
-// This file holds the page's sections and their order; the parts they are made
-// of (report_parts.hpp) are in report_text.cpp (escaping), report_series.cpp
-// (the data, from the log and signals.csv), report_plots.cpp (the plots) and
-// report_page.cpp (the page's frame).
+// This file holds the page's sections and their order; they draw from the log's
+// digest (report_digest.cpp: one streamed pass, every series bounded). The parts
+// they are made of (report_parts.hpp) are in report_text.cpp (escaping),
+// report_series.cpp (grouping the signals), report_bounded.cpp (bounded series,
+// signals.csv), report_plots.cpp (the plots) and report_page.cpp (the frame).
 #include "host_tools/report/report.hpp"
 
 #include <algorithm>
@@ -132,7 +133,8 @@ std::string summary_from_end_record(const LoggedEnd& end) {
                                        {"decision_hash", hash_text(end.decision_hash)}});
 }
 
-std::string summary_section(const RunLog& log, const ReportInputs& inputs) {
+std::string summary_section(const ReportDigest& digest, const std::string& summary_json) {
+  const RunLog& log = digest.log;
   const auto [status, css] = run_status(log);
   std::string html =
       "<h2>Summary</h2>\n<p class=\"" + css + "\">Status: " + escape(status) + "</p>\n";
@@ -142,10 +144,10 @@ std::string summary_section(const RunLog& log, const ReportInputs& inputs) {
                                    {"time span (s)", format_number(seconds(log.start)) + " to " +
                                                          format_number(seconds(log.end))},
                                    {"frames", std::to_string(log.frames)},
-                                   {"plans", std::to_string(log.plans.size())},
-                                   {"slave calls", std::to_string(log.calls.size())}});
-  if (!inputs.summary_json.empty()) {
-    const nlohmann::json summary = nlohmann::json::parse(inputs.summary_json, nullptr, false);
+                                   {"plans", std::to_string(digest.plans)},
+                                   {"slave calls", std::to_string(digest.calls)}});
+  if (!summary_json.empty()) {
+    const nlohmann::json summary = nlohmann::json::parse(summary_json, nullptr, false);
     if (summary.is_object()) return html + "<h3>summary.json</h3>\n" + summary_from_json(summary);
     html += paragraph(
         "summary.json could not be parsed; the counters below come from the log's end record.");
@@ -157,21 +159,21 @@ std::string summary_section(const RunLog& log, const ReportInputs& inputs) {
 
 // ---- checks (docs/scenarios.md#checks): their verdicts from summary.json
 
-nlohmann::json checks_of(const ReportInputs& inputs) {
-  if (inputs.summary_json.empty()) return nlohmann::json::array();
-  const nlohmann::json summary = nlohmann::json::parse(inputs.summary_json, nullptr, false);
+nlohmann::json checks_of(const std::string& summary_json) {
+  if (summary_json.empty()) return nlohmann::json::array();
+  const nlohmann::json summary = nlohmann::json::parse(summary_json, nullptr, false);
   if (!summary.is_object() || !summary.contains("checks") || !summary["checks"].is_array())
     return nlohmann::json::array();
   return summary["checks"];
 }
 
 /// The checks' verdicts as a table; empty when summary.json holds none.
-std::string checks_table(const ReportInputs& inputs) {
+std::string checks_table(const std::string& summary_json) {
   std::vector<std::vector<std::string>> rows;
   const auto cell = [](const nlohmann::json& value) {
     return value.is_number() ? format_number(value.get<double>()) : std::string("-");
   };
-  for (const nlohmann::json& check : checks_of(inputs)) {
+  for (const nlohmann::json& check : checks_of(summary_json)) {
     rows.push_back({check.value("name", ""), check.value("kind", ""), check.value("signal", "-"),
                     check.value("passed", false) ? "PASS" : "FAIL",
                     cell(check["first_violation_time"]), cell(check["worst_value"]),
@@ -183,8 +185,8 @@ std::string checks_table(const ReportInputs& inputs) {
       rows);
 }
 
-std::string checks_section(const ReportInputs& inputs) {
-  const std::string checks = checks_table(inputs);
+std::string checks_section(const std::string& summary_json) {
+  const std::string checks = checks_table(summary_json);
   return checks.empty() ? std::string() : "<h2>Checks</h2>\n" + checks;
 }
 
@@ -216,16 +218,19 @@ void mark_violations(std::vector<Series>& series, const nlohmann::json& checks) 
   }
 }
 
-std::string signals_section(const RunLog& log, const ReportInputs& inputs) {
-  std::vector<Column> columns = signals_from_csv(inputs.signals_csv);
+std::string signals_section(const ReportRun& run) {
+  const RunLog& log = run.digest.log;
+  SignalColumns from_calls;
+  const SignalColumns* shown = &run.signals;
   std::string source = "signals.csv";
-  if (columns.empty()) {
-    columns = signals_from_calls(log);
+  if (run.signals.columns.empty()) {
+    from_calls.columns = run.digest.signals_from_calls;
+    shown = &from_calls;
     source = "the logged output values at the end of every step";
   }
   std::string plots;
   std::size_t number = 0;
-  for (const SignalGroup& group : group_by_quantity(log, columns)) {
+  for (const SignalGroup& group : group_by_quantity(log, *shown)) {
     ++number;
     const PlotSpec signals{"plot-signals-" + std::to_string(number),
                            "Signals " + group.quantity.title + " (from " + source + ")",
@@ -234,7 +239,7 @@ std::string signals_section(const RunLog& log, const ReportInputs& inputs) {
                            false,
                            run_span(log)};
     std::vector<Series> marked = group.signals;
-    mark_violations(marked, checks_of(inputs));
+    mark_violations(marked, checks_of(run.summary_json));
     plots += line_plot(signals, marked);
     const PlotSpec errors{
         "plot-error-" + std::to_string(number),
@@ -248,41 +253,45 @@ std::string signals_section(const RunLog& log, const ReportInputs& inputs) {
   return section("Signals", plots);
 }
 
-std::string step_size_section(const RunLog& log) {
-  const std::vector<Held> steps = communication_steps(log);
+/// A step plot's series, with the points it had.
+Series held_series(std::string name, const HeldSeries& held, std::size_t color) {
+  return {std::move(name), held.points(), color, false, false, true, held.count()};
+}
+
+std::string step_size_section(const ReportDigest& digest) {
+  const RunLog& log = digest.log;
+  const std::vector<Point> steps = digest.step_sizes.points();
   Range range;
-  for (const Held& step : steps) range.include(step.value);
+  for (const Point& step : steps) range.include(step.y);
   // Variable-step runs span decades (a switch forces tiny steps); a linear axis hides them.
   const bool log_y = !range.empty() && range.low > 0.0 && range.high > 100.0 * range.low;
   const PlotSpec spec{
       "plot-step-size", "Communication step size", "time (s)", "step size (s)", log_y,
       run_span(log)};
   return section("Communication step size",
-                 line_plot(spec, {{"macro step", step_points(steps), 0, false, false, true}}));
+                 line_plot(spec, {held_series("macro step", digest.step_sizes, 0)}));
 }
 
-std::string orders_section(const RunLog& log) {
-  std::vector<std::pair<std::string, std::vector<Point>>> named;
-  for (const auto& [output, index] : internals_with_prefix(log, "order:")) {
-    named.emplace_back(output, step_points(internal_held_from_plans(log, index)));
-  }
+std::string orders_section(const ReportDigest& digest) {
+  const RunLog& log = digest.log;
+  std::vector<Series> series;
+  for (const auto& [output, held] : digest.orders)
+    series.push_back(held_series(output, held, series.size()));
   const PlotSpec spec{"plot-orders", "Polynomial order per output (F3ORNITS)",
                       "time (s)",    "order",
                       false,         run_span(log)};
-  return section("Polynomial orders", line_plot(spec, series_of(std::move(named), false, true)));
+  return section("Polynomial orders", line_plot(spec, series));
 }
 
-std::string defects_section(const RunLog& log) {
-  std::vector<std::pair<std::string, std::vector<Point>>> named;
+std::string defects_section(const ReportDigest& digest) {
+  const RunLog& log = digest.log;
   if (!internal_index(log, "defect")) return {};
-  for (const char* name : {"defect", "tolerance"}) {
-    if (const auto index = internal_index(log, name))
-      named.emplace_back(name, internal_at_plans(log, *index));
-  }
+  std::vector<Series> series;
+  for (const auto& [name, points] : digest.defects)
+    series.push_back({name, points.points(), series.size(), false, true, false, points.count()});
   const PlotSpec spec{"plot-defects", "Defect against the tolerance (defect control)",
                       "time (s)",     "defect",
                       true,           run_span(log)};
-  std::vector<Series> series = series_of(std::move(named), true, false);
   if (series.size() == 2) {  // the tolerance is the reference line
     series[1].dashed = true;
     series[1].markers = false;
@@ -290,62 +299,38 @@ std::string defects_section(const RunLog& log) {
   return section("Defects", line_plot(spec, series));
 }
 
-std::string iterations_section(const RunLog& log) {
-  std::vector<std::pair<std::string, std::vector<Point>>> named;
-  if (const auto index = internal_index(log, "iterations")) {
-    named.emplace_back("iterations", step_points(internal_per_step(log, *index)));
-  }
+std::string iterations_section(const ReportDigest& digest) {
+  const RunLog& log = digest.log;
+  std::vector<Series> series;
+  if (digest.iterations) series.push_back(held_series("iterations", *digest.iterations, 0));
   const PlotSpec spec{"plot-iterations",
                       "Iterations per macro step (iterative methods)",
                       "time (s)",
                       "iterations",
                       false,
                       run_span(log)};
-  return section("Iterations per step", line_plot(spec, series_of(std::move(named), false, true)));
+  return section("Iterations per step", line_plot(spec, series));
 }
 
-bool linked(const RunLog& log, std::size_t slave) {
-  return slave < log.slaves.size() && !log.slaves[slave].link.empty();
-}
-
-std::string lateness_section(const RunLog& log) {
-  SampleSet pacer{"pacer lateness (per plan)", {}};
-  for (const LoggedPlan& plan : log.plans) {
-    if (plan.pacer_lateness_ns != 0)
-      pacer.values.push_back(static_cast<double>(plan.pacer_lateness_ns) / 1e3);
-  }
-  SampleSet input{"input lateness (per call)", {}};
-  for (const LoggedCall& call : log.calls) {
-    if (call.input_lateness_ns != 0)
-      input.values.push_back(static_cast<double>(call.input_lateness_ns) / 1e3);
-  }
+std::string lateness_section(const ReportDigest& digest) {
   std::vector<SampleSet> sets;
-  for (SampleSet* set : {&pacer, &input}) {
-    if (!set->values.empty()) sets.push_back(std::move(*set));
-  }
+  if (digest.pacer_lateness_us.count() > 0)
+    sets.push_back({"pacer lateness (per plan)", &digest.pacer_lateness_us});
+  if (digest.input_lateness_us.count() > 0)
+    sets.push_back({"input lateness (per call)", &digest.input_lateness_us});
   const PlotSpec spec{"plot-lateness", "Real-time lateness", "lateness (us)", "count", true};
   return section("Real-time lateness", histogram(spec, sets));
 }
 
-std::string link_timing_section(const RunLog& log) {
+std::string link_timing_section(const ReportDigest& digest) {
+  const RunLog& log = digest.log;
   std::vector<SampleSet> sets;
   std::vector<std::vector<std::string>> rows;
-  for (std::size_t s = 0; s < log.slaves.size(); ++s) {
-    if (!linked(log, s)) continue;
-    SampleSet round_trips{log.slaves[s].name, {}};
-    std::uint64_t calls = 0, missed = 0, retransmissions = 0;
-    for (const LoggedCall& call : log.calls) {
-      if (call.slave != s) continue;
-      ++calls;
-      missed += call.missed ? 1 : 0;
-      retransmissions += call.retransmissions;
-      if (call.ended_ns > call.began_ns && call.began_ns != 0) {
-        round_trips.values.push_back(static_cast<double>(call.ended_ns - call.began_ns) / 1e3);
-      }
-    }
-    rows.push_back({log.slaves[s].name, log.slaves[s].link, std::to_string(calls),
-                    std::to_string(missed), std::to_string(retransmissions)});
-    if (!round_trips.values.empty()) sets.push_back(std::move(round_trips));
+  for (const ReportDigest::LinkTiming& link : digest.links) {
+    const LoggedSlave& slave = log.slaves[link.slave];
+    rows.push_back({slave.name, slave.link, std::to_string(link.calls), std::to_string(link.missed),
+                    std::to_string(link.retransmissions)});
+    if (link.round_trips_us.count() > 0) sets.push_back({slave.name, &link.round_trips_us});
   }
   if (rows.empty()) return {};
   const PlotSpec spec{"plot-round-trip", "Round trip of calls to linked slaves", "round trip (us)",
@@ -355,22 +340,17 @@ std::string link_timing_section(const RunLog& log) {
       histogram(spec, sets) + table({"slave", "link", "calls", "missed", "retransmissions"}, rows));
 }
 
-std::string internals_section(const RunLog& log) {
+std::string internals_section(const ReportDigest& digest) {
+  const RunLog& log = digest.log;
   if (log.internal_quantities.empty()) return {};
   std::vector<std::vector<std::string>> rows;
   for (std::size_t k = 0; k < log.internal_quantities.size(); ++k) {
-    Range range;
-    std::size_t count = 0;
-    double last = std::numeric_limits<double>::quiet_NaN();
-    for (const LoggedPlan& plan : log.plans) {
-      if (k >= plan.internals.size() || !std::isfinite(plan.internals[k])) continue;
-      range.include(plan.internals[k]);
-      last = plan.internals[k];
-      ++count;
-    }
-    rows.push_back({log.internal_quantities[k], std::to_string(count),
-                    count ? format_number(range.low) : "", count ? format_number(last) : "",
-                    count ? format_number(range.high) : ""});
+    const ReportDigest::InternalStats stats =
+        k < digest.internals.size() ? digest.internals[k] : ReportDigest::InternalStats{};
+    const bool any = stats.count > 0;
+    rows.push_back({log.internal_quantities[k], std::to_string(stats.count),
+                    any ? format_number(stats.range.low) : "", any ? format_number(stats.last) : "",
+                    any ? format_number(stats.range.high) : ""});
   }
   return "<h2>Algorithm internals</h2>\n" +
          table({"quantity", "values", "min", "last", "max"}, rows);
@@ -410,23 +390,31 @@ std::string scenario_section(const RunLog& log) {
 
 using namespace report_parts;
 
-std::string render_report(const RunLog& log, const ReportInputs& inputs) {
+std::string render_report(const ReportRun& run) {
+  const ReportDigest& digest = run.digest;
+  const RunLog& log = digest.log;
   const std::string title =
       "couplet report: " + (log.scenario_source.empty() ? log.path : log.scenario_source);
   std::string html = page_head(title);
-  html += summary_section(log, inputs);
-  html += checks_section(inputs);
-  html += signals_section(log, inputs);
-  html += step_size_section(log);
-  html += orders_section(log);
-  html += defects_section(log);
-  html += iterations_section(log);
-  html += lateness_section(log);
-  html += link_timing_section(log);
-  html += internals_section(log);
+  html += summary_section(digest, run.summary_json);
+  html += checks_section(run.summary_json);
+  html += signals_section(run);
+  html += step_size_section(digest);
+  html += orders_section(digest);
+  html += defects_section(digest);
+  html += iterations_section(digest);
+  html += lateness_section(digest);
+  html += link_timing_section(digest);
+  html += internals_section(digest);
   html += slaves_section(log);
   html += scenario_section(log);
   return html + page_tail();
+}
+
+std::string render_report(const RunLog& log, const ReportInputs& inputs) {
+  std::istringstream csv(inputs.signals_csv);
+  return render_report(
+      ReportRun{digest_of(log), signals_from_csv(csv, run_span(log)), inputs.summary_json});
 }
 
 }  // namespace couplet::tools

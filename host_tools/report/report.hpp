@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "host_tools/report/report_digest.hpp"
 #include "host_tools/runlog/run_log.hpp"
 
 namespace couplet::tools {
@@ -15,17 +16,26 @@ struct ReportInputs {
   std::string summary_json;
 };
 
+/// One run as the page shows it: its log's digest, signals.csv's columns
+/// (report_parts::signals_from_csv; none without the file) and summary.json.
+struct ReportRun {
+  ReportDigest digest;
+  report_parts::SignalColumns signals;
+  std::string summary_json;
+};
+
 /// The report as one XHTML-compatible document: every tag closed and every
 /// text escaped, so that an XML parser reads it as well as a browser does.
 /// A section exists only when the log has data for it.
+std::string render_report(const ReportRun& run);
+/// The same of a log read whole and the files' text.
 std::string render_report(const RunLog& log, const ReportInputs& inputs);
 
 /// One run of an overlay report: its name in legends and tables (e.g. its
-/// directory's name), its log and the files beside it.
+/// directory's name), its digest and the files beside it.
 struct OverlayRun {
   std::string name;
-  RunLog log;
-  ReportInputs inputs;
+  ReportRun run;
 };
 
 /// Several runs on one page: a table of the runs, each run's checks, and one

@@ -17,9 +17,9 @@ using namespace report_parts;
 namespace {
 
 /// summary.json as an object; null when absent or unparsable.
-nlohmann::json summary_of(const ReportInputs& inputs) {
-  if (inputs.summary_json.empty()) return nullptr;
-  nlohmann::json summary = nlohmann::json::parse(inputs.summary_json, nullptr, false);
+nlohmann::json summary_of(const std::string& summary_json) {
+  if (summary_json.empty()) return nullptr;
+  nlohmann::json summary = nlohmann::json::parse(summary_json, nullptr, false);
   return summary.is_object() ? summary : nlohmann::json(nullptr);
 }
 
@@ -29,10 +29,10 @@ std::string summary_field(const nlohmann::json& summary, const char* key,
   return summary.is_object() && summary.contains(key) ? json_text(summary[key]) : fallback;
 }
 
-std::string checks_count(const ReportInputs& inputs) {
+std::string checks_count(const std::string& summary_json) {
   std::size_t passed = 0;
   std::size_t failed = 0;
-  for (const nlohmann::json& check : checks_of(inputs))
+  for (const nlohmann::json& check : checks_of(summary_json))
     ++(check.value("passed", false) ? passed : failed);
   if (passed + failed == 0) return "-";
   return std::to_string(passed) + " passed, " + std::to_string(failed) + " failed";
@@ -40,16 +40,16 @@ std::string checks_count(const ReportInputs& inputs) {
 
 std::string runs_section(const std::vector<OverlayRun>& runs) {
   std::vector<std::vector<std::string>> rows;
-  for (const OverlayRun& run : runs) {
-    const nlohmann::json summary = summary_of(run.inputs);
-    const std::string logged_hash =
-        run.log.end_record ? hash_text(run.log.end_record->decision_hash) : "-";
-    rows.push_back({run.name, run.log.path,
-                    summary_field(summary, "scenario", run.log.scenario_source),
-                    summary_field(summary, "algorithm", run.log.algorithm),
-                    run_status(run.log).first, summary_field(summary, "decision_hash", logged_hash),
-                    summary_field(summary, "end_time", format_number(seconds(run.log.end))),
-                    checks_count(run.inputs)});
+  for (const OverlayRun& overlaid : runs) {
+    const RunLog& log = overlaid.run.digest.log;
+    const nlohmann::json summary = summary_of(overlaid.run.summary_json);
+    const std::string logged_hash = log.end_record ? hash_text(log.end_record->decision_hash) : "-";
+    rows.push_back({overlaid.name, log.path,
+                    summary_field(summary, "scenario", log.scenario_source),
+                    summary_field(summary, "algorithm", log.algorithm), run_status(log).first,
+                    summary_field(summary, "decision_hash", logged_hash),
+                    summary_field(summary, "end_time", format_number(seconds(log.end))),
+                    checks_count(overlaid.run.summary_json)});
   }
   return "<h2>Runs</h2>\n" + table({"run", "log", "scenario", "algorithm", "status",
                                     "decision hash", "end time (s)", "checks"},
@@ -58,33 +58,33 @@ std::string runs_section(const std::vector<OverlayRun>& runs) {
 
 std::string overlay_checks_section(const std::vector<OverlayRun>& runs) {
   std::string html;
-  for (const OverlayRun& run : runs) {
-    const std::string checks = checks_table(run.inputs);
-    if (!checks.empty()) html += "<h3>Checks of " + escape(run.name) + "</h3>\n" + checks;
+  for (const OverlayRun& overlaid : runs) {
+    const std::string checks = checks_table(overlaid.run.summary_json);
+    if (!checks.empty()) html += "<h3>Checks of " + escape(overlaid.name) + "</h3>\n" + checks;
   }
   return html.empty() ? html : "<h2>Checks</h2>\n" + html;
 }
 
 /// A run's signals: signals.csv's columns, else the logged step outputs.
-std::vector<Column> run_signals(const OverlayRun& run) {
-  std::vector<Column> columns = signals_from_csv(run.inputs.signals_csv);
-  return columns.empty() ? signals_from_calls(run.log) : columns;
+const std::vector<Column>& run_signals(const OverlayRun& overlaid) {
+  const ReportRun& run = overlaid.run;
+  return run.signals.columns.empty() ? run.digest.signals_from_calls : run.signals.columns;
 }
 
 /// One plot per signal, in the order the runs first name them; a series per
 /// run that has the signal (its reference dashed), each on the run's own times.
 std::string overlay_signals_section(const std::vector<OverlayRun>& runs) {
-  std::vector<std::vector<Column>> signals_per_run;
+  std::vector<const std::vector<Column>*> signals_per_run;
   std::vector<std::string> names;
   Range span;
   for (const OverlayRun& run : runs) {
-    signals_per_run.push_back(run_signals(run));
-    for (const Column& column : signals_per_run.back()) {
+    signals_per_run.push_back(&run_signals(run));
+    for (const Column& column : *signals_per_run.back()) {
       if (!ends_with(column.name, kReferenceSuffix) &&
           std::find(names.begin(), names.end(), column.name) == names.end())
         names.push_back(column.name);
     }
-    const Range run_range = run_span(run.log);
+    const Range run_range = run_span(run.run.digest.log);
     span.include(run_range.low);
     span.include(run_range.high);
   }
@@ -93,13 +93,13 @@ std::string overlay_signals_section(const std::vector<OverlayRun>& runs) {
     std::vector<Series> series;
     std::string unit;
     for (std::size_t r = 0; r < runs.size(); ++r) {
-      for (const Column& column : signals_per_run[r]) {
+      for (const Column& column : *signals_per_run[r]) {
         const bool reference = column.name == names[n] + std::string(kReferenceSuffix);
         if (column.name != names[n] && !reference) continue;
         const std::string label = reference ? runs[r].name + " (reference)" : runs[r].name;
-        series.push_back({label, column.points, r, reference, false, false});
+        series.push_back({label, column.points, r, reference, false, false, column.total});
       }
-      if (unit.empty()) unit = unit_of(runs[r].log, names[n]);
+      if (unit.empty()) unit = unit_of(runs[r].run.digest.log, names[n]);
     }
     const PlotSpec spec{"plot-overlay-" + std::to_string(n + 1),
                         names[n],

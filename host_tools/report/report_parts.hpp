@@ -13,16 +13,12 @@
 #include <vector>
 
 #include "host_tools/report/report.hpp"
+#include "host_tools/report/report_digest.hpp"
 #include "host_tools/runlog/run_log.hpp"
 
 namespace couplet::tools::report_parts {
 
 // ---------------------------------------------------------------- data series
-
-struct Point {
-  double x = 0.0;
-  double y = 0.0;
-};
 
 struct Series {
   std::string name;
@@ -31,24 +27,13 @@ struct Series {
   bool dashed = false;
   bool markers = false;
   bool step = false;  ///< each value holds until the next point
-};
-
-/// One signal as a column of values over time.
-struct Column {
-  std::string name;
-  std::vector<Point> points;
+  /// The points the series had before it was bounded (report_digest.hpp);
+  /// 0: those it has.
+  std::uint64_t total = 0;
 };
 
 /// A signals.csv column holding the reference of the signal before it.
 constexpr std::string_view kReferenceSuffix = ":reference";
-
-/// A value that holds over [from, to]: a step size over its step, an order until
-/// the next decision.
-struct Held {
-  double from = 0.0;
-  double to = 0.0;
-  double value = 0.0;
-};
 
 /// What a signal's y axis shows. Signals share an axis when the log declares
 /// one unit for them; without a unit, when their ports have one name (mass1.x
@@ -67,42 +52,20 @@ struct SignalGroup {
   std::vector<Series> errors;
 };
 
-/// signals.csv: one column per CSV column after `time`; none when it does not read.
-std::vector<Column> signals_from_csv(const std::string& csv);
-/// The logged output values at the end of every step call, per output.
-std::vector<Column> signals_from_calls(const RunLog& log);
+/// "slave.port" of port `port` of slave `slave`.
+std::string port_name(const RunLog& log, std::size_t slave, const std::string& port);
 /// The unit the log declares for port `signal` ("slave.port"), empty if none.
 std::string unit_of(const RunLog& log, const std::string& signal);
-/// The columns grouped by quantity, each with its errors against a reference column.
-std::vector<SignalGroup> group_by_quantity(const RunLog& log, const std::vector<Column>& columns);
-/// Series numbered in order, one per named point list.
-std::vector<Series> series_of(std::vector<std::pair<std::string, std::vector<Point>>> named,
-                              bool markers, bool step);
+/// The columns grouped by quantity, each with its errors against a reference
+/// column (signals.errors, beside the columns).
+std::vector<SignalGroup> group_by_quantity(const RunLog& log, const SignalColumns& signals);
 
 /// Index of each internal quantity named `prefix` + something, with that something.
 std::vector<std::pair<std::string, std::size_t>> internals_with_prefix(const RunLog& log,
                                                                        std::string_view prefix);
 std::optional<std::size_t> internal_index(const RunLog& log, std::string_view name);
-/// The quantity after every plan, at the plan's frontier.
-std::vector<Point> internal_at_plans(const RunLog& log, std::size_t index);
-/// The quantity decided at a plan, held until the next plan.
-std::vector<Held> internal_held_from_plans(const RunLog& log, std::size_t index);
-/// The quantity at the last plan of each macro step, over that step.
-std::vector<Held> internal_per_step(const RunLog& log, std::size_t index);
-/// The communication step sizes, each over its step.
-std::vector<Held> communication_steps(const RunLog& log);
 
 // ---------------------------------------------------------------- plots
-
-struct Range {
-  double low = std::numeric_limits<double>::infinity();
-  double high = -std::numeric_limits<double>::infinity();
-  void include(double value) {
-    low = std::min(low, value);
-    high = std::max(high, value);
-  }
-  bool empty() const { return low > high; }
-};
 
 struct PlotSpec {
   std::string id;
@@ -116,12 +79,9 @@ struct PlotSpec {
 
 /// Lines sharing one y axis, as a figure; empty when nothing can be drawn.
 std::string line_plot(const PlotSpec& spec, const std::vector<Series>& series);
-/// The points of a step plot through held values.
-std::vector<Point> step_points(const std::vector<Held>& held);
-
 struct SampleSet {
   std::string name;
-  std::vector<double> values;
+  const BoundedSamples* values = nullptr;
 };
 /// Counts per bin on a log axis, the sets side by side within a bin.
 std::string histogram(PlotSpec spec, const std::vector<SampleSet>& sets);
@@ -144,9 +104,9 @@ std::string json_text(const nlohmann::json& value);
 /// "complete", "failed: ..." or "cut: ...", with the CSS class that colours it.
 std::pair<std::string, std::string> run_status(const RunLog& log);
 /// summary.json's `checks`; empty when there are none.
-nlohmann::json checks_of(const ReportInputs& inputs);
+nlohmann::json checks_of(const std::string& summary_json);
 /// The checks' verdicts as a table; empty when summary.json holds none.
-std::string checks_table(const ReportInputs& inputs);
+std::string checks_table(const std::string& summary_json);
 
 /// Everything before the sections, with `title` as the page's title and heading.
 std::string page_head(const std::string& title);

@@ -11,22 +11,13 @@
 
 namespace couplet::tools::report_parts {
 
-// Long runs log millions of points; a plot 660 pixels wide shows no more than
-// this many per line, chosen so that the min/max of every pixel column survives.
+// A plot 760 pixels wide shows no more than this many points per line, chosen
+// so that the min/max of every pixel column survives (the series come bounded
+// to kSeriesBudget points from the digest, report_digest.hpp).
 constexpr std::size_t kMaxPolylinePoints = 2000;
 constexpr std::size_t kHistogramBins = 40;
 
 // ---------------------------------------------------------------- data series
-
-/// The points of a step plot through held values: each value at the start of
-/// its interval, and the last one again at its end, so that it is drawn to there.
-std::vector<Point> step_points(const std::vector<Held>& held) {
-  std::vector<Point> points;
-  points.reserve(held.size() + 1);
-  for (const Held& h : held) points.push_back({h.from, h.value});
-  if (!held.empty()) points.push_back({held.back().to, held.back().value});
-  return points;
-}
 
 /// At most `max_points` points: the index range is cut into buckets and each
 /// keeps its lowest and highest point, in their order, so peaks stay visible.
@@ -144,11 +135,21 @@ nlohmann::json common_options(const PlotSpec& spec, Range x_range) {
 
 /// The figure: title, the plot's <div> with its data and options as JSON (the
 /// page script draws it), and the legend beside it.
-std::string figure(const PlotSpec& spec, const nlohmann::json& plot) {
+/// `thinned` names the series drawn with fewer points than they have, so that
+/// nobody takes them for the full data.
+std::string figure(const PlotSpec& spec, const nlohmann::json& plot,
+                   const std::vector<std::string>& thinned = {}) {
   // Names in the log may be invalid UTF-8; dump() would throw on them.
   const std::string data = plot.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  return "<div class=\"figure\">\n<p class=\"plot-title\">" + escape(spec.title) +
-         "</p>\n<div class=\"figure-body\"><div class=\"plot\" id=\"" + escape(spec.id) +
+  std::string note;
+  for (const std::string& series : thinned) note += (note.empty() ? "" : "; ") + series;
+  if (!note.empty()) {
+    note =
+        "<p class=\"note decimated\">Decimated, keeping every slice's extremes: " + escape(note) +
+        ".</p>\n";
+  }
+  return "<div class=\"figure\">\n<p class=\"plot-title\">" + escape(spec.title) + "</p>\n" + note +
+         "<div class=\"figure-body\"><div class=\"plot\" id=\"" + escape(spec.id) +
          "\" data-y-scale=\"" + (spec.log_y ? "log" : "linear") + "\" data-plot=\"" + escape(data) +
          "\"></div><div class=\"legend\" id=\"" + escape(spec.id) +
          "-legend\"></div></div>\n</div>\n";
@@ -159,14 +160,21 @@ std::string figure(const PlotSpec& spec, const nlohmann::json& plot) {
 std::string line_plot(const PlotSpec& spec, const std::vector<Series>& series) {
   std::vector<Series> drawn;
   nlohmann::json source_points = nlohmann::json::array();
+  std::vector<std::string> thinned;  ///< "name: N points shown of M"
   Range x_range;
   for (const Series& s : series) {
     Series kept = s;
     kept.points = drawable(s.points, spec.log_y);
     if (kept.points.empty()) continue;
     for (const Point& p : kept.points) x_range.include(p.x);
-    source_points.push_back(kept.points.size());
+    // A bounded series counts the points it had (its dropped ones unchecked).
+    const std::uint64_t source = s.total > s.points.size() ? s.total : kept.points.size();
+    source_points.push_back(source);
     kept.points = downsample(kept.points, kMaxPolylinePoints);
+    if (kept.points.size() < source) {
+      thinned.push_back(s.name + ": " + std::to_string(kept.points.size()) + " points shown of " +
+                        std::to_string(source));
+    }
     drawn.push_back(std::move(kept));
   }
   if (drawn.empty()) return {};
@@ -194,11 +202,13 @@ std::string line_plot(const PlotSpec& spec, const std::vector<Series>& series) {
   options["series"] = std::move(per_series);
   nlohmann::json labels = nlohmann::json::array({spec.x_label});
   for (const std::string& name : names) labels.push_back(name);
-  return figure(spec, {{"kind", "line"},
-                       {"labels", std::move(labels)},
-                       {"data", rows_of(drawn)},
-                       {"source_points", std::move(source_points)},
-                       {"options", std::move(options)}});
+  return figure(spec,
+                {{"kind", "line"},
+                 {"labels", std::move(labels)},
+                 {"data", rows_of(drawn)},
+                 {"source_points", std::move(source_points)},
+                 {"options", std::move(options)}},
+                thinned);
 }
 
 /// Counts per bin on a log axis, so that a tail of a few late cycles stands out
@@ -207,9 +217,9 @@ std::string line_plot(const PlotSpec& spec, const std::vector<Series>& series) {
 std::string histogram(PlotSpec spec, const std::vector<SampleSet>& sets) {
   Range x_range;
   for (const SampleSet& set : sets) {
-    for (const double v : set.values) {
-      if (std::isfinite(v)) x_range.include(v);
-    }
+    if (set.values->range().empty()) continue;
+    x_range.include(set.values->range().low);
+    x_range.include(set.values->range().high);
   }
   if (x_range.empty()) return {};
   x_range = widened(x_range);
@@ -224,13 +234,9 @@ std::string histogram(PlotSpec spec, const std::vector<SampleSet>& sets) {
   std::size_t highest = 1;
   for (std::size_t s = 0; s < sets.size(); ++s) {
     std::vector<std::size_t> counts(kHistogramBins, 0);
-    for (const double v : sets[s].values) {
-      if (!std::isfinite(v)) continue;
-      const auto bin =
-          std::min(kHistogramBins - 1, static_cast<std::size_t>((v - x_range.low) / bin_width));
-      highest = std::max(highest, ++counts[bin]);
-    }
+    sets[s].values->count_into(counts, x_range.low, bin_width);
     for (std::size_t b = 0; b < kHistogramBins; ++b) {
+      highest = std::max(highest, counts[b]);
       if (counts[b] > 0) rows[b][s + 1] = counts[b];
     }
   }
@@ -242,7 +248,7 @@ std::string histogram(PlotSpec spec, const std::vector<SampleSet>& sets) {
   std::vector<std::string> names;
   for (std::size_t s = 0; s < sets.size(); ++s) {
     colors.push_back(color(s));
-    names.push_back(sets[s].name + " (" + std::to_string(sets[s].values.size()) + ")");
+    names.push_back(sets[s].name + " (" + std::to_string(sets[s].values->count()) + ")");
   }
   for (const std::string& name : unique_labels(std::move(names))) labels.push_back(name);
   options["colors"] = std::move(colors);

@@ -41,17 +41,17 @@ std::size_t SignalTable::find(const std::string& name) const {
   return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
 }
 
-SignalTable parse_signals_csv(std::istream& rows, const std::string& source) {
-  SignalTable table;
-  table.source = source;
+void read_signals_rows(std::istream& rows, const std::string& source,
+                       const std::function<void(const std::vector<std::string>&)>& header_read,
+                       const std::function<void(const std::vector<double>&)>& row_read) {
   std::string line;
   if (!std::getline(rows, line))
     throw ConfigurationError("'" + source + "': empty (no header line)");
-  std::vector<std::string> header = split_fields(line);
+  const std::vector<std::string> header = split_fields(line);
   if (header.empty() || header.front() != "time")
     throw ConfigurationError(source + ":1: the first column must be 'time'");
-  table.names.assign(header.begin() + 1, header.end());
-  table.columns.resize(table.names.size());
+  header_read(std::vector<std::string>(header.begin() + 1, header.end()));
+  std::vector<double> values;
   for (std::size_t number = 2; std::getline(rows, line); ++number) {
     if (line.empty() || line == "\r") continue;
     const std::vector<std::string> fields = split_fields(line);
@@ -60,16 +60,30 @@ SignalTable parse_signals_csv(std::istream& rows, const std::string& source) {
                                std::to_string(fields.size()) + " fields, the header has " +
                                std::to_string(header.size()));
     }
-    std::vector<double> values(fields.size());
+    values.assign(fields.size(), 0.0);
     for (std::size_t k = 0; k < fields.size(); ++k) {
       if (!parse_number(fields[k], values[k])) {
         throw ConfigurationError(source + ":" + std::to_string(number) + ": column '" + header[k] +
                                  "': '" + fields[k] + "' is not a number");
       }
     }
-    table.times.push_back(values[0]);
-    for (std::size_t k = 1; k < values.size(); ++k) table.columns[k - 1].push_back(values[k]);
+    row_read(values);
   }
+}
+
+SignalTable parse_signals_csv(std::istream& rows, const std::string& source) {
+  SignalTable table;
+  table.source = source;
+  read_signals_rows(
+      rows, source,
+      [&](const std::vector<std::string>& names) {
+        table.names = names;
+        table.columns.resize(names.size());
+      },
+      [&](const std::vector<double>& values) {
+        table.times.push_back(values[0]);
+        for (std::size_t k = 1; k < values.size(); ++k) table.columns[k - 1].push_back(values[k]);
+      });
   return table;
 }
 

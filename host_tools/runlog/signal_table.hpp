@@ -2,6 +2,7 @@
 // The evaluated signals of a run as `couplet compare` reads them: the columns of
 // a run directory's signals.csv, or the same table rebuilt from a run log (the
 // outputs on the logged scenario's evaluation grid, as signals.csv holds them).
+#include <functional>
 #include <istream>
 #include <string>
 #include <vector>
@@ -20,6 +21,12 @@ struct SignalTable {
   std::size_t find(const std::string& name) const;
 };
 
+/// Reads a signals.csv from `rows` one row at a time, as parse_signals_csv()
+/// does: `header_read` gets the signal columns' names (without `time`), then
+/// `row_read` each row's values, time first. Throws as parse_signals_csv().
+void read_signals_rows(std::istream& rows, const std::string& source,
+                       const std::function<void(const std::vector<std::string>&)>& header_read,
+                       const std::function<void(const std::vector<double>&)>& row_read);
 /// Reads a signals.csv (`time` first, then one column per signal). Throws
 /// ConfigurationError naming the file, and the line for a malformed row.
 SignalTable read_signals_csv(const std::string& path);

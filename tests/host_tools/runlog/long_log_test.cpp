@@ -1,7 +1,7 @@
 // The readers of a run log on a log of several gigabytes, each under an
 // address-space limit (`ulimit -v`) of an eighth of the log's size: replay,
-// inspect, export (communication and grid rows), compare and the Python
-// module's read_table stream the log, so a day-long run can be analysed on a machine
+// inspect, export (communication and grid rows), compare, report and the
+// Python module's read_table stream the log, so a day-long run can be analysed on a machine
 // with less memory than its log (docs/run-log.md "Reading a long log").
 #include <gtest/gtest.h>
 
@@ -75,6 +75,13 @@ TEST(LongLog, EveryStreamingReaderWorksUnderAnEighthOfItsSizeInMemory) {
       limited(binary + " export " + log + " --grid --csv " + grid.string(), code);
   EXPECT_EQ(code, 0) << exported;
   EXPECT_EQ(read_file(grid), read_file(out / "signals.csv"));
+
+  // The report's series are decimated to what a plot shows.
+  const fs::path page = directory / "report.html";
+  const std::string report =
+      limited(binary + " report " + out.string() + " -o " + page.string(), code);
+  EXPECT_EQ(code, 0) << report;
+  EXPECT_NE(read_file(page).find("points shown of"), std::string::npos);
 
   const fs::path module_directory = fs::path(binary).parent_path() / "python";
   if (fs::exists("/usr/bin/python3") && fs::exists(module_directory)) {

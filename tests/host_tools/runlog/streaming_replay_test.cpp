@@ -1,16 +1,21 @@
 // `couplet replay`, `couplet inspect`, `couplet export` (communication or grid
-// rows as CSV), `couplet compare` and the Python module's read_table stream the log
-// (host_tools/runlog/run_log_stream.hpp, log_inspect.hpp, log_export.hpp): their memory does not
-// grow with the log's length, where reading a log whole takes about four times the log's size.
+// rows as CSV), `couplet compare`, `couplet report` and the Python module's
+// read_table stream the log (host_tools/runlog/run_log_stream.hpp,
+// log_inspect.hpp, log_export.hpp, host_tools/report/report_digest.hpp): their
+// memory does not grow with the log's length, where reading a log whole takes
+// about four times the log's size.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
+#include "host_tools/report/report.hpp"
 #include "host_tools/runlog/log_inspect.hpp"
 #include "host_tools/runlog/run_log.hpp"
 #include "host_tools/runlog/run_log_stream.hpp"
@@ -68,10 +73,15 @@ TEST(StreamingReplay, MemoryDoesNotGrowWithTheLogsLength) {
   const std::uint64_t long_bytes = fs::file_size(long_log);
   ASSERT_GT(long_bytes, std::uint64_t{40} << 20);
   // Ten times the log, the same memory (a few MiB of slack for the allocator).
+  // The report reads signals.csv and summary.json beside the log as well.
+  const fs::path pages = fresh_directory("streaming-report");
+  fs::create_directories(pages);
+  const std::string page = (pages / "report.html").string();
   for (const std::vector<std::string>& command :
        {std::vector<std::string>{"replay", "--verify"}, std::vector<std::string>{"inspect"},
         std::vector<std::string>{"export"}, std::vector<std::string>{"export", "--grid"},
-        std::vector<std::string>{"compare", "LOG"}}) {
+        std::vector<std::string>{"compare", "LOG"},
+        std::vector<std::string>{"report", "-o", page}}) {
     const auto measured = [&](const fs::path& log) {
       std::vector<std::string> arguments{COUPLET_BINARY, command[0], log.string()};
       for (auto argument = command.begin() + 1; argument != command.end(); ++argument)
@@ -109,6 +119,32 @@ TEST(StreamingReplay, MemoryDoesNotGrowWithTheLogsLength) {
     ASSERT_EQ(whole.exit_code, 0);
     EXPECT_GT(whole.peak_bytes, long_bytes);
   }
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The report of a run directory, its log streamed and signals.csv read row by
+// row, is the page of the log read whole with the files' text: over the
+// budget of points per series as well (a 20 s run at 2 ms has 10000 steps).
+TEST(StreamingReport, IsThePageOfTheWholeLog) {
+  const fs::path log_path = logged_run("streaming-report-page", 20);
+  const fs::path page = log_path.parent_path() / "streamed.html";
+  int code = -1;
+  const std::string output =
+      command_output(std::string(COUPLET_BINARY) + " report " + log_path.parent_path().string() +
+                         " -o " + page.string(),
+                     code);
+  ASSERT_EQ(code, 0) << output;
+  const tools::RunLog whole = tools::read_run_log(log_path.string());
+  ASSERT_GT(whole.plans.size(), 4000U);
+  const std::string expected =
+      tools::render_report(whole, {read_file(log_path.parent_path() / "signals.csv"),
+                                   read_file(log_path.parent_path() / "summary.json")});
+  EXPECT_TRUE(read_file(page) == expected) << "the streamed report differs from " << page;
+  EXPECT_NE(expected.find("points shown of"), std::string::npos);
 }
 
 // inspect read record by record says what it says of the log read whole, for
