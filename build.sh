@@ -17,7 +17,7 @@ cd "$(dirname "$0")"
 packages=(cmake g++ make libeigen3-dev libsundials-dev libyaml-cpp-dev libcli11-dev
           libgtest-dev libbenchmark-dev nlohmann-json3-dev
           libboost-dev nanopb libnanopb-dev protobuf-compiler python3-protobuf
-          libzip-dev libzstd-dev libsodium-dev libpugixml-dev pkgconf libmatio-dev libjs-dygraphs
+          libzip-dev zlib1g-dev libzstd-dev libsodium-dev libpugixml-dev pkgconf libmatio-dev libjs-dygraphs
           pybind11-dev python3-dev python3-numpy libopenmpi-dev openmpi-bin)
 # Only for the tests: the report test parses the HTML with Python and renders it
 # in headless Chromium (couplet report itself needs neither); the packaging

@@ -4,6 +4,7 @@
 #include <pb_encode.h>
 
 #include <algorithm>
+#include <array>
 #include <boost/endian/conversion.hpp>
 #include <cstring>
 #include <filesystem>
@@ -13,12 +14,61 @@
 
 namespace couplet::protocol {
 
+namespace {
+
+/// Room for a LogRecord field's tag (field numbers below 16: one byte) and its
+/// length (a varint of at most five bytes).
+constexpr std::size_t kFieldHeadRoom = 6;
+
+/// Encodes `body`, the value of LogRecord's field `field`, into `out` as
+/// pb_encode(LogRecord) would, in one pass. nanopb encodes a submessage twice,
+/// once to learn its size, and the calls and plans — the records of every step,
+/// which the log's writer thread must keep up with — are the bulk of a log: the
+/// body is written after room for its tag and length, which are then written
+/// in front of it. 0 when `out` has not the room (pb_encode is then asked).
+std::size_t encode_body_in_one_pass(std::uint32_t field, const pb_msgdesc_t* fields,
+                                    const void* body, std::span<std::uint8_t> out) {
+  if (out.size() < kFieldHeadRoom) return 0;
+  pb_ostream_t stream =
+      pb_ostream_from_buffer(out.data() + kFieldHeadRoom, out.size() - kFieldHeadRoom);
+  if (!pb_encode(&stream, fields, body)) return 0;
+  const std::size_t length = stream.bytes_written;
+  std::array<std::uint8_t, kFieldHeadRoom> head{};
+  pb_ostream_t head_stream = pb_ostream_from_buffer(head.data(), head.size());
+  if (!pb_encode_tag(&head_stream, PB_WT_STRING, field) || !pb_encode_varint(&head_stream, length))
+    return 0;
+  const std::size_t head_length = head_stream.bytes_written;
+  std::memmove(out.data() + head_length, out.data() + kFieldHeadRoom, length);
+  std::memcpy(out.data(), head.data(), head_length);
+  return head_length + length;
+}
+
+/// The payload of `record` in one pass where it is a call or a plan; 0 otherwise.
+std::size_t encode_step_record(const LogRecord& record, std::span<std::uint8_t> out) {
+  switch (record.which_body) {
+    case couplet_wire_LogRecord_call_tag:
+      return encode_body_in_one_pass(couplet_wire_LogRecord_call_tag, couplet_wire_SlaveCall_fields,
+                                     &record.body.call, out);
+    case couplet_wire_LogRecord_plan_tag:
+      return encode_body_in_one_pass(couplet_wire_LogRecord_plan_tag, couplet_wire_LogPlan_fields,
+                                     &record.body.plan, out);
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
 EncodeResult encode_log_frame(const LogRecord& record, std::span<std::uint8_t> frame) {
   if (frame.size() < kLogFrameOverhead) return {0, "frame buffer too small"};
-  pb_ostream_t stream = pb_ostream_from_buffer(frame.data() + 4, frame.size() - kLogFrameOverhead);
-  if (!pb_encode(&stream, couplet_wire_LogRecord_fields, &record))
-    return {0, PB_GET_ERROR(&stream)};
-  const std::size_t payload = stream.bytes_written;
+  const std::span<std::uint8_t> out = frame.subspan(4, frame.size() - kLogFrameOverhead);
+  std::size_t payload = encode_step_record(record, out);
+  if (payload == 0) {
+    pb_ostream_t stream = pb_ostream_from_buffer(out.data(), out.size());
+    if (!pb_encode(&stream, couplet_wire_LogRecord_fields, &record))
+      return {0, PB_GET_ERROR(&stream)};
+    payload = stream.bytes_written;
+  }
   boost::endian::store_little_u32(frame.data(), static_cast<std::uint32_t>(payload));
   boost::endian::store_little_u32(frame.data() + 4 + payload, crc32(frame.first(4 + payload)));
   return {payload + kLogFrameOverhead, ""};

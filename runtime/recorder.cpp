@@ -99,6 +99,10 @@ void copy_discrete(std::span<const std::int64_t> values, std::int64_t (&field)[S
 /// the scheduler runs it late once records pile up (docs/results.md).
 constexpr std::chrono::microseconds kWriterIdleSpin{5};
 
+/// The longest the writer sleeps with records waiting: how late a record of a
+/// slow run reaches the file (and how often an idle writer looks).
+constexpr std::chrono::milliseconds kWriterFlushInterval{1};
+
 /// The writer writes once its buffer holds this much, even while records keep coming.
 constexpr std::size_t kWriteBatchBytes = std::size_t{64} << 10;
 
@@ -174,6 +178,7 @@ Recorder::~Recorder() {
 void Recorder::allocate_slots(std::size_t count, bool linearizes) {
   slots_.reset(new protocol::LogRecord[count]);  // default-initialized: untouched
   slot_count_ = count;
+  wake_threshold_ = std::max<std::size_t>(1, count / 2);
   const std::size_t call = offsetof(protocol::LogRecord, body.call);
   const std::size_t samples = call + offsetof(couplet_wire_SlaveCall, samples);
   const std::size_t after_samples = samples + sizeof(couplet_wire_SlaveCall::samples);
@@ -571,16 +576,18 @@ void Recorder::wait_for_free_slot() {
 
 void Recorder::publish() {
   filled_slots_.push(current_slot_);
+  if (++published_since_look_ < wake_threshold_) return;
+  published_since_look_ = 0;
   wake_writer();
 }
 
-// Stepping thread, after each record: a fence and a load in steady state; a
-// futex wake only when the writer has said it blocks.
+// Stepping thread, every wake_threshold_ records and when it waits for a slot:
+// a fence and a load; a futex wake only when the writer has said it sleeps.
 void Recorder::wake_writer() {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (writer_asleep_.load(std::memory_order_relaxed) == 0) return;
   if (writer_asleep_.exchange(0, std::memory_order_relaxed) == 0) return;
-  writer_asleep_.notify_one();
+  writer_asleep_.wake();
   ++writer_wakeups_;
 }
 
@@ -661,7 +668,8 @@ void Recorder::check_free_space() {
 // Writer thread: encodes the filled slots into its buffer and writes straight
 // to the kernel (no user-space buffer to lose) in batches — one system call for
 // many records: when the buffer holds kWriteBatchBytes, or when no record came
-// for kWriterIdleSpin. Then it blocks until the stepping thread publishes.
+// for kWriterIdleSpin. Then it sleeps until the stepping thread wakes it or
+// kWriterFlushInterval has passed.
 void Recorder::drain() {
   const std::span<std::uint8_t> buffer = writer_buffer_;
   std::size_t used = 0;
@@ -705,15 +713,14 @@ void Recorder::drain() {
     // Idle: what it has goes to the kernel now; a compressed log waits for a
     // block's worth, since a block of one record hardly compresses.
     if (!compressor_ || used >= kMinBlockBytes) flush();
-    // Announce the sleep, then look again: a record published before the
-    // announcement is seen here, one published after it finds the flag.
-    writer_asleep_.store(1, std::memory_order_relaxed);
+    // Announce the sleep, then look again: a stepping thread that waits for a
+    // slot either finds the flag or its records are seen here. Records
+    // published without a wake wait at most kWriterFlushInterval.
+    writer_asleep_.set(1, std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (filled_slots_.read_available() > 0 || stopping_.load()) {
-      writer_asleep_.store(0, std::memory_order_relaxed);
-      continue;
-    }
-    writer_asleep_.wait(1, std::memory_order_acquire);
+    if (filled_slots_.read_available() == 0 && !stopping_.load())
+      writer_asleep_.wait_while(1, kWriterFlushInterval);
+    writer_asleep_.set(0, std::memory_order_relaxed);
   }
 }
 
@@ -730,8 +737,8 @@ bool Recorder::idle_until_published() {
 void Recorder::stop_writer() {
   if (!writer_.joinable()) return;
   stopping_.store(true);
-  writer_asleep_.store(0);
-  writer_asleep_.notify_one();
+  writer_asleep_.set(0);
+  writer_asleep_.wake();
   writer_.join();
 }
 

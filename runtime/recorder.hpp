@@ -15,14 +15,17 @@
 // the writer holds 16 KiB of frames when idle, or its batch while records
 // stream; the block is compressed on the writer thread.
 //
-// Waking: the writer never polls on a timer. When it has found the queue empty
-// for a while it says so (`writer_asleep_`) and blocks in a futex wait
-// (std::atomic::wait); the stepping thread makes a system call (notify) only
-// when it publishes a record while that flag is set — never in steady state —
-// and counts it (writer_wakeups()). When every slot is in flight the stepping
-// thread blocks the same way until the writer has freed slots (never drops:
-// replay needs every record) and counts it (`records_waited`); the queue is
-// sized so that it does not happen when the writer keeps up.
+// Waking: the stepping thread makes no system call in steady state. The writer,
+// once it has found the queue empty for a while, says so (`writer_asleep_`) and
+// sleeps on a futex for at most kWriterFlushInterval (1 ms); the stepping thread
+// wakes it only when it has published half the slots' worth of records since it
+// last looked (a futex wake, counted by writer_wakeups()), so that a run that
+// logs fast is written as fast, and a slow one (a 1 kHz HIL run) costs its
+// stepping thread nothing: its records reach the file within a millisecond.
+// When every slot is in flight the stepping thread blocks until the writer has
+// freed slots (never drops: replay needs every record) and counts it
+// (`records_waited`); the queue is sized so that it does not happen when the
+// writer keeps up.
 //
 // Memory: the slots are sized from the system in begin() (slave count), and of
 // each slot only the parts that this system's records fill are touched (and
@@ -59,6 +62,7 @@
 #include "protocol/run_log_frame.hpp"
 #include "runtime/algorithm.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/futex_flag.hpp"
 
 namespace couplet {
 
@@ -162,7 +166,8 @@ class Recorder final : public ExecutorObserver {
   void finish(const RunEnding& ending);
 
   std::uint64_t records_waited() const { return records_waited_; }
-  /// How often the stepping thread woke the sleeping writer (a futex wake).
+  /// How often the stepping thread woke the sleeping writer (a futex wake):
+  /// at most once per half the slots' worth of records.
   std::uint64_t writer_wakeups() const { return writer_wakeups_; }
   /// Record slots taken by begin() (0 before).
   std::size_t queue_records() const { return slot_count_; }
@@ -249,9 +254,13 @@ class Recorder final : public ExecutorObserver {
   boost::lockfree::spsc_queue<std::uint32_t> filled_slots_;  ///< stepping thread → writer
   std::uint32_t current_slot_ = 0;  ///< being filled by the stepping thread
   std::atomic<bool> stopping_{false};
-  /// 1: the writer is about to block or blocked in wait(); the stepping thread clears it and
-  /// notifies.
-  std::atomic<std::uint32_t> writer_asleep_{0};
+  /// 1: the writer is about to sleep or sleeps (at most kWriterFlushInterval);
+  /// the stepping thread clears it and wakes the writer.
+  FutexFlag writer_asleep_;
+  /// Stepping thread: records published since it last looked whether the
+  /// writer sleeps; it looks every wake_threshold_ records.
+  std::size_t published_since_look_ = 0;
+  std::size_t wake_threshold_ = 1;
   /// 1: the stepping thread waits for a free slot; the writer clears it and notifies.
   std::atomic<std::uint32_t> producer_waiting_{0};
   std::atomic<bool> write_failed_{false};
