@@ -732,6 +732,30 @@ StreamedExport stream_rows(RunLogReading& reading, Rows& rows, TableSink& sink, 
 
 }  // namespace
 
+ColumnSubset::ColumnSubset(std::vector<std::size_t> real, std::vector<std::size_t> discrete)
+    : real_(std::move(real)),
+      discrete_(std::move(discrete)),
+      row_(real_.size()),
+      discrete_row_(discrete_.size()) {}
+
+ExportTable ColumnSubset::header_of(const ExportTable& table, const std::string& first) const {
+  ExportTable subset;
+  for (const std::size_t c : real_) subset.columns.push_back(table.columns[c]);
+  if (!first.empty() && !subset.columns.empty()) subset.columns.front() = first;
+  for (const std::size_t d : discrete_) {
+    subset.discrete_columns.push_back(table.discrete_columns[d]);
+    subset.discrete_types.push_back(table.discrete_types[d]);
+  }
+  return subset;
+}
+
+void ColumnSubset::pass(TableSink& sink, std::span<const std::optional<double>> row,
+                        std::span<const std::optional<std::int64_t>> discrete) {
+  for (std::size_t k = 0; k < real_.size(); ++k) row_[k] = row[real_[k]];
+  for (std::size_t k = 0; k < discrete_.size(); ++k) discrete_row_[k] = discrete[discrete_[k]];
+  sink.row(row_, discrete_row_);
+}
+
 void TableCollector::header(const ExportTable& columns) {
   table = columns;
 }

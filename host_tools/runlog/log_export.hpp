@@ -91,6 +91,27 @@ class TableCollector final : public TableSink {
   ExportTable table;
 };
 
+/// Some columns of a table, by index (the Real ones, then the discrete ones):
+/// the header they make, and each row cut to them — for the sinks that pass a
+/// table on with fewer columns.
+class ColumnSubset {
+ public:
+  ColumnSubset() = default;
+  ColumnSubset(std::vector<std::size_t> real, std::vector<std::size_t> discrete);
+  /// `table`'s columns cut to the subset, the first kept one renamed `first`
+  /// when it is not empty.
+  ExportTable header_of(const ExportTable& table, const std::string& first = "") const;
+  /// Passes `row` cut to the subset on to `sink`.
+  void pass(TableSink& sink, std::span<const std::optional<double>> row,
+            std::span<const std::optional<std::int64_t>> discrete);
+
+ private:
+  std::vector<std::size_t> real_;
+  std::vector<std::size_t> discrete_;
+  std::vector<std::optional<double>> row_;  ///< the row passed on, reused
+  std::vector<std::optional<std::int64_t>> discrete_row_;
+};
+
 /// Writes a table as CSV (csv_text()) as its rows come.
 class CsvSink final : public TableSink {
  public:

@@ -23,40 +23,30 @@ SignalColumns::SignalColumns(TableSink& next, std::vector<std::string> signals)
     : next_(next), signals_(std::move(signals)) {}
 
 void SignalColumns::header(const ExportTable& grid) {
-  kept_ = {0};  // the time column first
-  kept_discrete_.clear();
+  std::vector<std::size_t> real{0};  // the time column first
+  std::vector<std::size_t> discrete;
   if (signals_.empty()) {
-    for (std::size_t c = 1; c < grid.columns.size(); ++c) kept_.push_back(c);
-    for (std::size_t c = 0; c < grid.discrete_columns.size(); ++c) kept_discrete_.push_back(c);
+    for (std::size_t c = 1; c < grid.columns.size(); ++c) real.push_back(c);
+    for (std::size_t c = 0; c < grid.discrete_columns.size(); ++c) discrete.push_back(c);
   } else {
     // signals.csv's order: the named Real outputs, then the named discrete ones.
     for (const std::string& signal : signals_) {
-      if (const auto real = column_named(grid.columns, signal, 1)) {
-        kept_.push_back(*real);
-      } else if (const auto discrete = column_named(grid.discrete_columns, signal, 0)) {
-        kept_discrete_.push_back(*discrete);
+      if (const auto column = column_named(grid.columns, signal, 1)) {
+        real.push_back(*column);
+      } else if (const auto discrete_column = column_named(grid.discrete_columns, signal, 0)) {
+        discrete.push_back(*discrete_column);
       } else {
         throw RunLogError("evaluation signal '" + signal + "' is not an output in the run log");
       }
     }
   }
-  ExportTable table;
-  for (const std::size_t c : kept_) table.columns.push_back(c == 0 ? "time" : grid.columns[c]);
-  for (const std::size_t c : kept_discrete_) {
-    table.discrete_columns.push_back(grid.discrete_columns[c]);
-    table.discrete_types.push_back(grid.discrete_types[c]);
-  }
-  row_.resize(kept_.size());
-  discrete_row_.resize(kept_discrete_.size());
-  next_.header(table);
+  kept_ = ColumnSubset(std::move(real), std::move(discrete));
+  next_.header(kept_.header_of(grid, "time"));
 }
 
 void SignalColumns::row(std::span<const std::optional<double>> row,
                         std::span<const std::optional<std::int64_t>> discrete) {
-  for (std::size_t k = 0; k < kept_.size(); ++k) row_[k] = row[kept_[k]];
-  for (std::size_t k = 0; k < kept_discrete_.size(); ++k)
-    discrete_row_[k] = discrete[kept_discrete_[k]];
-  next_.row(row_, discrete_row_);
+  kept_.pass(next_, row, discrete);
 }
 
 }  // namespace couplet::tools

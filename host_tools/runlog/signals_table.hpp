@@ -27,10 +27,7 @@ class SignalColumns final : public TableSink {
  private:
   TableSink& next_;
   std::vector<std::string> signals_;
-  std::vector<std::size_t> kept_;  ///< the Real columns passed on, time first
-  std::vector<std::size_t> kept_discrete_;
-  std::vector<std::optional<double>> row_;  ///< the row passed on, reused
-  std::vector<std::optional<std::int64_t>> discrete_row_;
+  ColumnSubset kept_;  ///< time first, then the signals' columns
 };
 
 }  // namespace couplet::tools

@@ -30,8 +30,8 @@ TableSelection::TableSelection(TableSink& next, std::vector<std::string> columns
 }
 
 void TableSelection::header(const ExportTable& table) {
-  kept_ = {0};
-  kept_discrete_.clear();
+  std::vector<std::size_t> real{0};
+  std::vector<std::size_t> discrete;
   const auto position = [](const std::vector<std::string>& columns, const std::string& name) {
     return static_cast<std::size_t>(std::find(columns.begin(), columns.end(), name) -
                                     columns.begin());
@@ -39,34 +39,26 @@ void TableSelection::header(const ExportTable& table) {
   for (const std::string& name : names_) {
     if (!table.columns.empty() && name == table.columns[0]) continue;
     if (const std::size_t c = position(table.columns, name); c < table.columns.size()) {
-      kept_.push_back(c);
+      real.push_back(c);
     } else if (const std::size_t d = position(table.discrete_columns, name);
                d < table.discrete_columns.size()) {
-      kept_discrete_.push_back(d);
+      discrete.push_back(d);
     } else {
       throw UnknownColumnError("the table has no column '" + name +
                                "'; it has: " + listed(table.columns, table.discrete_columns));
     }
   }
   if (names_.empty()) {
-    for (std::size_t c = 1; c < table.columns.size(); ++c) kept_.push_back(c);
-    for (std::size_t d = 0; d < table.discrete_columns.size(); ++d) kept_discrete_.push_back(d);
+    for (std::size_t c = 1; c < table.columns.size(); ++c) real.push_back(c);
+    for (std::size_t d = 0; d < table.discrete_columns.size(); ++d) discrete.push_back(d);
   }
   // The table's order, whatever the order asked in.
-  std::sort(kept_.begin(), kept_.end());
-  kept_.erase(std::unique(kept_.begin(), kept_.end()), kept_.end());
-  std::sort(kept_discrete_.begin(), kept_discrete_.end());
-  kept_discrete_.erase(std::unique(kept_discrete_.begin(), kept_discrete_.end()),
-                       kept_discrete_.end());
-  ExportTable selected;
-  for (const std::size_t c : kept_) selected.columns.push_back(table.columns[c]);
-  for (const std::size_t d : kept_discrete_) {
-    selected.discrete_columns.push_back(table.discrete_columns[d]);
-    selected.discrete_types.push_back(table.discrete_types[d]);
+  for (auto* kept : {&real, &discrete}) {
+    std::sort(kept->begin(), kept->end());
+    kept->erase(std::unique(kept->begin(), kept->end()), kept->end());
   }
-  row_.resize(kept_.size());
-  discrete_row_.resize(kept_discrete_.size());
-  next_.header(selected);
+  kept_ = ColumnSubset(std::move(real), std::move(discrete));
+  next_.header(kept_.header_of(table));
 }
 
 void TableSelection::row(std::span<const std::optional<double>> row,
@@ -88,21 +80,13 @@ void TableSelection::row(std::span<const std::optional<double>> row,
     next_interval_ = std::floor(position + kSlack) + 1.0;
   }
   last_skipped_ = false;
-  pass_on(row, discrete);
+  kept_.pass(next_, row, discrete);
 }
 
 void TableSelection::finish() {
   if (!last_skipped_) return;
   last_skipped_ = false;
-  pass_on(skipped_, skipped_discrete_);
-}
-
-void TableSelection::pass_on(std::span<const std::optional<double>> row,
-                             std::span<const std::optional<std::int64_t>> discrete) {
-  for (std::size_t k = 0; k < kept_.size(); ++k) row_[k] = row[kept_[k]];
-  for (std::size_t k = 0; k < kept_discrete_.size(); ++k)
-    discrete_row_[k] = discrete[kept_discrete_[k]];
-  next_.row(row_, discrete_row_);
+  kept_.pass(next_, skipped_, skipped_discrete_);
 }
 
 }  // namespace couplet::tools

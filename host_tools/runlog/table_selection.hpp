@@ -34,18 +34,12 @@ class TableSelection final : public TableSink {
   void finish();
 
  private:
-  void pass_on(std::span<const std::optional<double>> row,
-               std::span<const std::optional<std::int64_t>> discrete);
-
   TableSink& next_;
   std::vector<std::string> names_;
   std::optional<double> every_;
-  std::vector<std::size_t> kept_;           ///< Real columns passed on, time first
-  std::vector<std::size_t> kept_discrete_;  ///< discrete columns passed on
+  ColumnSubset kept_;  ///< time first, then the columns asked for
   std::optional<double> first_time_;
   double next_interval_ = 0.0;  ///< rows before this many intervals from the first are skipped
-  std::vector<std::optional<double>> row_;  ///< the row passed on, reused
-  std::vector<std::optional<std::int64_t>> discrete_row_;
   /// The latest row skipped (passed on by finish()), when it is the last one seen.
   std::vector<std::optional<double>> skipped_;
   std::vector<std::optional<std::int64_t>> skipped_discrete_;
