@@ -82,7 +82,11 @@ void BM_RunLogOverhead(benchmark::State& state) {
       if (recorder) recorder->plan_finished(executor, *algorithm);
     }
     state.PauseTiming();
-    if (recorder) recorder->finish({true, "", executor.decision_hash(), executor.counters()});
+    if (recorder) {
+      recorder->finish({.completed = true,
+                        .decision_hash = executor.decision_hash(),
+                        .counters = executor.counters()});
+    }
     macro_steps += executor.counters().macro_steps;
     if (recorder) {
       records_waited += recorder->records_waited();

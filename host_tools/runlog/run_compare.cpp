@@ -118,7 +118,7 @@ SignalComparison compare_signal(const std::string& name, const SignalTable& a, c
   const std::vector<double>& values_a = a.columns[a.find(name)];
   const std::vector<double>& values_b = b.columns[b.find(name)];
   constexpr double infinity = std::numeric_limits<double>::infinity();
-  SignalComparison result{name};
+  SignalComparison result{name, 0.0, 0.0, std::nullopt};
   for (std::size_t k = 0; k < values_a.size(); ++k) {
     const double x = values_a[k];
     const double y = values_b[k];

@@ -130,7 +130,7 @@ LoggedSlave slave(const std::string& name, const std::vector<std::string>& outpu
   LoggedSlave logged;
   logged.name = name;
   logged.description.capabilities.can_rollback = true;
-  for (const std::string& output : outputs) logged.description.outputs.push_back({output, false});
+  for (const std::string& output : outputs) logged.description.outputs.push_back({.name = output});
   return logged;
 }
 

@@ -59,7 +59,9 @@ RecordedRun record_two_mass_switch(const std::string& name, std::size_t queue_re
       std::this_thread::sleep_for(pause);
     }
   }
-  recorder.finish({true, "", executor.decision_hash(), executor.counters()});
+  recorder.finish({.completed = true,
+                   .decision_hash = executor.decision_hash(),
+                   .counters = executor.counters()});
   run.decision_hash = executor.decision_hash();
   run.macro_steps = executor.counters().macro_steps;
   run.records_waited = recorder.records_waited();
@@ -164,7 +166,9 @@ TEST(RunLogRecorder, ASlowRunsRecordsReachTheFileWithoutAWake) {
   }
   EXPECT_EQ(plans_on_disk, 6u);
   EXPECT_EQ(recorder.writer_wakeups(), 0u);
-  recorder.finish({true, "", executor.decision_hash(), executor.counters()});
+  recorder.finish({.completed = true,
+                   .decision_hash = executor.decision_hash(),
+                   .counters = executor.counters()});
 }
 
 // A write that fails (a disk someone else filled: /dev/full answers every
@@ -191,7 +195,9 @@ TEST(RunLogRecorder, AFailedWriteStopsTheRunAtTheNextPlan) {
         "cannot write the run log '/dev/full': No space left on device at t = 0.01 s after 1 "
         "macro steps: the run is stopped. Free space there, or write the run elsewhere (-o DIR)");
   }
-  EXPECT_THROW(recorder.finish({false, "stopped", executor.decision_hash(), executor.counters()}),
+  EXPECT_THROW(recorder.finish({.message = "stopped",
+                                .decision_hash = executor.decision_hash(),
+                                .counters = executor.counters()}),
                std::runtime_error);
 }
 
@@ -211,7 +217,7 @@ TEST(RunLogRecorder, WritesARecordWithoutWaitingForTheNext) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   EXPECT_GT(std::filesystem::file_size(directory / "run.log"), protocol::kLogMagicBytes);
-  recorder.finish({true, "", 0, {}});
+  recorder.finish({.completed = true});
 }
 
 }  // namespace
