@@ -13,6 +13,7 @@
 #include "host_tools/assembly/system_builder.hpp"
 #include "host_tools/checks/check_evaluator.hpp"
 #include "host_tools/checks/check_setup.hpp"
+#include "host_tools/runlog/run_log_stream.hpp"
 #include "host_tools/scenario/check_reader.hpp"
 #include "host_tools/scenario/scenario.hpp"
 #include "host_tools/scenario/scenario_text.hpp"
@@ -233,15 +234,16 @@ void refuse_log_directory(const RunLog& log, const std::string& output_directory
   }
 }
 
-/// Drives the new slave with the recorded requests and keeps, per returned row
-/// of outputs, the recorded and the new values.
+/// Drives the new slave with the recorded requests, read from the log as they
+/// come, and writes per returned row of outputs the recorded and the new
+/// values: nothing grows with the log's length.
 class RequestPlayer {
  public:
-  /// `checks` watches the new outputs (the system's slave 0 is `resimulated`).
+  /// `checks` watches the new outputs (the system's slave 0 is `resimulated`);
+  /// `log` holds the structure of the log to play.
   RequestPlayer(const RunLog& log, std::size_t slave, Slave& resimulated, PortMatch match,
                 CheckEvaluator& checks)
-      : log_(log),
-        slave_(slave),
+      : slave_(slave),
         recorded_(log.slaves[slave].description),
         resimulated_(resimulated),
         description_(resimulated.description()),
@@ -254,39 +256,45 @@ class RequestPlayer {
             static_cast<std::size_t>(description_.capabilities.output_derivative_order + 1) *
             description_.outputs.size()),
         max_difference_(match_.outputs.size() + match_.discrete_outputs.size(), 0.0),
+        row_(row_width()),
         checks_(checks) {}
 
-  /// Plays every recorded call on the slave; returns the error of the one that
-  /// failed (naming it), or an empty string.
-  std::string play() {
+  /// Plays every call on the slave that `stream` holds, writing the rows to
+  /// `signals` (CSV, without its header); returns the error of the call that
+  /// failed (naming it), or an empty string. Reads the log to its end either way.
+  std::string play(RunLogStream& stream, std::ostream& signals) {
+    signals_ = &signals;
+    std::string failed;
+    const LoggedCall* failing = nullptr;
     std::size_t request = 0;
-    const std::size_t total = requests_recorded();
-    for (const LoggedCall& call : log_.calls) {
-      if (call.slave != slave_) continue;
-      ++request;
+    std::size_t recorded = 0;
+    while (const LoggedCall* call = stream.next_call()) {
+      if (call->slave != slave_) continue;
+      ++recorded;
+      if (failing != nullptr) continue;  // counted only
+      request = recorded;
       try {
-        play(call);
+        play(*call);
       } catch (const std::exception& error) {
-        requests_ = request;
-        return "request " + std::to_string(request) + " of " + std::to_string(total) + " (" +
-               describe(call) + "): " + error.what();
+        failing = call;
+        failed = describe(*call) + "): " + error.what();
       }
     }
+    signals_ = nullptr;
     requests_ = request;
-    return "";
+    requests_recorded_ = recorded;
+    if (failing == nullptr) return "";
+    return "request " + std::to_string(request) + " of " + std::to_string(recorded) + " (" + failed;
   }
 
-  std::size_t requests_recorded() const {
-    return static_cast<std::size_t>(
-        std::count_if(log_.calls.begin(), log_.calls.end(),
-                      [&](const LoggedCall& call) { return call.slave == slave_; }));
-  }
+  std::size_t requests_recorded() const { return requests_recorded_; }
   std::size_t requests() const { return requests_; }
   const PortMatch& match() const { return match_; }
   const std::vector<double>& max_difference() const { return max_difference_; }
-  /// Row-major: time, then per compared output (the Real ones, then the
-  /// discrete ones) the recorded and the new value.
-  const std::vector<double>& rows() const { return rows_; }
+  /// The rows written: per returned row of outputs, the time, then per
+  /// compared output (the Real ones, then the discrete ones) the recorded and
+  /// the new value.
+  std::size_t rows() const { return rows_; }
   std::size_t row_width() const {
     return 1 + 2 * (match_.outputs.size() + match_.discrete_outputs.size());
   }
@@ -385,11 +393,12 @@ class RequestPlayer {
 
   /// One row: the Real outputs given, the discrete ones as held now.
   void add_row(Time time, std::span<const double> recorded, std::span<const double> resimulated) {
-    rows_.push_back(to_seconds(time));
+    std::size_t cell = 0;
+    row_[cell++] = to_seconds(time);
     std::size_t column = 0;
     const auto compare = [&](double before, double now) {
-      rows_.push_back(before);
-      rows_.push_back(now);
+      row_[cell++] = before;
+      row_[cell++] = now;
       // NaN on either side is a difference too (std::max would drop it).
       const double difference = std::fabs(now - before);
       if (std::isnan(difference) || difference > max_difference_[column])
@@ -402,6 +411,10 @@ class RequestPlayer {
       compare(static_cast<double>(recorded_discrete_outputs_[output.recorded]),
               static_cast<double>(discrete_outputs_[output.resimulated]));
     }
+    for (std::size_t k = 0; k < row_.size(); ++k)
+      *signals_ << (k == 0 ? "" : ",") << exact_text(row_[k]);
+    *signals_ << '\n';
+    ++rows_;
   }
 
   std::string describe(const LoggedCall& call) const {
@@ -413,7 +426,6 @@ class RequestPlayer {
     return std::string(call_kind_name(call.kind)) + " at t = " + seconds_text(at) + " s";
   }
 
-  const RunLog& log_;
   std::size_t slave_;
   const SlaveDescription& recorded_;
   Slave& resimulated_;
@@ -427,32 +439,27 @@ class RequestPlayer {
   std::vector<double> samples_;
   std::vector<double> linearization_;
   std::vector<double> max_difference_;
-  std::vector<double> rows_;
+  std::vector<double> row_;          ///< the row being written
+  std::ostream* signals_ = nullptr;  ///< where rows go while playing
+  std::size_t rows_ = 0;
   Time time_ = 0;
   Time saved_time_ = 0;
   std::size_t requests_ = 0;
+  std::size_t requests_recorded_ = 0;
   CheckEvaluator& checks_;
 };
 
-void write_signals(const std::filesystem::path& path, const std::string& slave,
-                   const RequestPlayer& player) {
-  write_file_atomically(path, [&](std::ostream& file) {
-    file << "time";
-    for (const auto* outputs : {&player.match().outputs, &player.match().discrete_outputs}) {
-      for (const PortMatch::Output& output : *outputs) {
-        const std::string name = slave + "." + output.name;
-        file << ',' << name << ":recorded," << name;
-      }
+/// signals.csv's header: per compared output, the recorded and the new values.
+void write_signals_header(std::ostream& file, const std::string& slave,
+                          const RequestPlayer& player) {
+  file << "time";
+  for (const auto* outputs : {&player.match().outputs, &player.match().discrete_outputs}) {
+    for (const PortMatch::Output& output : *outputs) {
+      const std::string name = slave + "." + output.name;
+      file << ',' << name << ":recorded," << name;
     }
-    file << '\n';
-    const std::vector<double>& rows = player.rows();
-    const std::size_t width = player.row_width();
-    for (std::size_t start = 0; start < rows.size(); start += width) {
-      for (std::size_t k = 0; k < width; ++k)
-        file << (k == 0 ? "" : ",") << exact_text(rows[start + k]);
-      file << '\n';
-    }
-  });
+  }
+  file << '\n';
 }
 
 nlohmann::json summary_of(const RunLog& log, const std::string& slave, const ResimOptions& options,
@@ -468,7 +475,7 @@ nlohmann::json summary_of(const RunLog& log, const std::string& slave, const Res
     summary["overrides"].push_back(key + "=" + value);
   summary["requests"] = player.requests();
   summary["requests_recorded"] = player.requests_recorded();
-  summary["rows"] = player.rows().size() / player.row_width();
+  summary["rows"] = player.rows();
   nlohmann::json differences = nlohmann::json::object();
   std::size_t column = 0;
   for (const auto* outputs : {&player.match().outputs, &player.match().discrete_outputs}) {
@@ -499,8 +506,9 @@ bool corrupted(const RunLog& log) {
 
 }  // namespace
 
-nlohmann::json resimulate_slave(const RunLog& log, const std::string& slave,
+nlohmann::json resimulate_slave(RunLogStream& stream, const std::string& slave,
                                 const ResimOptions& options) {
+  const RunLog& log = stream.log();
   const std::size_t index = logged_slave_index(log, slave);
   refuse_log_directory(log, options.output_directory);
   const Scenario scenario = resim_scenario(log, slave, options);
@@ -512,29 +520,41 @@ nlohmann::json resimulate_slave(const RunLog& log, const std::string& slave,
   RequestPlayer player(log, index, resimulated,
                        match_ports(slave, log.slaves[index].description, resimulated.description()),
                        evaluator);
-  const std::string error = player.play();
-  const nlohmann::json summary = summary_of(log, slave, options, player, error, evaluator, checks);
   std::filesystem::create_directories(options.output_directory);
   const std::filesystem::path directory(options.output_directory);
-  write_signals(directory / "signals.csv", slave, player);
+  // The rows go to the file as the log is played: a log of any length.
+  std::string error;
+  write_file_atomically(directory / "signals.csv", [&](std::ostream& file) {
+    write_signals_header(file, slave, player);
+    error = player.play(stream, file);
+  });
+  const nlohmann::json summary = summary_of(log, slave, options, player, error, evaluator, checks);
   write_file_atomically(directory / "summary.json",
                         [&](std::ostream& file) { file << summary.dump(2) << '\n'; });
   return summary;
 }
 
+nlohmann::json resimulate_slave(const RunLog& log, const std::string& slave,
+                                const ResimOptions& options) {
+  RunLogStream stream(log);
+  return resimulate_slave(stream, slave, options);
+}
+
 int resim_command(const std::string& log_path, const std::string& slave,
                   const ResimOptions& options) {
-  std::optional<RunLog> log;
+  std::optional<RunLogStream> stream;
+  nlohmann::json summary;
   try {
-    log = read_run_log(log_path);
+    stream.emplace(log_path);  // streamed: the requests are read as they are played
+    summary = resimulate_slave(*stream, slave, options);
   } catch (const RunLogError& error) {
     std::cerr << "couplet: error: " << error.what() << "\n";
     return 2;
   }
-  if (log->damaged())
-    std::cerr << "couplet: warning: " << log_path << ": " << log->tail_problem
+  const RunLog& log = stream->log();
+  if (log.damaged())
+    std::cerr << "couplet: warning: " << log_path << ": " << log.tail_problem
               << "; read up to there\n";
-  const nlohmann::json summary = resimulate_slave(*log, slave, options);
   std::cout << "resim of slave '" << slave << "' from " << log_path << ": " << summary["requests"]
             << " requests, " << summary["rows"] << " rows\n";
   for (const auto& [output, difference] : summary["max_difference"].items())
@@ -550,7 +570,7 @@ int resim_command(const std::string& log_path, const std::string& slave,
     std::cerr << "couplet: resim failed: " << summary["error"].get<std::string>() << "\n";
     return 1;
   }
-  if (corrupted(*log)) return 1;
+  if (corrupted(log)) return 1;
   return checks_failed(summary) ? 3 : 0;
 }
 

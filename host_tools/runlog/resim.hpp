@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "host_tools/runlog/run_log.hpp"
+#include "host_tools/runlog/run_log_stream.hpp"
 
 namespace couplet::tools {
 
@@ -42,8 +43,14 @@ struct ResimOptions {
 /// log's own.
 nlohmann::json resimulate_slave(const RunLog& log, const std::string& slave,
                                 const ResimOptions& options);
+/// The same from a streamed log (its requests read as they are played, the rows
+/// written as they come): memory independent of the log's length. Reads the
+/// log to its end (stream.log() then says how it ended); throws RunLogError
+/// for a record that breaks the format (signals.csv is then not written).
+nlohmann::json resimulate_slave(RunLogStream& stream, const std::string& slave,
+                                const ResimOptions& options);
 
-/// `couplet resim`: reads the log, re-simulates, prints a short table and the
+/// `couplet resim`: streams the log, re-simulates, prints a short table and the
 /// checks' verdicts. Returns the exit code: 0 done; 3 done and a check on the
 /// slave's outputs failed; 1 the re-simulated slave failed, or the log is
 /// corrupted in the middle (the requests before the damage were re-simulated);
