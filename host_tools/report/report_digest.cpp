@@ -31,8 +31,8 @@ class SignalsFromCalls {
   SignalsFromCalls(const RunLog& log, Range span) {
     for (std::size_t s = 0; s < log.slaves.size(); ++s) {
       const std::size_t outputs = log.slaves[s].description.outputs.size();
-      slaves_.push_back(
-          {columns_.size(), log.start, std::nullopt, std::vector<std::vector<Point>>(outputs)});
+      slaves_.push_back({columns_.size(), log.start, std::nullopt,
+                         std::vector<std::vector<Point>>(outputs), kSeriesBudget});
       for (std::size_t j = 0; j < outputs; ++j) {
         columns_.emplace_back(port_name(log, s, log.slaves[s].description.outputs[j].name),
                               BoundedSeries(span));
@@ -67,7 +67,12 @@ class SignalsFromCalls {
       while (!points.empty() && points.back().x >= end) points.pop_back();
       points.push_back({end, call.end_outputs[j]});
     }
-    if (outputs > 0 && slave.pending.front().size() >= kSeriesBudget) settle(slave, false);
+    if (outputs > 0 && slave.pending.front().size() >= slave.settle_at) {
+      settle(slave, false);
+      // A slave whose saved state stays far behind keeps its points pending:
+      // look again only once they have doubled, so that the looks cost O(1) a point.
+      slave.settle_at = std::max(kSeriesBudget, 2 * slave.pending.front().size());
+    }
   }
 
   std::vector<Column> finish() {
@@ -85,6 +90,7 @@ class SignalsFromCalls {
     Time position = 0;                        ///< where its last step, restore or setup put it
     std::optional<Time> saved;                ///< where its saved state stands
     std::vector<std::vector<Point>> pending;  ///< per output: points a rollback may replace
+    std::size_t settle_at = kSeriesBudget;    ///< pending points at which to settle again
   };
 
   /// Moves the points no later call can replace (all at the end) into the columns.
