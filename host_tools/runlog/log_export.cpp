@@ -689,15 +689,18 @@ StreamedExport stream_rows(RunLogReading& reading, Rows& rows, TableSink& sink, 
   RunLog& log = reading.log();
   LogWindow& window = rows.window();
   StreamedExport result;
-  std::size_t next_call = window.first_call + log.calls.size();
-  for (std::size_t index = window.first_call; index < next_call; ++index) rows.take(index);
+  std::size_t next_call = window.first_call;  ///< in the whole log, the next call to take
   bool header_given = false;
   const auto give_row = [&](Row&& row, DiscreteRow&& discrete) {
     sink.row(row, discrete);
     ++result.rows;
   };
   const auto advance = [&](bool log_ended) {
-    for (; next_call < window.first_call + log.calls.size(); ++next_call) rows.take(next_call);
+    // A step's samples may go on in the records after its call: the last call
+    // is taken once the log has gone past it.
+    std::size_t complete = window.first_call + log.calls.size();
+    if (!log_ended && reading.last_was_call() && complete > next_call) --complete;
+    for (; next_call < complete; ++next_call) rows.take(next_call);
     if (!header_given && (log_ended || rows.header_known(reading))) {
       sink.header(rows.header());
       header_given = true;

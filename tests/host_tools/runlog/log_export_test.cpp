@@ -293,6 +293,22 @@ TEST(ExportRows, TheGridOptionInterpolatesASlaveWithoutSamples) {
   expect_streamed_export_is_whole("export-interpolated");
 }
 
+// Steps of 2 s on a 1 ms grid: each step's samples go on in CALL_STEP_SAMPLES
+// records after its call. Streamed, a step is taken only once all its samples
+// are read, whatever the batch.
+TEST(ExportRows, TheGridRowsOfStepsWhoseSamplesGoOnInFurtherRecords) {
+  run("two_mass_switch.yaml", {"time.end=6", "algorithm.step=2", "evaluation.grid=0.001"},
+      "export-long-steps");
+  const tools::RunLog log = tools::read_run_log(log_path("export-long-steps"));
+  const auto step = std::find_if(log.calls.begin(), log.calls.end(), [](const auto& call) {
+    return call.kind == tools::CallKind::step;
+  });
+  ASSERT_NE(step, log.calls.end());
+  ASSERT_EQ(step->sample_times.size(), 2000U) << "the continuation records joined to the call";
+  expect_grid_export_is_signals("export-long-steps");
+  expect_streamed_export_is_whole("export-long-steps");
+}
+
 // right is behind a link and feeds through: its outputs in a row are the
 // refresh's, its link timing that of the step that ended at the row's time.
 TEST(ExportRows, ALinkedSlavesTimingIsThatOfItsStepAtTheRowsTime) {
