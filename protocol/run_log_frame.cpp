@@ -163,8 +163,10 @@ bool RunLogReader::open_next_segment() {
   if (!file_) return refuse(LogReadStatus::corrupted, "cannot be opened");
   LogSegmentHeader header{};
   file_.read(reinterpret_cast<char*>(header.data()), kLogSegmentHeaderBytes);
-  if (file_.gcount() != static_cast<std::streamsize>(kLogSegmentHeaderBytes))
+  if (file_.gcount() != static_cast<std::streamsize>(kLogSegmentHeaderBytes)) {
+    segment_header_cut_ = true;
     return refuse(LogReadStatus::cut, "ends inside its header (the run was cut while starting it)");
+  }
   if (!have_identity_) return refuse(LogReadStatus::corrupted, "follows a log without a header");
   if (header == encode_log_segment_header(number, identity_, compressed_)) {
     offset_ = file_offset_ = kLogSegmentHeaderBytes;
@@ -267,8 +269,36 @@ LogReadStatus RunLogReader::short_frame(const std::string& where, const std::str
   return fail(LogReadStatus::cut, where + ": " + what + cut_block);
 }
 
+bool RunLogReader::resume() {
+  if (!stopped_ || ended_) return false;
+  if (final_ != LogReadStatus::end && final_ != LogReadStatus::cut) return false;
+  if (block_status_ == LogBlockStatus::corrupted) return false;
+  stopped_ = false;
+  final_ = LogReadStatus::end;
+  problem_.clear();
+  if (segment_header_cut_) {
+    // Open that segment again: its header may be whole now.
+    segment_header_cut_ = false;
+    segment_ -= 1;
+    reopen_segment_ = true;
+    return true;
+  }
+  // Back to where the last whole frame (a compressed log: block) ended.
+  block_status_ = LogBlockStatus::block;
+  block_problem_.clear();
+  block_frames_.clear();
+  block_at_ = 0;
+  file_.clear();
+  file_.seekg(static_cast<std::streamoff>(compressed_ ? file_offset_ : offset_));
+  return static_cast<bool>(file_);
+}
+
 LogReadStatus RunLogReader::next(LogRecord& record) {
   if (stopped_) return final_;
+  if (reopen_segment_) {
+    reopen_segment_ = false;
+    if (!open_next_segment()) return final_;
+  }
   std::size_t length_bytes = read_frames(buffer_.data(), 4);
   while (length_bytes == 0) {
     // Between frames: the log ends here, at a block cut or damaged, or goes on

@@ -83,6 +83,13 @@ class RunLogReader {
   /// The next record into `record`; on anything but `record`, problem() says why.
   LogReadStatus next(LogRecord& record);
 
+  /// For a log still being written: after next() returned `end`, or `cut`
+  /// where the writer was writing, forgets that, so that next() reads on from
+  /// the first byte after the last whole record (or block, or segment header)
+  /// once the writer has added more. False, changing nothing, when next() has
+  /// not stopped, after the end record, and at damage (corrupted, malformed).
+  bool resume();
+
   std::uint64_t frames_read() const { return frames_; }
   /// Bytes of complete frames (and the magic) read so far in the current
   /// segment; of a compressed log, bytes of its frames as they were before
@@ -129,6 +136,9 @@ class RunLogReader {
   std::string problem_;
   bool stopped_ = false;
   LogReadStatus final_ = LogReadStatus::end;  ///< what next() returns once stopped
+  /// The next segment's header was cut: resume() opens it again.
+  bool segment_header_cut_ = false;
+  bool reopen_segment_ = false;  ///< next() opens segment segment_ + 1 first
   // A compressed log: the current block's frames and how far they were read.
   bool compressed_ = false;
   std::vector<std::uint8_t> block_bytes_;

@@ -4,6 +4,8 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <memory>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -683,54 +685,91 @@ namespace {
 /// Reads the rest of `reading` into `rows` (CommunicationRows or GridRows),
 /// handing settled rows to `sink` every `batch` records and letting go of the
 /// calls and plan records no row to come reads.
+/// Reads a log into `Rows` (CommunicationRows or GridRows) as it is read,
+/// handing settled rows to a sink every `batch` records and letting go of the
+/// calls and plan records no row to come reads.
 template <typename Rows>
-StreamedExport stream_rows(RunLogReading& reading, Rows& rows, TableSink& sink, std::size_t batch) {
-  batch = std::max<std::size_t>(batch, 1);
-  RunLog& log = reading.log();
-  LogWindow& window = rows.window();
-  StreamedExport result;
-  std::size_t next_call = window.first_call;  ///< in the whole log, the next call to take
-  bool header_given = false;
-  const auto give_row = [&](Row&& row, DiscreteRow&& discrete) {
-    sink.row(row, discrete);
-    ++result.rows;
-  };
-  const auto advance = [&](bool log_ended) {
+class RowStreamer {
+ public:
+  RowStreamer(RunLogReading& reading, Rows& rows, std::size_t batch)
+      : reading_(reading), rows_(rows), batch_(std::max<std::size_t>(batch, 1)) {}
+
+  /// Reads what the log holds now; the settled rows go to `sink`, the plan
+  /// records read to `plans` (when given) before the rows that follow them.
+  void read_available(TableSink& sink, const PlanRecords* plans = nullptr) {
+    for (std::size_t records = 1; reading_.read_record(); ++records) {
+      if (records % batch_ == 0) advance(false, sink, plans);
+    }
+    advance(false, sink, plans);
+  }
+
+  /// The log has ended: every row left goes to `sink`.
+  StreamedExport finish(TableSink& sink, const PlanRecords* plans = nullptr) {
+    advance(true, sink, plans);
+    const RunLog& log = reading_.log();
+    result_.tail = log.tail;
+    result_.tail_problem = log.damaged() ? log.tail_problem : "";
+    return result_;
+  }
+
+ private:
+  void advance(bool log_ended, TableSink& sink, const PlanRecords* plans) {
+    RunLog& log = reading_.log();
+    LogWindow& window = rows_.window();
     // A step's samples may go on in the records after its call: the last call
     // is taken once the log has gone past it.
     std::size_t complete = window.first_call + log.calls.size();
-    if (!log_ended && reading.last_was_call() && complete > next_call) --complete;
-    for (; next_call < complete; ++next_call) rows.take(next_call);
-    if (!header_given && (log_ended || rows.header_known(reading))) {
-      sink.header(rows.header());
-      header_given = true;
+    if (!log_ended && reading_.last_was_call() && complete > next_call_) --complete;
+    for (; next_call_ < complete; ++next_call_) rows_.take(next_call_);
+    if (plans != nullptr) {
+      for (; next_plan_ < window.first_plan + log.plans.size(); ++next_plan_)
+        (*plans)(log.plans[next_plan_ - window.first_plan]);
     }
-    if (header_given) rows.hand_over(log_ended, give_row);
-    // Let go of the calls and plan records no row to come reads; the last call
-    // stays while a step's samples may still follow it.
-    std::size_t keep = std::min(rows.oldest_needed_call(), next_call);
-    if (reading.last_was_call() && !log.calls.empty())
+    if (!header_given_ && (log_ended || rows_.header_known(reading_))) {
+      sink.header(rows_.header());
+      header_given_ = true;
+    }
+    if (header_given_) {
+      rows_.hand_over(log_ended, [&](Row&& row, DiscreteRow&& discrete) {
+        sink.row(row, discrete);
+        ++result_.rows;
+      });
+    }
+    // Let go of the calls and plan records no row to come reads (nor the plan
+    // hook, which has seen them); the last call stays while a step's samples
+    // may still follow it.
+    std::size_t keep = std::min(rows_.oldest_needed_call(), next_call_);
+    if (reading_.last_was_call() && !log.calls.empty())
       keep = std::min(keep, window.first_call + log.calls.size() - 1);
-    if (keep - window.first_call >= batch) {
+    if (keep - window.first_call >= batch_) {
       log.calls.erase(log.calls.begin(),
                       log.calls.begin() + static_cast<std::ptrdiff_t>(keep - window.first_call));
       window.first_call = keep;
     }
-    const std::uint64_t plans_kept = rows.oldest_needed_plan();
-    if (plans_kept > window.first_plan + batch) {
+    std::uint64_t plans_kept = rows_.oldest_needed_plan();
+    if (plans != nullptr) plans_kept = std::min(plans_kept, next_plan_);
+    if (plans_kept > window.first_plan + batch_) {
       const std::uint64_t drop =
           std::min<std::uint64_t>(plans_kept - window.first_plan, log.plans.size());
       log.plans.erase(log.plans.begin(), log.plans.begin() + static_cast<std::ptrdiff_t>(drop));
       window.first_plan += drop;
     }
-  };
-  for (std::size_t records = 1; reading.read_record(); ++records) {
-    if (records % batch == 0) advance(false);
   }
-  advance(true);
-  result.tail = log.tail;
-  result.tail_problem = log.damaged() ? log.tail_problem : "";
-  return result;
+
+  RunLogReading& reading_;
+  Rows& rows_;
+  std::size_t batch_;
+  std::size_t next_call_ = rows_.window().first_call;  ///< in the whole log, the next call to take
+  std::uint64_t next_plan_ = 1;  ///< the next plan record to pass to the plan hook
+  bool header_given_ = false;
+  StreamedExport result_;
+};
+
+template <typename Rows>
+StreamedExport stream_rows(RunLogReading& reading, Rows& rows, TableSink& sink, std::size_t batch) {
+  RowStreamer streamer(reading, rows, batch);
+  streamer.read_available(sink);
+  return streamer.finish(sink);
 }
 
 }  // namespace
@@ -781,6 +820,37 @@ StreamedExport stream_grid_rows(RunLogReading& reading, std::span<const Time> gr
   reading.read_structure();
   GridRows rows(reading.log(), grid);
   return stream_rows(reading, rows, sink, batch);
+}
+
+struct CommunicationRowsFollower::Impl {
+  explicit Impl(const std::string& path) : reading(path) {
+    reading.read_structure();
+    rows.emplace(reading.log());
+    streamer.emplace(reading, *rows, 4096);
+  }
+
+  RunLogReading reading;
+  std::optional<CommunicationRows> rows;
+  std::optional<RowStreamer<CommunicationRows>> streamer;
+};
+
+CommunicationRowsFollower::CommunicationRowsFollower(const std::string& path)
+    : impl_(std::make_unique<Impl>(path)) {}
+
+CommunicationRowsFollower::~CommunicationRowsFollower() = default;
+
+const RunLog& CommunicationRowsFollower::log() const {
+  return impl_->reading.log();
+}
+
+bool CommunicationRowsFollower::follow(TableSink& rows, const PlanRecords& plans) {
+  impl_->streamer->read_available(rows, &plans);
+  const RunLog& log = impl_->reading.log();
+  const bool still_written = !log.end_record && (log.tail == protocol::LogReadStatus::end ||
+                                                 log.tail == protocol::LogReadStatus::cut);
+  if (still_written && impl_->reading.resume()) return false;
+  impl_->streamer->finish(rows, &plans);
+  return true;
 }
 
 StreamedExport stream_communication_csv(const std::string& path, std::ostream& csv,

@@ -15,6 +15,8 @@
 // exact 64-bit integers (Boolean 0 or 1), as signals.csv has them.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <span>
@@ -141,6 +143,36 @@ StreamedExport stream_communication_rows(RunLogReading& reading, TableSink& sink
 /// the slowest and the furthest slave are held.
 StreamedExport stream_grid_rows(RunLogReading& reading, std::span<const Time> grid, TableSink& sink,
                                 std::size_t batch = 4096);
+
+/// Takes each plan record as a streamed export reads it.
+using PlanRecords = std::function<void(const LoggedPlan&)>;
+
+/// The communication rows of a log that is still being written (couplet watch),
+/// followed as it grows in the memory of stream_communication_rows().
+class CommunicationRowsFollower {
+ public:
+  /// Opens `path` and reads its structure. Throws RunLogError as RunLogReading
+  /// does, also for a log whose structure is not written yet.
+  explicit CommunicationRowsFollower(const std::string& path);
+  ~CommunicationRowsFollower();
+  CommunicationRowsFollower(const CommunicationRowsFollower&) = delete;
+  CommunicationRowsFollower& operator=(const CommunicationRowsFollower&) = delete;
+
+  /// The log's structure; its end record once read.
+  const RunLog& log() const;
+
+  /// Reads what the log holds now: its plan records go to `plans` as read, and
+  /// the rows no later record can change to `rows` (the header first, once).
+  /// Returns false while the log is still being written (no end record yet, a
+  /// last frame still being written): call again later. Once the log has
+  /// ended — its end record, or damage — every row left goes to `rows` and it
+  /// returns true. Throws RunLogError for a record that breaks the format.
+  bool follow(TableSink& rows, const PlanRecords& plans);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 /// csv_text(communication_table(read_run_log(path))) written to `csv` as the log
 /// is read (stream_communication_rows).

@@ -804,6 +804,15 @@ bool RunLogReading::read_record() {
   }
 }
 
+bool RunLogReading::resume() {
+  if (!ended_ || log_.end_record || !impl_->refused.empty()) return false;
+  if (!impl_->reader->resume()) return false;
+  ended_ = false;
+  log_.tail = protocol::LogReadStatus::end;
+  log_.tail_problem.clear();
+  return true;
+}
+
 bool RunLogReading::read_next() {
   protocol::RunLogReader& reader = *impl_->reader;
   const protocol::LogReadStatus status = reader.next(*impl_->record);
@@ -832,7 +841,8 @@ bool RunLogReading::read_next() {
   if (status != protocol::LogReadStatus::end) log_.tail_problem = reader.problem();
   log_.frames = reader.frames_read();
   ended_ = true;
-  last_was_call_ = false;
+  // last_was_call_ stays: a log still being written may go on (resume()) with
+  // the samples of that call.
   return false;
 }
 

@@ -158,9 +158,16 @@ class RunLogReading {
   bool read_record();
   /// Reads up to the last connections record (the structure replay builds on).
   void read_structure();
+  /// For a log still being written (couplet watch): after read_record()
+  /// returned false at the log's end or at a frame cut while it was written,
+  /// and before its end record, makes read_record() read on from the last
+  /// whole record when the writer has added more. False, changing nothing, once
+  /// the end record was read, at damage, or when reading has not ended.
+  bool resume();
   bool ended() const { return ended_; }
   /// The last record read was a slave call: CALL_STEP_SAMPLES records may
-  /// still add samples to log().calls.back().
+  /// still add samples to log().calls.back() (after resume(), when the reading
+  /// has ended).
   bool last_was_call() const { return last_was_call_; }
   bool has_internal_quantities() const;
   RunLog& log() { return log_; }

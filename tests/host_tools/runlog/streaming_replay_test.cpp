@@ -1,9 +1,9 @@
 // `couplet replay`, `couplet inspect`, `couplet export` (communication or grid
-// rows as CSV), `couplet compare`, `couplet report`, `couplet resim` and the
-// Python module's read_table stream the log (host_tools/runlog/run_log_stream.hpp,
-// log_inspect.hpp, log_export.hpp, host_tools/report/report_digest.hpp): their
-// memory does not grow with the log's length, where reading a log whole takes
-// about four times the log's size.
+// rows as CSV), `couplet compare`, `couplet report`, `couplet resim`,
+// `couplet watch` and the Python module's read_table stream the log
+// (host_tools/runlog/run_log_stream.hpp, log_inspect.hpp, log_export.hpp,
+// host_tools/report/report_digest.hpp): their memory does not grow with the log's length, where
+// reading a log whole takes about four times the log's size.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -82,7 +82,8 @@ TEST(StreamingReplay, MemoryDoesNotGrowWithTheLogsLength) {
        {std::vector<std::string>{"replay", "--verify"}, std::vector<std::string>{"inspect"},
         std::vector<std::string>{"export"}, std::vector<std::string>{"export", "--grid"},
         std::vector<std::string>{"compare", "LOG"}, std::vector<std::string>{"report", "-o", page},
-        std::vector<std::string>{"resim", "left", "-o", resimulated}}) {
+        std::vector<std::string>{"resim", "left", "-o", resimulated},
+        std::vector<std::string>{"watch", "--live", "0", "--live-linger", "0"}}) {
     const auto measured = [&](const fs::path& log) {
       std::vector<std::string> arguments{COUPLET_BINARY, command[0], log.string()};
       for (auto argument = command.begin() + 1; argument != command.end(); ++argument)
