@@ -3,7 +3,9 @@
 // rows). The input is written to a file and read as a run log, as `couplet
 // inspect` and `couplet export` do; at every "COUPSEG" after its start it is
 // split into a further segment file (run.2.log, ...), so that the segment
-// headers and frames that go on across files are fuzzed too.
+// headers and frames that go on across files are fuzzed too. It is also read
+// as a log still being written (couplet watch): its first half, then all of it
+// after the reader resumes.
 // The reader's contract: a log that cannot be read at all is a
 // std::runtime_error naming the file; later damage only shortens the log.
 // Anything else escaping (another exception, a crash, undefined behaviour) is a
@@ -12,6 +14,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -89,8 +93,34 @@ std::vector<couplet::Time> grid_over(const couplet::tools::RunLog& log) {
 
 }  // namespace
 
+/// Takes rows and plan records and keeps nothing.
+class Discard final : public couplet::tools::TableSink {
+ public:
+  void header(const couplet::tools::ExportTable&) override {}
+  void row(std::span<const std::optional<double>>,
+           std::span<const std::optional<std::int64_t>>) override {}
+};
+
+/// The input read as `couplet watch` reads a log still being written: its
+/// first half, then, resumed, all of it.
+void follow_as_written(const ScratchFile& scratch, const std::uint8_t* data, std::size_t size) {
+  const std::string& path = scratch.write(data, size / 2);
+  try {
+    couplet::tools::CommunicationRowsFollower follower(path);
+    Discard rows;
+    const couplet::tools::PlanRecords plans = [](const couplet::tools::LoggedPlan&) {};
+    if (follower.follow(rows, plans)) return;
+    scratch.write(data, size);
+    static_cast<void>(follower.follow(rows, plans));
+  } catch (const std::runtime_error& error) {
+    couplet::fuzz::require(std::string(error.what()).find(path) != std::string::npos,
+                           "a run-log error that does not name the file (followed)");
+  }
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const ScratchFile scratch;
+  follow_as_written(scratch, data, size);
   const std::string& path = scratch.write(data, size);
   try {
     const couplet::tools::RunLog log = couplet::tools::read_run_log(path);

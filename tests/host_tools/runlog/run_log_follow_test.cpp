@@ -54,7 +54,8 @@ class GrowingCopy {
   GrowingCopy(const fs::path& source, const fs::path& copy) {
     for (const fs::path& segment : segments_of(source)) {
       const std::string bytes = read_file(segment);
-      const fs::path target = protocol::log_segment_path(copy.string(), files_.size() + 1);
+      const fs::path target =
+          protocol::log_segment_path(copy.string(), static_cast<std::uint32_t>(files_.size() + 1));
       files_.push_back({bytes, files_.size() == 0 ? copy : target});
       total_ += bytes.size();
     }
