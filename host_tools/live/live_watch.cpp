@@ -176,8 +176,14 @@ int watch_log_command(const std::string& log_path, const LiveViewOptions& live,
   LiveSampleRing ring(kRingCapacity, names.size());
   const LiveServerOptions endpoint = parse_live_endpoint(live.endpoint);
   LiveServer server(ring,
-                    {scenario.name, names, to_seconds(log.start), to_seconds(log.end),
-                     scenario.wall_clock, scenario.tolerance},
+                    {scenario.name,
+                     names,
+                     to_seconds(log.start),
+                     to_seconds(log.end),
+                     scenario.wall_clock,
+                     scenario.tolerance,
+                     {},
+                     nullptr},
                     endpoint);
   std::cerr << "couplet: live view of " << log_path << " at " << server.url() << "\n";
   if (!is_loopback_address(endpoint.address)) {

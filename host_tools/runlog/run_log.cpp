@@ -129,7 +129,8 @@ std::string take_slave(const couplet_wire_LogSlave& slave, RunLog& log, const Re
   // from_wire keeps can_linearize and state_count, checked so that a
   // linearization fits one record (wire::linearization_fits).
   try {
-    log.slaves.push_back({slave.name, wire::from_wire(slave.description, slave.name), slave.link});
+    log.slaves.push_back(
+        {slave.name, wire::from_wire(slave.description, slave.name), slave.link, std::nullopt});
   } catch (const SlaveError& error) {
     return error.what();
   }
