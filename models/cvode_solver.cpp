@@ -38,46 +38,21 @@ class CvodeSolver final : public Solver {
       : model_(model), settings_(settings), carry_(carry) {}
 
   void setup(double start, std::span<const double> state) override {
-    // Release before building anew (the work vector lives in the old context).
-    work_.reset();
-    cvode_.reset();
+    // Release before building anew (a work vector lives in its lane's context).
+    lane_ = nullptr;
+    cvode_ = nullptr;
+    work_ = nullptr;
+    lanes_.clear();
     inputs_.assign(input_jet_size(model_), 0.0);
     state_count_ = state.size();
     choose_band();
     carry_ = CvodeCarry{};
     carry_.jacobian.assign(state_count_ * (banded_ ? band_width() : state_count_), 0.0);
     band_saved_state_.assign(banded_ ? state_count_ : 0, 0.0);
-    try {
-      cvode_ = std::make_unique<CvodeInstance>(
-          CvodeSetup{.method = settings_.method == CvodeMethod::bdf ? CV_BDF : CV_ADAMS,
-                     .band = banded_ ? std::optional(CvodeBand{.lower = lower_, .upper = upper_})
-                                     : std::nullopt,
-                     .start = start,
-                     .right_hand_side = &CvodeSolver::right_hand_side,
-                     .user_data = this,
-                     .relative_tolerance = settings_.relative_tolerance,
-                     .absolute_tolerance = settings_.absolute_tolerance,
-                     .max_steps_per_call = kMaxInternalStepsPerCall},
-          state);
-      work_.reset(cvode_->new_vector());
-    } catch (const CvodeSetupFailure& failure) {
-      throw SolverFailure(start, failure.what());
-    }
-    void* memory = cvode_->memory();
-    check_setup(CVodeSetLinSysFn(memory, &CvodeSolver::linear_system), "CVodeSetLinSysFn", start);
-    if (settings_.max_internal_step > 0.0) {
-      check_setup(CVodeSetMaxStep(memory, settings_.max_internal_step), "CVodeSetMaxStep", start);
-    }
-    // State events (Model::event_indicators): CVODE's root finding locates the
-    // zero crossings; advance_to hands each to the model and restarts.
-    const std::size_t indicators = model_.event_indicator_count();
-    if (indicators > 0) {
-      check_setup(
-          CVodeRootInit(memory, static_cast<int>(indicators), &CvodeSolver::event_indicators),
-          "CVodeRootInit", start);
-    }
-    warm_up(start);
-    history_end_ = std::numeric_limits<double>::quiet_NaN();
+    const std::size_t lanes = settings_.history == CvodeHistory::keep ? kKeptLanes : 1;
+    lanes_.resize(lanes);
+    for (std::size_t k = 0; k < lanes; ++k) set_up_lane(k, start, state);
+    use_lane(0);
   }
 
   /// The inputs change at every communication time and the equations at every
@@ -86,14 +61,16 @@ class CvodeSolver final : public Solver {
   /// samples with CV_NORMAL (CVODE interpolates when it has stepped past them).
   /// The restart starts from the carry (CvodeCarry): the first step and the
   /// Jacobian of the previous segment, instead of CVODE estimating both anew.
-  /// With CvodeHistory::keep a segment that continues the previous one
-  /// (Segment::continues) does not restart: CVODE steps on from its Nordsieck
-  /// history with the new inputs, and its local error test shrinks the step and
-  /// order as far as the input jump at the communication time requires.
+  /// With CvodeHistory::keep a segment that continues a smooth solution
+  /// (Segment::continues) does not restart: the lane of its attempt
+  /// (Segment::attempt) steps on from its Nordsieck history with the new inputs
+  /// and the given state (continue_history), and its local error test shrinks
+  /// the step and order as far as the jump at the communication time requires.
   void integrate(const Segment& segment, std::span<double> state, SampleSink& sink) override {
+    use_lane(segment.attempt);
     void* memory = cvode_->memory();
     const bool keep_history = keeps_history(segment);
-    history_end_ = std::numeric_limits<double>::quiet_NaN();  // until this one succeeds
+    lane_->history_end = std::numeric_limits<double>::quiet_NaN();  // until this one succeeds
     segment_ = &segment;
     pending_exception_ = nullptr;
     non_finite_time_ = std::numeric_limits<double>::quiet_NaN();
@@ -105,7 +82,7 @@ class CvodeSolver final : public Solver {
       check(CVodeSetInitStep(memory, restart_step(segment)), "CVodeSetInitStep", segment.start);
       keep_jacobian_ = segment_form_ == nullptr && carry_.jacobian_valid;
     } else {
-      renew_slope(segment.start);
+      continue_history(segment.start, state);
     }
     check(CVodeSetStopTime(memory, segment.end), "CVodeSetStopTime", segment.start);
 
@@ -118,12 +95,72 @@ class CvodeSolver final : public Solver {
     if (reached < segment.end) advance_to(segment.end, reached);
     carry_.initial_step = next_initial_step(segment.end);
     std::copy(state_data(), state_data() + state_count_, state.begin());
+    std::copy(state_data(), state_data() + state_count_, lane_->end_state.begin());
     segment_ = nullptr;
-    history_end_ = segment.end;
+    lane_->history_end = segment.end;
   }
 
  private:
   double* state_data() { return cvode_->values().data(); }
+
+  /// Lanes kept with CvodeHistory::keep: one per integration a master makes from
+  /// one saved state before it saves again (the semi-implicit scheme: predictor,
+  /// perturbed predictor, corrector). Further re-runs share the last lane.
+  static constexpr std::size_t kKeptLanes = 3;
+
+  /// One CVODE integrator and what continuing its history needs.
+  struct Lane {
+    std::unique_ptr<CvodeInstance> cvode;
+    VectorOwner work{nullptr, &N_VDestroy};  ///< ẍ, ẋ at a segment end (next_initial_step)
+    /// Where this lane's last successful integrate() ended (NaN: none since
+    /// setup, or it failed), and the state it returned there: CVODE's history
+    /// is valid there (keeps_history).
+    double history_end = std::numeric_limits<double>::quiet_NaN();
+    std::vector<double> end_state;
+  };
+
+  /// Creates lane `index`'s integrator and takes its first CVode call.
+  void set_up_lane(std::size_t index, double start, std::span<const double> state) {
+    Lane& lane = lanes_[index];
+    try {
+      lane.cvode = std::make_unique<CvodeInstance>(
+          CvodeSetup{.method = settings_.method == CvodeMethod::bdf ? CV_BDF : CV_ADAMS,
+                     .band = banded_ ? std::optional(CvodeBand{.lower = lower_, .upper = upper_})
+                                     : std::nullopt,
+                     .start = start,
+                     .right_hand_side = &CvodeSolver::right_hand_side,
+                     .user_data = this,
+                     .relative_tolerance = settings_.relative_tolerance,
+                     .absolute_tolerance = settings_.absolute_tolerance,
+                     .max_steps_per_call = kMaxInternalStepsPerCall},
+          state);
+      lane.work.reset(lane.cvode->new_vector());
+    } catch (const CvodeSetupFailure& failure) {
+      throw SolverFailure(start, failure.what());
+    }
+    lane.end_state.assign(state_count_, 0.0);
+    void* memory = lane.cvode->memory();
+    check_setup(CVodeSetLinSysFn(memory, &CvodeSolver::linear_system), "CVodeSetLinSysFn", start);
+    if (settings_.max_internal_step > 0.0) {
+      check_setup(CVodeSetMaxStep(memory, settings_.max_internal_step), "CVodeSetMaxStep", start);
+    }
+    // State events (Model::event_indicators): CVODE's root finding locates the
+    // zero crossings; advance_to hands each to the model and restarts.
+    const std::size_t indicators = model_.event_indicator_count();
+    if (indicators > 0) {
+      check_setup(
+          CVodeRootInit(memory, static_cast<int>(indicators), &CvodeSolver::event_indicators),
+          "CVodeRootInit", start);
+    }
+    use_lane(index);  // the warm-up's callbacks work on the current lane
+    warm_up(start);
+  }
+
+  void use_lane(std::size_t index) {
+    lane_ = &lanes_[std::min(index, lanes_.size() - 1)];
+    cvode_ = lane_->cvode.get();
+    work_ = lane_->work.get();
+  }
 
   /// Whether to continue CVODE's history into `segment` (CvodeHistory::keep):
   /// only where the previous integrate() ended, with nothing in between
@@ -132,7 +169,7 @@ class CvodeSolver final : public Solver {
   /// look to CVODE's root finding like a crossing inside the step.
   bool keeps_history(const Segment& segment) const {
     return settings_.history == CvodeHistory::keep && segment.continues &&
-           segment.start == history_end_ && model_.event_indicator_count() == 0;
+           segment.start == lane_->history_end && model_.event_indicator_count() == 0;
   }
 
   /// The band solver when the model declares a banded ∂f/∂x (Model::jacobian_band)
@@ -190,9 +227,9 @@ class CvodeSolver final : public Solver {
     void* memory = cvode_->memory();
     int order = 0;
     if (CVodeGetLastOrder(memory, &order) < 0 || order < 2) return 0.0;
-    if (CVodeGetDky(memory, time, 2, work_.get()) < 0) return 0.0;
+    if (CVodeGetDky(memory, time, 2, work_) < 0) return 0.0;
     const double* x = state_data();
-    const double* derivative = N_VGetArrayPointer(work_.get());
+    const double* derivative = N_VGetArrayPointer(work_);
     double sum = 0.0;
     for (std::size_t i = 0; i < state_count_; ++i) {
       const double weighted = derivative[i] / tolerance(x[i]);
@@ -201,7 +238,7 @@ class CvodeSolver final : public Solver {
     const double norm = std::sqrt(sum / static_cast<double>(state_count_));
     if (!(norm > 0.0) || !std::isfinite(norm)) return 0.0;
     double step = 0.5 * std::sqrt(2.0 / norm);
-    if (CVodeGetDky(memory, time, 1, work_.get()) < 0) return 0.0;
+    if (CVodeGetDky(memory, time, 1, work_) < 0) return 0.0;
     double rate = 0.0;  // max |ẋᵢ| / (0.1 |xᵢ| + tolᵢ)
     for (std::size_t i = 0; i < state_count_; ++i) {
       rate = std::max(rate, std::abs(derivative[i]) / (0.1 * std::abs(x[i]) + tolerance(x[i])));
@@ -217,7 +254,14 @@ class CvodeSolver final : public Solver {
   /// order 1). Reload that column with the new inputs, z₁ = h f(tₙ, z₀, u(tₙ)) —
   /// what CVODE itself does after repeated error-test failures — and keep the
   /// higher ones: the error test corrects what remains of the jump in ẍ, ...
-  void renew_slope(double time) {
+  ///
+  /// A lane that a restore_state took back to the saved state (Segment::attempt)
+  /// ended its last run elsewhere: at the same time, but on a trajectory of other
+  /// inputs (the predictor's, say, where the corrector's is accepted). Its value
+  /// column z₀ is then replaced by the given state as well; the higher columns,
+  /// the curvature of a neighbouring trajectory, are the same kind of guess as
+  /// after an input jump, and the error test judges them the same way.
+  void continue_history(double time, std::span<const double> state) {
     void* memory = cvode_->memory();
     double current = 0.0, gamma = 0.0, rl1 = 0.0, last_step = 0.0;
     N_Vector predicted = nullptr, corrected = nullptr, slope = nullptr, history_1 = nullptr;
@@ -226,11 +270,16 @@ class CvodeSolver final : public Solver {
                                       &rl1, &history_1, &user_data),
           "CVodeGetNonlinearSystemData", time);
     check(CVodeGetLastStep(memory, &last_step), "CVodeGetLastStep", time);
-    // z₀ = x(tₙ) between steps (tₙ within CVODE's round-off of the segment start).
-    if (right_hand_side(current, predicted, work_.get(), this) != 0) {
+    // z₀ = x(tₙ) between steps (tₙ within CVODE's round-off of the segment start);
+    // only a state this lane did not return itself replaces it, so that a lane
+    // continuing its own solution keeps its bits.
+    if (!std::equal(state.begin(), state.end(), lane_->end_state.begin())) {
+      std::copy(state.begin(), state.end(), N_VGetArrayPointer(predicted));
+    }
+    if (right_hand_side(current, predicted, work_, this) != 0) {
       check(-1, "the right-hand side at the continued start", time);
     }
-    N_VScale(last_step, work_.get(), history_1);
+    N_VScale(last_step, work_, history_1);
   }
 
   /// 1 / wᵢ of CVODE's error weights (scalar tolerances).
@@ -510,8 +559,11 @@ class CvodeSolver final : public Solver {
   const SolverSettings settings_;
   CvodeCarry& carry_;  ///< owned by the slave, saved and restored with x
   std::size_t state_count_ = 0;
-  std::unique_ptr<CvodeInstance> cvode_;  ///< made in setup
-  VectorOwner work_{nullptr, &N_VDestroy};  ///< ẍ, ẋ at a segment end (next_initial_step)
+  std::vector<Lane> lanes_;  ///< made in setup: one, or kKeptLanes with CvodeHistory::keep
+  // The lane of the current segment (use_lane) and its integrator and work vector.
+  Lane* lane_ = nullptr;
+  CvodeInstance* cvode_ = nullptr;
+  N_Vector work_ = nullptr;
   std::vector<double> inputs_;  ///< u(t) (the input jet), sized in setup
   // Band linear algebra (choose_band): bandwidths, and x while columns are shifted.
   bool banded_ = false;
@@ -522,9 +574,6 @@ class CvodeSolver final : public Solver {
   const Segment* segment_ = nullptr;
   bool warming_up_ = false;
   bool keep_jacobian_ = false;  ///< the next setup takes the carried J (linear_system)
-  /// Where the last successful integrate() ended (NaN: none since setup, or it
-  /// failed): CVODE's history is valid there (keeps_history).
-  double history_end_ = std::numeric_limits<double>::quiet_NaN();
   const LinearForm* segment_form_ = nullptr;
   std::exception_ptr pending_exception_;
   double non_finite_time_ = std::numeric_limits<double>::quiet_NaN();  ///< where f was NaN/Inf

@@ -1,7 +1,9 @@
 #pragma once
 // SUNDIALS CVODE (6.4) as an OdeSlave solver: BDF or Adams with Newton iterations
 // on a dense linear solver, or a band one for a model declaring a banded ∂f/∂x
-// (Model::jacobian_band), re-initialized at every segment start.
+// (Model::jacobian_band), re-initialized at every segment start — or, with
+// CvodeHistory::keep, continuing one history per attempt from a saved state
+// (docs/models.md, "Keeping CVODE's history").
 #include <memory>
 #include <vector>
 

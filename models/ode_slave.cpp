@@ -176,6 +176,8 @@ class OdeSlave final : public Slave, private SampleSink {
     has_saved_state_ = false;
     if (states > 0) solver_->setup(to_seconds(start), state_);
     history_continues_ = false;
+    saved_history_continues_ = false;
+    attempt_ = 0;
     saved_cvode_carry_ = cvode_carry_;  // sized here, so that save_state does not allocate
     is_set_up_ = true;
   }
@@ -230,10 +232,10 @@ class OdeSlave final : public Slave, private SampleSink {
     model_->save_discrete_state();
     saved_time_ = current_time_;
     has_saved_state_ = true;
-    // The solver's history (CvodeHistory::keep) is not saved: the step after a
-    // save restarts from (x, carry) as the re-run after restore_state does, so
-    // that the two repeat bit for bit.
-    history_continues_ = false;
+    // The solver's history (CvodeHistory::keep) is not saved: each attempt from
+    // this state continues a history of its own (Segment::attempt).
+    saved_history_continues_ = history_continues_;
+    attempt_ = 0;
   }
 
   void restore_state() override {
@@ -241,14 +243,16 @@ class OdeSlave final : public Slave, private SampleSink {
     if (!description_.capabilities.can_rollback)
       violation("restore_state on a slave declared rollback-less");
     if (!has_saved_state_) violation("restore_state without a saved state");
-    // CVODE is re-initialized at every segment start after a restore (also with
-    // CvodeHistory::keep), so x, t and what CVODE carries across the restart
-    // (CvodeCarry) are the whole state: the re-run is bit-identical (see solver.hpp).
+    // CVODE restarting at every segment start, x, t and what it carries across the
+    // restart (CvodeCarry) are the whole state: the re-run is bit-identical. With
+    // CvodeHistory::keep the re-run continues the history of its attempt's lane
+    // instead (solver.hpp): deterministic, but not the first run's bits.
     std::copy(saved_state_.begin(), saved_state_.end(), state_.begin());
     cvode_carry_ = saved_cvode_carry_;
     model_->restore_discrete_state();
     current_time_ = saved_time_;
-    history_continues_ = false;
+    history_continues_ = saved_history_continues_;
+    ++attempt_;
   }
 
   /// x, ẋ = f(t, x, u) and A, B, C, D at the current time and state, u = the
@@ -465,7 +469,8 @@ class OdeSlave final : public Slave, private SampleSink {
                             end - start,
                             request.inputs,
                             request.sample_times.subspan(first_sample, sample_count),
-                            continues};
+                            continues,
+                            attempt_};
       sample_offset_ = first_sample;
       integrate_segment(segment);
       continues = false;
@@ -578,6 +583,8 @@ class OdeSlave final : public Slave, private SampleSink {
   /// changed x or the equations since: the next step may continue the solver's
   /// history (Segment::continues).
   bool history_continues_ = false;
+  bool saved_history_continues_ = false;  ///< history_continues_ at save_state
+  std::size_t attempt_ = 0;               ///< restore_state calls since save_state
 
   // The step being integrated, for the SampleSink callback.
   std::span<const Polynomial> step_inputs_;

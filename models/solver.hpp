@@ -7,7 +7,9 @@
 // carry a little across the restart to start faster (CVODE: the first step size
 // from the held second derivative and the kept Jacobian, CvodeCarry); whatever it
 // carries is part of the slave's saved state, so that a re-run after
-// restore_state is bit-identical. Not part of the public API: use make_ode_slave.
+// restore_state is bit-identical — unless the solver keeps its history across
+// macro steps (CVODE with CvodeHistory::keep, Segment::attempt). Not part of the
+// public API: use make_ode_slave.
 #include <cmath>
 #include <cstddef>
 #include <span>
@@ -38,10 +40,17 @@ struct Segment {
   double macro_step = 0.0;  ///< length of the whole macro step (Euler's substeps divide it)
   std::span<const Polynomial> inputs;  ///< one per model input, valid on the macro step
   std::span<const Time> sample_times;  ///< increasing, inside (start, end]; indices are local
-  /// The state at `start` is exactly what the previous integrate() returned at its
-  /// end == start, and nothing (an event, a rollback, a save) happened in between:
-  /// a solver may continue its own history instead of restarting.
+  /// The state at `start` is exactly what an earlier integrate() returned at its
+  /// end == start — the previous one, or, after restore_state, the one before
+  /// the save — and no event changed it or the equations since: a solver may
+  /// continue a history of its own instead of restarting.
   bool continues = false;
+  /// How many times restore_state took the slave back to its saved state since
+  /// the last save_state (0 without one): a solver keeping its history may keep
+  /// one per attempt, since each attempt from a saved state ends at the same time
+  /// on its own trajectory (the semi-implicit scheme's predictor, perturbed
+  /// predictor and corrector).
+  std::size_t attempt = 0;
 };
 
 /// Why a solver failed; the OdeSlave turns it into a SlaveError naming the slave.
