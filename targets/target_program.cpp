@@ -93,6 +93,14 @@ void print_realtime_report(const std::string& program, const TargetServer& serve
             << static_cast<double>(lateness.quantile_ns(0.5)) / 1e3 << ", p99 "
             << static_cast<double>(lateness.quantile_ns(0.99)) / 1e3 << ", max "
             << static_cast<double>(lateness.max_ns()) / 1e3 << "\n";
+  if (!server.steps_by_activation()) return;
+  const auto& activations = server.activation_lateness();
+  std::cerr << program << ": real time: " << counters.activations
+            << " activation instants on the wall clock; lateness [us] min "
+            << static_cast<double>(activations.min_ns()) / 1e3 << ", median "
+            << static_cast<double>(activations.quantile_ns(0.5)) / 1e3 << ", p99 "
+            << static_cast<double>(activations.quantile_ns(0.99)) / 1e3 << ", max "
+            << static_cast<double>(activations.max_ns()) / 1e3 << "\n";
 }
 
 TargetOptions target_options(const TargetProgramSettings& settings, bool realtime) {

@@ -75,6 +75,9 @@ void TargetServer::rebuild(const SlaveConfiguration& configuration) {
                              "' has more ports or derivatives than the wire protocol carries");
   }
   slave_ = std::move(slave);
+  activations_ =
+      options_.realtime ? dynamic_cast<models::ScheduledActivations*>(slave_.get()) : nullptr;
+  if (activations_ != nullptr) activations_->latch_output_clocks();
   slave_name_ = configuration.slave_name;
   initialized_ = false;
 }
@@ -413,7 +416,10 @@ void TargetServer::evaluate(const couplet_wire_EvaluateOutputs& request) {
   // best input to hold until its next step request arrives.
   reply_->which_body = couplet_wire_Envelope_outputs_tag;
   couplet_wire_Outputs& outputs = reply_->body.outputs;
-  outputs.time_ns = current_time_;
+  // A scheduled slave stepped from instant to instant stands just past its
+  // latest activation: its outputs are those of the communication time last
+  // reached, with what the activations since made of them.
+  outputs.time_ns = activations_ != nullptr && running_ ? period_start_ : current_time_;
   outputs.derivative_order =
       static_cast<std::uint32_t>(slave_->description().capabilities.output_derivative_order);
   outputs.values_count = static_cast<pb_size_t>(end_output_count());
@@ -542,8 +548,10 @@ void TargetServer::start(const couplet_wire_Start& request, drivers::Deadline re
   }
   realtime_factor_ = request.realtime_factor;
   start_time_ = current_time_;
+  period_start_ = current_time_;
   anchor_ns_ =
       std::chrono::duration_cast<std::chrono::nanoseconds>(received.time_since_epoch()).count();
+  period_had_fresh_input_ = false;
   running_ = true;
   acknowledge();
 }
@@ -582,10 +590,20 @@ void TargetServer::accept_input(const couplet_wire_StepRequest& request,
   period_ = request.end_ns - request.start_ns;
 }
 
+Time TargetServer::communication_boundary() const {
+  return requested_end_ > current_time_ ? requested_end_ : current_time_ + period_;
+}
+
+Time TargetServer::next_instant() const {
+  const Time activation = activations_->next_activation(current_time_);
+  return has_fresh_input_ ? std::min(activation, fresh_input_time_) : activation;
+}
+
 std::optional<drivers::Deadline> TargetServer::next_boundary() const {
   if (!running_ || stopped_ || period_ == 0) return std::nullopt;
-  const Time boundary = requested_end_ > current_time_ ? requested_end_ : current_time_ + period_;
-  return drivers::Deadline(std::chrono::nanoseconds(wall_ns(boundary)));
+  Time due = communication_boundary();
+  if (activations_ != nullptr) due = std::min(due, next_instant());
+  return drivers::Deadline(std::chrono::nanoseconds(wall_ns(due)));
 }
 
 void TargetServer::step_segment(Time from, Time to, std::span<double> end_outputs) {
@@ -602,8 +620,57 @@ void TargetServer::step_segment(Time from, Time to, std::span<double> end_output
                                                               discrete_output_count())});
 }
 
+// A scheduled slave is stepped in pieces that end just after each instant
+// (one nanosecond: a step makes the activations of [start, end)), so that every
+// activation is made when the wall clock reaches it rather than at the end of
+// its period. A fresh input applies from its arrival: the piece from there
+// starts with it, and a rise of a triggered clock's port activates the clock then.
+void TargetServer::advance_to_instant(Time instant, drivers::Deadline now) {
+  const std::span<double> outputs(piece_outputs_.data(), end_output_count());
+  step_segment(current_time_, instant, outputs);  // nothing is due before the instant
+  current_time_ = std::max(current_time_, instant);
+  if (has_fresh_input_ && fresh_input_time_ <= current_time_) {
+    std::copy_n(fresh_inputs_.begin(), input_count(), inputs_.begin());
+    std::copy_n(fresh_discrete_inputs_.begin(), discrete_input_count(), discrete_inputs_.begin());
+    has_fresh_input_ = false;
+    period_had_fresh_input_ = true;
+  }
+  const bool activates = activations_->next_activation(current_time_) == current_time_;
+  step_segment(current_time_, current_time_ + 1, outputs);  // and a trigger's rise now
+  if (activates) {
+    ++counters_.activations;
+    const std::int64_t now_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
+    activation_lateness_.add(now_ns - wall_ns(current_time_), false);
+  }
+  current_time_ += 1;
+}
+
+std::size_t TargetServer::push_failure(std::span<std::uint8_t> push, const std::exception& error) {
+  reply_->session = session_;
+  reply_->sequence = 0;  // a push
+  if (const auto* stop = dynamic_cast<const StopRequest*>(&error)) {
+    answer_stop(*stop);
+  } else {
+    answer_error(couplet_wire_ErrorCode_ERROR_SLAVE_FAILED, error.what());
+  }
+  running_ = false;
+  return encode_answer(push);
+}
+
 std::size_t TargetServer::advance_realtime(std::span<std::uint8_t> push, drivers::Deadline now) {
-  const Time boundary = requested_end_ > current_time_ ? requested_end_ : current_time_ + period_;
+  const Time boundary = communication_boundary();
+  if (activations_ != nullptr) {
+    try {
+      const Time instant = next_instant();
+      if (instant < boundary) {
+        advance_to_instant(instant, now);
+        return 0;
+      }
+    } catch (const std::exception& error) {
+      return push_failure(push, error);
+    }
+  }
   reply_->session = session_;
   reply_->sequence = 0;  // a push
   reply_->which_body = couplet_wire_Envelope_step_result_tag;
@@ -614,9 +681,9 @@ std::size_t TargetServer::advance_realtime(std::span<std::uint8_t> push, drivers
   result.end_outputs_count = static_cast<pb_size_t>(end_output_count());
   result.samples_count = 0;
   const std::span<double> end_outputs(result.end_outputs, result.end_outputs_count);
-  const bool fresh = has_fresh_input_;
+  const bool fresh = has_fresh_input_ || period_had_fresh_input_;
   try {
-    if (fresh) {
+    if (has_fresh_input_) {
       // Until the new input arrived the old one held (extrapolated); from then on
       // the new one. A sampling slave (imposed step) takes it at its next sample.
       Time switch_time = std::min(fresh_input_time_, boundary);
@@ -630,25 +697,22 @@ std::size_t TargetServer::advance_realtime(std::span<std::uint8_t> push, drivers
       step_segment(switch_time, boundary, end_outputs);
     } else {
       step_segment(current_time_, boundary, end_outputs);
-      ++counters_.starved_periods;
     }
-  } catch (const StopRequest& stop) {
-    answer_stop(stop);
-    running_ = false;
-    return encode_answer(push);
   } catch (const std::exception& error) {
-    answer_error(couplet_wire_ErrorCode_ERROR_SLAVE_FAILED, error.what());
-    running_ = false;
-    return encode_answer(push);
+    return push_failure(push, error);
   }
   if (current_time_ == boundary) {  // nothing integrated: outputs at the current time
     slave_->evaluate_outputs(std::span<const Polynomial>(inputs_.data(), input_count()),
                              end_outputs);
   }
   copy_discrete_outputs(result.discrete_outputs_count, result.discrete_outputs);
+  if (activations_ != nullptr) activations_->clear_output_clocks();
   current_time_ = boundary;
+  period_start_ = boundary;
   has_fresh_input_ = false;
+  period_had_fresh_input_ = false;
   ++counters_.periods;
+  if (!fresh) ++counters_.starved_periods;
   result.status = fresh ? couplet_wire_Status_STATUS_OK : couplet_wire_Status_STATUS_LATE;
   result.has_timing = true;
   result.timing.received_ns = monotonic_ns(now);

@@ -41,14 +41,15 @@
 #include <string>
 #include <vector>
 
+#include "couplet/slave.hpp"
 #include "drivers/transport.hpp"
 #include "drivers/wall_clock.hpp"
 #include "models/catalog.hpp"
+#include "models/scheduled_activations.hpp"
 #include "models/slave_source.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/sequence.hpp"
-#include "couplet/slave.hpp"
 #include "targets/configuration.hpp"
 
 namespace couplet::targets {
@@ -72,6 +73,7 @@ struct TargetOptions {
 struct TargetCounters {
   std::uint64_t periods = 0;        ///< real-time mode: communication times reached
   std::uint64_t starved_periods = 0;  ///< real-time mode: periods without a fresh input
+  std::uint64_t activations = 0;      ///< real-time mode: instants a scheduled slave activated at
   std::uint64_t frames = 0;     ///< frames received
   std::uint64_t rejected = 0;   ///< undecodable (truncated, corrupted, malformed)
   std::uint64_t foreign = 0;    ///< of another session, of session 0, Hellos of ended sessions
@@ -111,15 +113,26 @@ class TargetServer {
   void drop_disallowed() { ++counters_.disallowed; }
 
   /// Real-time mode: when (steady clock) the model reaches its next
-  /// communication time; nullopt while it does not run (before Start, or before
+  /// communication time — for a slave with scheduled activations
+  /// (models::ScheduledActivations) its next activation or a newly arrived
+  /// input, if sooner; nullopt while it does not run (before Start, or before
   /// the first step request has told the period).
   std::optional<drivers::Deadline> next_boundary() const;
-  /// Real-time mode: advances the model to the next communication time with the
-  /// inputs in force (switching to a newer input at its arrival) and writes the
-  /// pushed StepResult into `push`; returns its size.
+  /// Real-time mode: advances the model to that instant. At a communication
+  /// time: with the inputs in force (switching to a newer input at its
+  /// arrival), writing the pushed StepResult into `push` and returning its
+  /// size. At an activation or an input's arrival (a scheduled slave): steps
+  /// the slave through it and returns 0, unless the slave failed (the pushed
+  /// Error's size).
   std::size_t advance_realtime(std::span<std::uint8_t> push, drivers::Deadline now);
   /// Real-time mode: how late (ns) each input arrived after the start of its step.
   const drivers::LatenessStatistics& input_lateness() const { return input_lateness_; }
+  /// Real-time mode, a scheduled slave: how late (ns) each activation was
+  /// made after its instant on the wall clock.
+  const drivers::LatenessStatistics& activation_lateness() const { return activation_lateness_; }
+  /// Real-time mode: whether the slave is stepped from activation to
+  /// activation (models::ScheduledActivations) rather than once per period.
+  bool steps_by_activation() const { return activations_ != nullptr; }
 
   /// True once the current session has executed a Stop.
   bool session_stopped() const { return stopped_; }
@@ -157,6 +170,16 @@ class TargetServer {
   void start(const couplet_wire_Start& request, drivers::Deadline received);
   void accept_input(const couplet_wire_StepRequest& request, drivers::Deadline received);
   void step_segment(Time from, Time to, std::span<double> end_outputs);
+  /// Real-time mode: the end of the current period.
+  Time communication_boundary() const;
+  /// Real-time mode, a scheduled slave: its next activation, or the arrival of
+  /// a fresh input if sooner.
+  Time next_instant() const;
+  /// Real-time mode, a scheduled slave: steps it through `instant` (< the
+  /// communication boundary), switching to a fresh input first if it arrived by then.
+  void advance_to_instant(Time instant, drivers::Deadline now);
+  /// Real-time mode: the slave failed or asked to stop; the Error to push.
+  std::size_t push_failure(std::span<std::uint8_t> push, const std::exception& error);
   /// The discrete outputs the slave holds now, as the reply's repeated field.
   void copy_discrete_outputs(pb_size_t& count, std::int64_t* values) const;
   std::int64_t wall_ns(Time model_time) const;
@@ -186,6 +209,8 @@ class TargetServer {
   TargetOptions options_;
   std::string slave_name_;
   std::unique_ptr<Slave> slave_;
+  /// Real-time mode: the slave as one with scheduled activations, if it is one.
+  models::ScheduledActivations* activations_ = nullptr;
 
   protocol::FrameCodec codec_;
   std::uint64_t session_ = 0;
@@ -223,6 +248,12 @@ class TargetServer {
   std::array<Polynomial, protocol::kMaxPorts> fresh_inputs_{};
   std::array<std::int64_t, protocol::kMaxPorts> fresh_discrete_inputs_{};
   drivers::LatenessStatistics input_lateness_{1 << 20};
+  // A scheduled slave: a fresh input was applied during the current period;
+  // the outputs of the pieces before the last; how late each activation was.
+  bool period_had_fresh_input_ = false;
+  Time period_start_ = 0;  ///< the communication time last reached (an EvaluateOutputs answer's)
+  std::array<double, protocol::kMaxEndOutputs> piece_outputs_{};
+  drivers::LatenessStatistics activation_lateness_{1 << 20};
 };
 
 }  // namespace couplet::targets

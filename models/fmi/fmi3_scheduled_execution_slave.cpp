@@ -15,6 +15,7 @@
 #include "couplet/errors.hpp"
 #include "models/fmi/fmi3_instance.hpp"
 #include "models/fmi/fmi3_port_values.hpp"
+#include "models/scheduled_activations.hpp"
 
 namespace couplet::models::fmi3 {
 namespace {
@@ -53,7 +54,7 @@ bool belongs_to(const Variable& variable, std::uint32_t clock) {
   return std::find(variable.clocks.begin(), variable.clocks.end(), clock) != variable.clocks.end();
 }
 
-class ScheduledExecutionSlave final : public Slave {
+class ScheduledExecutionSlave final : public Slave, public ScheduledActivations {
  public:
   ScheduledExecutionSlave(std::shared_ptr<Package> package, const fmi::FmuSettings& settings)
       : package_(std::move(package)),
@@ -160,8 +161,7 @@ class ScheduledExecutionSlave final : public Slave {
     if (result.samples.size() < request.sample_times.size() * outputs)
       violation("sample buffer too small");
     // An output clock's port says whether it ticked during the step.
-    std::fill(discrete_outputs_.begin() + static_cast<std::ptrdiff_t>(first_clock_output_),
-              discrete_outputs_.end(), 0);
+    if (!latch_output_clocks_) clear_output_clocks();
     // Triggered clocks first: a rise at the communication point.
     for (Partition& partition : partitions_) {
       if (partition.trigger_port == kNoPort) continue;
@@ -202,6 +202,23 @@ class ScheduledExecutionSlave final : public Slave {
     std::copy(real_outputs_.begin(), real_outputs_.end(), result.end_outputs.begin());
     std::copy(discrete_outputs_.begin(), discrete_outputs_.end(), result.discrete_outputs.begin());
     current_time_ = request.end;
+  }
+
+  Time next_activation(Time time) const override {
+    Time next = std::numeric_limits<Time>::max();
+    for (const Partition& partition : partitions_) {
+      if (partition.periodic() && partition.interval > 0)
+        next = std::min(next, partition.next_tick(time));
+      if (partition.countdown) next = std::min(next, std::max(*partition.countdown, time));
+    }
+    return next;
+  }
+
+  void latch_output_clocks() override { latch_output_clocks_ = true; }
+
+  void clear_output_clocks() override {
+    std::fill(discrete_outputs_.begin() + static_cast<std::ptrdiff_t>(first_clock_output_),
+              discrete_outputs_.end(), 0);
   }
 
   void save_state() override {
@@ -485,6 +502,7 @@ class ScheduledExecutionSlave final : public Slave {
   std::vector<std::string> output_clock_names_;
   std::unique_ptr<fmi3Clock[]> output_clock_values_;  ///< not std::vector: fmi3Clock is bool
   std::size_t first_clock_output_ = 0;                ///< the output clocks' ports, after the FMU's
+  bool latch_output_clocks_ = false;  ///< steps keep the output clocks (a real-time target)
   bool clock_updated_ = false;
   fmi3Instance instance_ = nullptr;
   SlaveDescription description_;

@@ -22,6 +22,9 @@
 //   output clocks are Boolean output ports of the clock's name, true for a
 //   step in which the FMU reported a tick (clockUpdate, then fmi3GetClock).
 //
+// A real-time target steps it from instant to instant on its wall clock
+// (models/scheduled_activations.hpp) instead of once per communication step.
+//
 // Changing clocks and local clocks are refused by name.
 #include <memory>
 

@@ -10,6 +10,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "models/catalog.hpp"
@@ -56,10 +57,10 @@ class Driver {
     });
   }
 
-  /// The answer as bytes (empty: no answer).
-  Frame send(const Frame& request) {
+  /// The answer as bytes (empty: no answer), received `now` (default: the clock's now).
+  Frame send(const Frame& request, std::optional<drivers::Deadline> now = std::nullopt) {
     Frame answer(protocol::kMaxFrameBytes);
-    answer.resize(server_.handle(request, answer, drivers::SteadyClock::now()));
+    answer.resize(server_.handle(request, answer, now.value_or(drivers::SteadyClock::now())));
     return answer;
   }
 
@@ -635,6 +636,87 @@ TEST(TargetServer, MalformedRealTimeRequestsAreBadRequestsNamingTheField) {
   ASSERT_TRUE(server.next_boundary().has_value());
   std::vector<std::uint8_t> push(protocol::kMaxFrameBytes);
   EXPECT_GT(server.advance_realtime(push, drivers::SteadyClock::now()), 0U);
+}
+
+// Real-time mode with a scheduled-execution FMU (tests/fmus/sched3: fast every
+// 10 ms, slow at 20 + 50 k ms adding u, a burst 3 ms after each slow tick, an
+// output clock when fast_count reaches a multiple of 25). The target steps it
+// from instant to instant as its wall clock reaches each — every tick, and an
+// input's arrival, where a rise of the triggered clock kick activates it —
+// instead of once per period, and its pushes carry what the virtual-time slave
+// gives at the same communication times. The clock is driven by hand: each
+// instant is taken 50 µs after it falls due.
+TEST(TargetServer, RealTimeScheduledExecutionActivatesEachInstantOnTheWallClock) {
+  TargetOptions options = mass_options();
+  options.realtime = true;
+  TargetServer server(
+      models::fmu_source(COUPLET_TEST_FMU("sched3"), models::FmuKind::scheduled_execution),
+      options);
+  ASSERT_TRUE(server.steps_by_activation());
+  Driver driver(server);
+  driver.open(kSession, 1);
+  protocol::Sequence sequence = 2;
+  const drivers::Deadline anchor{std::chrono::seconds(1000)};
+  const auto wall = [&](Time model) { return anchor + std::chrono::nanoseconds(model); };
+  ASSERT_EQ(
+      driver
+          .decode(driver.send(driver.frame(kSession, ++sequence, couplet_wire_Envelope_start_tag,
+                                           [](auto& m) { m.body.start.realtime_factor = 1.0; }),
+                              wall(0)))
+          ->which_body,
+      couplet_wire_Envelope_ack_tag);
+  constexpr Time kMs = 1'000'000;
+  constexpr Time kPeriod = 100 * kMs;
+  const auto late = std::chrono::microseconds(50);
+  std::vector<std::uint8_t> push(protocol::kMaxFrameBytes);
+  for (Time period = 0; period < 3; ++period) {
+    SCOPED_TRACE(period);
+    const Time start = period * kPeriod;
+    const Frame input =
+        driver.frame(kSession, ++sequence, couplet_wire_Envelope_step_request_tag, [&](auto& m) {
+          m.body.step_request.start_ns = start;
+          m.body.step_request.end_ns = start + kPeriod;
+          m.body.step_request.inputs_count = 1;  // u = 1 into the slow partition
+          wire::to_wire(Polynomial::constant(0.0, 1.0), m.body.step_request.inputs[0]);
+          m.body.step_request.discrete_inputs_count = 1;  // kick: rises in period 1
+          m.body.step_request.discrete_inputs[0] = period >= 1 ? 1 : 0;
+        });
+    EXPECT_TRUE(driver.send(input, wall(start + kMs)).empty());  // arrives 1 ms in
+    std::vector<Time> instants;
+    std::unique_ptr<protocol::Envelope> pushed;
+    while (!pushed) {
+      const std::optional<drivers::Deadline> due = server.next_boundary();
+      ASSERT_TRUE(due.has_value());
+      const std::size_t size = server.advance_realtime(push, *due + late);
+      if (size == 0) {
+        instants.push_back((*due - anchor).count());
+        continue;
+      }
+      pushed = driver.decode(Frame(push.begin(), push.begin() + static_cast<std::ptrdiff_t>(size)));
+    }
+    std::vector<Time> expected;
+    for (const Time ms : {0, 1, 10, 20, 23, 30, 40, 50, 60, 70, 73, 80, 90})
+      expected.push_back(start + ms * kMs);
+    EXPECT_EQ(instants, expected);
+    ASSERT_EQ(pushed->which_body, couplet_wire_Envelope_step_result_tag);
+    const auto& result = pushed->body.step_result;
+    EXPECT_EQ(result.time_ns, start + kPeriod);
+    EXPECT_EQ(result.status, couplet_wire_Status_STATUS_OK);
+    const Time ticks = period + 1;           // periods done
+    const Time kicks = period >= 1 ? 1 : 0;  // at the input's arrival in period 1, held since
+    // fast_count, slow_seen_fast, kicks, bursts, activations, tick
+    EXPECT_EQ(std::vector<std::int64_t>(result.discrete_outputs,
+                                        result.discrete_outputs + result.discrete_outputs_count),
+              (std::vector<std::int64_t>{10 * ticks, 10 * ticks - 3, kicks, 2 * ticks,
+                                         14 * ticks + kicks, period == 2 ? 1 : 0}));
+    ASSERT_EQ(result.end_outputs_count, 2U);  // slow_sum, burst_time
+    EXPECT_EQ(result.end_outputs[0], 2.0 * static_cast<double>(ticks));
+    EXPECT_EQ(result.end_outputs[1], to_seconds(start + 73 * kMs));
+  }
+  EXPECT_EQ(server.counters().activations, 36U);  // 12 instants a period tick
+  EXPECT_EQ(server.counters().starved_periods, 0U);
+  EXPECT_EQ(server.activation_lateness().min_ns(), 50'000);
+  EXPECT_EQ(server.activation_lateness().max_ns(), 50'000);
 }
 
 // ---------------------------------------------------------------------------
