@@ -90,6 +90,7 @@ class FmuSource final : public SlaveSource {
 
   std::unique_ptr<Slave> make_slave(const SlaveSettings& settings) const override {
     const fmi::FmuSettings fmu = fmu_settings(settings);
+    refuse_text(settings);
     if (kind_ == fmi::InterfaceKind::co_simulation)
       return fmi::make_co_simulation_slave(package_, fmu);
     return make_ode_slave(settings.slave_name, fmi::make_model_exchange_model(package_, fmu),
@@ -103,14 +104,31 @@ class FmuSource final : public SlaveSource {
           "' is used for co-simulation, which keeps its equations inside: no monolithic "
           "reference (use fmu_kind: me if the FMU offers model exchange, or reference: none)");
     }
+    refuse_text(settings);
     return fmi::make_model_exchange_model(package_, fmu_settings(settings));
   }
 
   std::string describe() const override;
 
  private:
+  /// Text values are for FMI 3.0 String and Binary variables (a quoted number
+  /// is a number here too).
+  void refuse_text(const SlaveSettings& settings) const {
+    for (const auto& [name, text] : settings.text_parameters) {
+      if (settings.parameters.contains(name)) continue;
+      throw ConfigurationError("slave '" + settings.slave_name + "': FMU '" + package_->path() +
+                               "': parameters: '" + name + "' = \"" + text +
+                               "\" is no number; text values are for the String and Binary "
+                               "variables of FMI 3.0 FMUs (this is FMI 2.0)");
+    }
+  }
+
   static fmi::FmuSettings fmu_settings(const SlaveSettings& settings) {
-    return {settings.slave_name, settings.parameters, settings.limits, settings.coupled_inputs};
+    return {.slave_name = settings.slave_name,
+            .parameters = settings.parameters,
+            .limits = settings.limits,
+            .coupled_inputs = settings.coupled_inputs,
+            .text_parameters = settings.text_parameters};
   }
 
   std::shared_ptr<fmi::Package> package_;
@@ -253,7 +271,11 @@ class Fmi3Source final : public SlaveSource {
 
  private:
   static fmi::FmuSettings fmu_settings(const SlaveSettings& settings) {
-    return {settings.slave_name, settings.parameters, settings.limits, settings.coupled_inputs};
+    return {.slave_name = settings.slave_name,
+            .parameters = settings.parameters,
+            .limits = settings.limits,
+            .coupled_inputs = settings.coupled_inputs,
+            .text_parameters = settings.text_parameters};
   }
 
   std::shared_ptr<fmi3::Package> package_;

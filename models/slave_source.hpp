@@ -25,6 +25,9 @@ struct SlaveSettings {
   /// The inputs some connection drives; nullopt: all. An FMU leaves the others at
   /// their start values; a built-in model needs every input connected.
   std::optional<std::vector<std::string>> coupled_inputs;
+  /// Start values given as text (fmi::FmuSettings::text_parameters): FMI 3.0
+  /// String and Binary variables; every other source refuses them.
+  std::map<std::string, std::string, std::less<>> text_parameters;
 };
 
 class SlaveSource {

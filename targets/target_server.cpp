@@ -61,8 +61,11 @@ void TargetServer::rebuild(const SlaveConfiguration& configuration) {
   ParameterOverrides parameters = options_.parameters;
   for (const auto& [name, value] : configuration.parameters) parameters[name] = value;
   std::unique_ptr<Slave> slave =
-      source_->make_slave({configuration.slave_name, parameters, configuration.solver,
-                           configuration.limits, configuration.coupled_inputs});
+      source_->make_slave({.slave_name = configuration.slave_name,
+                           .parameters = parameters,
+                           .solver = configuration.solver,
+                           .limits = configuration.limits,
+                           .coupled_inputs = configuration.coupled_inputs});
   const SlaveDescription& description = slave->description();
   const std::size_t rows =
       static_cast<std::size_t>(description.capabilities.output_derivative_order) + 1;

@@ -78,6 +78,13 @@ drivers::LinkPolicy policy_of(const SlaveSpec& spec) {
 std::unique_ptr<Slave> make_remote_slave(const Scenario& scenario, const SlaveSpec& spec,
                                          const models::ModelCatalog& catalog) {
   const LinkSpec& link = *spec.link;
+  // The Configure message carries numbers only.
+  for (const auto& [name, text] : spec.text_parameters) {
+    if (spec.parameters.contains(name)) continue;
+    throw ConfigurationError(spec.where + ".parameters." + name + ": the text value \"" + text +
+                             "\" cannot be sent to a target (isolate: true, link:): only "
+                             "numbers can; run the FMU in the master's process");
+  }
   const models::SlaveSettings settings = slave_settings(scenario, spec);
   std::string identity = targets::device_identity(spec.device);
   if (spec.device.empty()) {

@@ -46,8 +46,12 @@ std::unique_ptr<models::SlaveSource> open_source(const SlaveSpec& spec,
 }
 
 models::SlaveSettings slave_settings(const Scenario& scenario, const SlaveSpec& spec) {
-  models::SlaveSettings settings{spec.name, spec.parameters, spec.solver, spec.capabilities,
-                                 std::nullopt};
+  models::SlaveSettings settings{.slave_name = spec.name,
+                                 .parameters = spec.parameters,
+                                 .solver = spec.solver,
+                                 .limits = spec.capabilities,
+                                 .coupled_inputs = std::nullopt,
+                                 .text_parameters = spec.text_parameters};
   // FMUs, devices and DCP slaves leave unconnected inputs at their start
   // values or defaults.
   if (!spec.fmu.empty() || !spec.device.empty() || !spec.dcp.empty()) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 #include <string_view>
 #include <thread>
@@ -302,6 +303,18 @@ SlaveSpec parse_slave(const std::string& name, const YAML::Node& node, const std
                                ": must be a map");
     for (const auto& entry : parameters) {
       const std::string key = entry.first.as<std::string>();
+      // An FMU's String and Binary variables take text: a quoted value, or one
+      // that is no number (docs/fmi.md); the FMU checks the variable's type.
+      if (!spec.fmu.empty() && entry.second.IsScalar()) {
+        const bool quoted = entry.second.Tag() == "!";
+        std::optional<double> number;
+        try {
+          number = parameter_value(entry.second, source, path + ".parameters." + key);
+        } catch (const ConfigurationError&) {
+        }
+        if (quoted || !number) spec.text_parameters[key] = entry.second.Scalar();
+        if (!number) continue;
+      }
       const double value = parameter_value(entry.second, source, path + ".parameters." + key);
       if (!std::isfinite(value)) {
         throw ConfigurationError(locate(source, entry.second, path + ".parameters." + key) +

@@ -40,6 +40,8 @@ struct SlaveSpec {
   std::string table_file;
   models::TableInterpolation table_interpolation = models::TableInterpolation::linear;
   std::map<std::string, double, std::less<>> parameters;  ///< overrides of the defaults
+  /// An FMU's values given as text: quoted, or no number (models::SlaveSettings).
+  std::map<std::string, std::string, std::less<>> text_parameters;
   models::SolverSettings solver;
   models::CapabilityLimits capabilities;  ///< declared limits (device emulation)
   /// Set: the slave sits behind a link (docs/links.md); `isolate: true` sets it

@@ -53,8 +53,10 @@ std::vector<Time> stimulus_breakpoints(const Scenario& scenario) {
           spec.model == models::kTableStimulusName
               ? models::table_source(spec.table_file, spec.table_interpolation)
               : models::catalog_source(catalog, spec.model);
-      model = source->make_model(models::SlaveSettings{spec.name, spec.parameters, spec.solver,
-                                                       spec.capabilities, std::nullopt});
+      model = source->make_model(models::SlaveSettings{.slave_name = spec.name,
+                                                       .parameters = spec.parameters,
+                                                       .solver = spec.solver,
+                                                       .limits = spec.capabilities});
     } catch (const ConfigurationError& error) {
       const std::string message = error.what();
       if (message.rfind(scenario.source, 0) == 0) throw;

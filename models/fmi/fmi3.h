@@ -41,6 +41,7 @@ typedef bool fmi3Boolean;
 typedef char fmi3Char;
 typedef const fmi3Char* fmi3String;
 typedef uint8_t fmi3Byte;
+typedef const fmi3Byte* fmi3Binary;
 
 #define fmi3True true
 #define fmi3False false
@@ -98,7 +99,17 @@ COUPLET_FMI3_ACCESSORS(UInt32, fmi3UInt32)
 COUPLET_FMI3_ACCESSORS(Int64, fmi3Int64)
 COUPLET_FMI3_ACCESSORS(UInt64, fmi3UInt64)
 COUPLET_FMI3_ACCESSORS(Boolean, fmi3Boolean)
+COUPLET_FMI3_ACCESSORS(String, fmi3String)
 #undef COUPLET_FMI3_ACCESSORS
+/* A Binary value is a byte count and a pointer (§2.2.6.1). */
+typedef fmi3Status fmi3GetBinaryTYPE(fmi3Instance instance,
+                                     const fmi3ValueReference valueReferences[],
+                                     size_t nValueReferences, size_t valueSizes[],
+                                     fmi3Binary values[], size_t nValues);
+typedef fmi3Status fmi3SetBinaryTYPE(fmi3Instance instance,
+                                     const fmi3ValueReference valueReferences[],
+                                     size_t nValueReferences, const size_t valueSizes[],
+                                     const fmi3Binary values[], size_t nValues);
 
 /* FMU state (§2.3.6). */
 typedef fmi3Status fmi3GetFMUStateTYPE(fmi3Instance instance, fmi3FMUState* FMUState);

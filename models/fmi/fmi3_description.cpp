@@ -1,6 +1,8 @@
 #include "models/fmi/fmi3_description.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <limits>
 #include <pugixml.hpp>
 #include <string_view>
@@ -86,9 +88,7 @@ bool holds_value(VariableType type, std::string_view text) {
     case VariableType::string:
       return true;
     case VariableType::binary:
-      return text.size() % 2 == 0 && std::all_of(text.begin(), text.end(), [](char c) {
-               return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-             });
+      return binary_bytes(text).has_value();
     case VariableType::clock:
       return false;
   }
@@ -532,6 +532,20 @@ class DescriptionParser : fmi::XmlReader {
 };
 
 }  // namespace
+
+std::optional<std::vector<std::uint8_t>> binary_bytes(std::string_view text) {
+  if (text.size() % 2 != 0) return std::nullopt;
+  std::vector<std::uint8_t> bytes(text.size() / 2);
+  for (std::size_t k = 0; k < bytes.size(); ++k) {
+    const char* pair = text.data() + 2 * k;
+    // from_chars alone would take a sign or a 0x prefix; only digits are meant.
+    if (!std::isxdigit(static_cast<unsigned char>(pair[0])) ||
+        !std::isxdigit(static_cast<unsigned char>(pair[1])))
+      return std::nullopt;
+    std::from_chars(pair, pair + 2, bytes[k], 16);
+  }
+  return bytes;
+}
 
 std::optional<std::size_t> Description::find(const std::string& name) const {
   const auto variable =

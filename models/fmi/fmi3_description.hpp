@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "couplet/unit.hpp"
@@ -183,6 +184,10 @@ Description parse_description(const std::string& xml, const std::string& file);
 /// The fmiVersion of a modelDescription.xml, for choosing its parser. Throws
 /// ConfigurationError for malformed XML, another root or no fmiVersion.
 std::string declared_fmi_version(const std::string& xml, const std::string& file);
+
+/// A Binary value written as text (a start value, a scenario parameter): its
+/// bytes from pairs of hexadecimal digits; nullopt for anything else.
+std::optional<std::vector<std::uint8_t>> binary_bytes(std::string_view text);
 
 const char* to_string(Causality causality);
 const char* to_string(VariableType type);

@@ -6,7 +6,10 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "couplet/errors.hpp"
 #include "models/fmi/fmi3_port_values.hpp"
@@ -24,6 +27,75 @@ bool settable(const Variable& variable) {
   return variable.causality == Causality::parameter || variable.causality == Causality::input ||
          variable.causality == Causality::structural_parameter ||
          variable.initial == Initial::exact || variable.initial == Initial::approx;
+}
+
+bool is_text(const Variable& variable) {
+  return variable.type == VariableType::string || variable.type == VariableType::binary;
+}
+
+/// A String or Binary variable couplet may set: a scalar that settable() would
+/// admit were it numeric (couplet couples no text, but sets it before the run).
+bool settable_text(const Variable& variable) {
+  return is_text(variable) && variable.dimensions.empty() &&
+         variable.variability != Variability::constant &&
+         (variable.causality == Causality::parameter || variable.causality == Causality::input ||
+          variable.initial == Initial::exact || variable.initial == Initial::approx);
+}
+
+/// The scalar String and Binary variables a scenario may set, for a message.
+std::string settable_text_names(const Description& description) {
+  std::string names;
+  for (const Variable& variable : description.variables)
+    if (settable_text(variable))
+      names += (names.empty() ? "" : ", ") + variable.name + " (" + to_string(variable.type) + ")";
+  return names.empty() ? "none" : names;
+}
+
+/// Sets the scenario's text values (FmuSettings::text_parameters): fmi3SetString
+/// for a String variable, fmi3SetBinary with the bytes of its hexadecimal
+/// digits for a Binary one. A quoted number naming a numeric variable was set
+/// as a number.
+void set_text_values(const Package& package, fmi3Instance instance,
+                     const fmi::FmuSettings& settings, const LogRing& log) {
+  const Description& description = package.description();
+  const Functions& functions = package.loaded();
+  for (const auto& [name, text] : settings.text_parameters) {
+    const auto index = description.find(name);
+    const Variable* variable = index ? &description.variables[*index] : nullptr;
+    if (variable != nullptr && !is_text(*variable) && settings.parameters.contains(name)) continue;
+    const std::string given = "parameters: " + fmi::single_quoted(name) + " = \"" + text + "\"";
+    if (variable == nullptr || !settable_text(*variable)) {
+      const std::string what = variable == nullptr ? " is no variable of the FMU"
+                               : !is_text(*variable)
+                                   ? std::string(" is a ") + to_string(variable->type) +
+                                         ", which takes a number, not text"
+                                   : " cannot be set";
+      configuration_error(settings, package,
+                          given + ": " + fmi::single_quoted(name) + what +
+                              " (String and Binary variables it can set: " +
+                              settable_text_names(description) + ")");
+    }
+    const fmi3ValueReference reference = variable->value_reference;
+    if (variable->type == VariableType::string) {
+      if (functions.SetString == nullptr)
+        configuration_error(settings, package, given + ": the FMU lacks fmi3SetString");
+      const fmi3String value = text.c_str();
+      check_status(functions.SetString(instance, &reference, 1, &value, 1), "fmi3SetString",
+                   std::nullopt, settings.slave_name, package, log);
+      continue;
+    }
+    const std::optional<std::vector<std::uint8_t>> bytes = binary_bytes(text);
+    if (!bytes) {
+      configuration_error(settings, package,
+                          given + ": a Binary value is written as pairs of hexadecimal digits");
+    }
+    if (functions.SetBinary == nullptr)
+      configuration_error(settings, package, given + ": the FMU lacks fmi3SetBinary");
+    const std::size_t size = bytes->size();
+    const fmi3Binary value = bytes->data();
+    check_status(functions.SetBinary(instance, &reference, 1, &size, &value, 1), "fmi3SetBinary",
+                 std::nullopt, settings.slave_name, package, log);
+  }
 }
 
 bool is_structural(const Variable& variable) {
@@ -312,6 +384,14 @@ void set_start_values(const Package& package, fmi3Instance instance, const Array
   std::vector<Element> structural, others;
   std::vector<double> structural_values, other_values;
   for (const auto& [name, value] : settings.parameters) {
+    if (const auto index = description.find(name);
+        index && is_text(description.variables[*index])) {
+      if (settings.text_parameters.contains(name)) continue;  // a quoted number: set as text
+      configuration_error(settings, package,
+                          "parameters: " + fmi::single_quoted(name) + " is a " +
+                              to_string(description.variables[*index].type) +
+                              ": give its value as text, in quotes");
+    }
     const Element element = settable_element(layout, name, value, settings, package);
     const bool configuration = is_structural(description.variables[element.variable]);
     (configuration ? structural : others).push_back(element);
@@ -335,6 +415,7 @@ void set_start_values(const Package& package, fmi3Instance instance, const Array
               .set_exactly(instance, other_values),
           others);
   }
+  set_text_values(package, instance, settings, log);
 }
 
 }  // namespace couplet::models::fmi3

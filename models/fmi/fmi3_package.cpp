@@ -132,6 +132,8 @@ const Functions& Package::load(Interface interface) {
   find(f.SetUInt64, "fmi3SetUInt64", false);
   find(f.GetBoolean, "fmi3GetBoolean", false);
   find(f.SetBoolean, "fmi3SetBoolean", false);
+  find(f.SetString, "fmi3SetString", false);
+  find(f.SetBinary, "fmi3SetBinary", false);
   const bool state = capabilities.can_get_and_set_fmu_state;
   find(f.GetFMUState, "fmi3GetFMUState", state);
   find(f.SetFMUState, "fmi3SetFMUState", state);

@@ -49,6 +49,8 @@ struct Functions {
   fmi3SetUInt64TYPE* SetUInt64 = nullptr;
   fmi3GetBooleanTYPE* GetBoolean = nullptr;
   fmi3SetBooleanTYPE* SetBoolean = nullptr;
+  fmi3SetStringTYPE* SetString = nullptr;  ///< String parameters (set_start_values)
+  fmi3SetBinaryTYPE* SetBinary = nullptr;  ///< Binary parameters (set_start_values)
   fmi3GetFMUStateTYPE* GetFMUState = nullptr;
   fmi3SetFMUStateTYPE* SetFMUState = nullptr;
   fmi3FreeFMUStateTYPE* FreeFMUState = nullptr;

@@ -35,6 +35,10 @@ struct FmuSettings {
   /// The Real inputs couplet couples, by name; nullopt: every Real input. The
   /// others keep their start value (or the one in `parameters`).
   std::optional<std::vector<std::string>> coupled_inputs;
+  /// Start values given as text, by variable name: an FMI 3.0 String variable
+  /// takes the text, a Binary one its pairs of hexadecimal digits. A quoted
+  /// number is also in `parameters`, for a numeric variable of that name.
+  std::map<std::string, std::string, std::less<>> text_parameters;
 };
 
 /// Highest input polynomial degree passed to an FMU that can interpolate inputs.

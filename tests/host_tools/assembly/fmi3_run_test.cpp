@@ -146,6 +146,100 @@ TEST(Fmi3CoSimulation, RefusesWhatAnFmi3FmuCannotTakeNamingTheSlave) {
       << unknown.output;
 }
 
+const std::string kText = COUPLET_TEST_FMU("text3");
+
+/// text3 (a String greeting, a Binary key, a Float64 gain) with `parameters`.
+std::string text_scenario(const std::string& parameters, const std::string& extra = "") {
+  return "name: text3\ntime: {start: 0, end: 0.2}\nalgorithm: {type: jacobi, step: 0.1}\n"
+         "reference: none\nslaves:\n  t:\n    fmu: " +
+         kText + "\n    parameters: {" + parameters + "}\n" + extra + "evaluation: {grid: 0.1}\n";
+}
+
+// A quoted value, or one that is no number, is text: an FMI 3.0 String
+// variable takes it as it is (fmi3SetString, UTF-8), a Binary one the bytes of
+// its hexadecimal digits (fmi3SetBinary). text3 shows them as numbers. A
+// quoted number for a numeric variable is still the number.
+TEST(Fmi3Parameters, StringAndBinaryValuesReachTheFmu) {
+  const auto given = couplet_on_text(
+      "run", text_scenario("greeting: \"Grüß dich\", key: \"ff00FF10\", gain: \"0.5\""),
+      "fmi3-text");
+  ASSERT_EQ(given.exit_code, 0) << given.output;
+  const auto columns = read_columns(given.out / "signals.csv");
+  for (std::size_t row = 0; row < columns.at("time").size(); ++row) {
+    EXPECT_EQ(columns.at("t.greeting_length")[row], 11.0);  // UTF-8 bytes
+    EXPECT_EQ(columns.at("t.greeting_first")[row], 'G');
+    EXPECT_EQ(columns.at("t.key_size")[row], 4.0);
+    EXPECT_EQ(columns.at("t.key_sum")[row], 255.0 + 0.0 + 255.0 + 16.0);
+    EXPECT_EQ(columns.at("t.weighted")[row], 0.5 * 526.0);
+  }
+  expect_replayed_and_inspected(given, "t");
+  // A number in quotes for a String is its text; an unquoted word is text too;
+  // an empty Binary is no bytes. Without values, the start values hold.
+  const auto numeric_text =
+      couplet_on_text("run", text_scenario("greeting: \"12\", key: \"\""), "fmi3-text-number");
+  ASSERT_EQ(numeric_text.exit_code, 0) << numeric_text.output;
+  const auto short_columns = read_columns(numeric_text.out / "signals.csv");
+  EXPECT_EQ(short_columns.at("t.greeting_length")[0], 2.0);
+  EXPECT_EQ(short_columns.at("t.greeting_first")[0], '1');
+  EXPECT_EQ(short_columns.at("t.key_size")[0], 0.0);
+  const auto word = couplet_on_text("run", text_scenario("greeting: ahoy"), "fmi3-text-word");
+  ASSERT_EQ(word.exit_code, 0) << word.output;
+  const auto word_columns = read_columns(word.out / "signals.csv");
+  EXPECT_EQ(word_columns.at("t.greeting_length")[0], 4.0);
+  EXPECT_EQ(word_columns.at("t.key_sum")[0], 1.0 + 2.0 + 255.0);  // start value 0102ff
+}
+
+// Text where it cannot go is refused before the run, naming the scenario
+// element, the FMU, the parameter and what the FMU could take.
+TEST(Fmi3Parameters, TextIsRefusedWhereItCannotGoNamingTheParameter) {
+  const std::string settable =
+      " (String and Binary variables it can set: greeting (String), "
+      "key (Binary))";
+  const struct {
+    const char* parameters;
+    std::string expected;
+  } cases[] = {
+      {"key: \"0g\"",
+       "parameters: 'key' = \"0g\": a Binary value is written as pairs of "
+       "hexadecimal digits"},
+      {"key: \"abc\"",
+       "parameters: 'key' = \"abc\": a Binary value is written as pairs of "
+       "hexadecimal digits"},
+      {"greeting: 12", "parameters: 'greeting' is a String: give its value as text, in quotes"},
+      {"gain: fast",
+       "parameters: 'gain' = \"fast\": 'gain' is a Float64, which takes a "
+       "number, not text" +
+           settable},
+      {"motto: \"x\"", "parameters: 'motto' = \"x\": 'motto' cannot be set" + settable},
+      {"nothing: \"x\"",
+       "parameters: 'nothing' = \"x\": 'nothing' is no variable of the FMU" + settable},
+  };
+  for (const auto& bad : cases) {
+    SCOPED_TRACE(bad.parameters);
+    const auto outcome =
+        couplet_on_text("validate", text_scenario(bad.parameters), "fmi3-text-bad");
+    EXPECT_EQ(outcome.exit_code, 2);
+    EXPECT_NE(outcome.output.find(":7: slaves.t: slave 't': FMU '" + kText + "': " + bad.expected),
+              std::string::npos)
+        << outcome.output;
+  }
+  const auto isolated = couplet_on_text(
+      "validate", text_scenario("greeting: \"hi\"", "    isolate: true\n"), "fmi3-text-isolated");
+  EXPECT_EQ(isolated.exit_code, 2);
+  EXPECT_NE(isolated.output.find(":7: slaves.t.parameters.greeting: the text value \"hi\" cannot "
+                                 "be sent to a target (isolate: true, link:)"),
+            std::string::npos)
+      << isolated.output;
+  std::string fmi2 = ramp_scenario("0.01", ", label: \"far\"");
+  fmi2.replace(fmi2.find(kFmu), kFmu.size(), COUPLET_TEST_FMU("integrator2"));
+  const auto two = couplet_on_text("validate", fmi2, "fmi3-text-fmi2");
+  EXPECT_EQ(two.exit_code, 2);
+  EXPECT_NE(two.output.find("parameters: 'label' = \"far\" is no number; text values are for the "
+                            "String and Binary variables of FMI 3.0 FMUs (this is FMI 2.0)"),
+            std::string::npos)
+      << two.output;
+}
+
 const char* const kTypeNames[] = {"f32", "f64", "i8",  "u8",  "i16", "u16",
                                   "i32", "u32", "i64", "u64", "b",   "mode"};
 
