@@ -30,8 +30,10 @@ struct Partition {
   std::uint32_t priority = 0;
   bool is_periodic = false;
   bool is_countdown = false;  ///< ticks when the FMU sets its interval (§2.3.4)
+  bool is_changing = false;   ///< ticks again `interval` after each tick, the FMU's latest
   bool ask_interval = false;  ///< fixed or tunable without intervalDecimal: asked in setup()
   std::optional<Time> countdown;  ///< countdown: its pending tick
+  std::optional<Time> changing_tick;  ///< changing: its next tick
   Time interval = 0;          ///< periodic: > 0 once known
   Time shift = 0;
   std::size_t trigger_port = kNoPort;  ///< triggered: its Boolean input port
@@ -80,7 +82,8 @@ class ScheduledExecutionSlave final : public Slave, public ScheduledActivations 
           !settings.coupled_inputs ||
           std::find(settings.coupled_inputs->begin(), settings.coupled_inputs->end(),
                     partition.name) != settings.coupled_inputs->end();
-      if (partition.periodic() || partition.is_countdown || !coupled) continue;
+      if (partition.periodic() || partition.is_countdown || partition.is_changing || !coupled)
+        continue;
       partition.trigger_port = description_.discrete_inputs.size();
       description_.discrete_inputs.push_back({partition.name, DiscreteType::boolean, "", 0});
     }
@@ -97,6 +100,8 @@ class ScheduledExecutionSlave final : public Slave, public ScheduledActivations 
     saved_discrete_outputs_ = discrete_outputs_;
     saved_triggers_ = held_triggers_;
     saved_countdowns_.assign(partitions_.size(), std::nullopt);
+    saved_changing_ticks_.assign(partitions_.size(), std::nullopt);
+    saved_intervals_.assign(partitions_.size(), 0);
     const Description& description = package_->description();
     const std::string resources = package_->resource_path();
     log_->context = this;
@@ -131,6 +136,7 @@ class ScheduledExecutionSlave final : public Slave, public ScheduledActivations 
     for (Partition& partition : partitions_) {
       read_outputs(partition, at);  // the initial values
       if (partition.ask_interval) ask_interval(partition, at);
+      if (partition.is_changing) partition.changing_tick = std::max(start, partition.shift);
     }
     setup_check(functions_.ExitInitializationMode(instance_), "fmi3ExitInitializationMode");
     current_time_ = start;
@@ -177,14 +183,19 @@ class ScheduledExecutionSlave final : public Slave, public ScheduledActivations 
       for (const Partition& partition : partitions_) {
         if (partition.periodic()) next = std::min(next, partition.next_tick(cursor));
         if (partition.countdown) next = std::min(next, std::max(*partition.countdown, cursor));
+        if (partition.changing_tick)
+          next = std::min(next, std::max(*partition.changing_tick, cursor));
       }
       if (next >= request.end) break;
       // A sample at the time of an activation shows the outputs before it.
       for (; sample < request.sample_times.size() && request.sample_times[sample] <= next; ++sample)
         write_sample(result.samples.subspan(sample * outputs, outputs));
-      for (Partition& partition : partitions_)  // in priority order
-        if (partition.periodic() && partition.next_tick(cursor) == next)
-          activate(partition, next, request);
+      for (Partition& partition : partitions_) {  // in priority order
+        const bool ticks = partition.periodic()
+                               ? partition.next_tick(cursor) == next
+                               : partition.changing_tick && *partition.changing_tick <= next;
+        if (ticks) activate(partition, next, request);
+      }
       // Countdown ticks of this instant, those set by its activations included.
       for (bool again = true; again;) {
         again = false;
@@ -210,6 +221,7 @@ class ScheduledExecutionSlave final : public Slave, public ScheduledActivations 
       if (partition.periodic() && partition.interval > 0)
         next = std::min(next, partition.next_tick(time));
       if (partition.countdown) next = std::min(next, std::max(*partition.countdown, time));
+      if (partition.changing_tick) next = std::min(next, std::max(*partition.changing_tick, time));
     }
     return next;
   }
@@ -232,6 +244,10 @@ class ScheduledExecutionSlave final : public Slave, public ScheduledActivations 
     saved_triggers_ = held_triggers_;
     for (std::size_t k = 0; k < partitions_.size(); ++k)
       saved_countdowns_[k] = partitions_[k].countdown;
+    for (std::size_t k = 0; k < partitions_.size(); ++k) {
+      saved_changing_ticks_[k] = partitions_[k].changing_tick;
+      saved_intervals_[k] = partitions_[k].interval;
+    }
   }
 
   void restore_state() override {
@@ -245,6 +261,10 @@ class ScheduledExecutionSlave final : public Slave, public ScheduledActivations 
     held_triggers_ = saved_triggers_;
     for (std::size_t k = 0; k < partitions_.size(); ++k)
       partitions_[k].countdown = saved_countdowns_[k];
+    for (std::size_t k = 0; k < partitions_.size(); ++k) {
+      partitions_[k].changing_tick = saved_changing_ticks_[k];
+      partitions_[k].interval = saved_intervals_[k];
+    }
   }
 
  private:
@@ -299,8 +319,21 @@ class ScheduledExecutionSlave final : public Slave, public ScheduledActivations 
           partition.is_countdown = true;
           break;
         case IntervalVariability::changing:
-          refuse(std::string("intervalVariability ") + to_string(clock.interval_variability) +
-                 " is not supported yet");
+          // Ticks at its shift, then an interval later each time: the
+          // intervalDecimal or what the FMU tells in Initialization Mode
+          // first, after each tick what fmi3GetIntervalDecimal says then.
+          if (functions_.GetIntervalDecimal == nullptr)
+            refuse("a changing clock needs fmi3GetIntervalDecimal, which the FMU lacks");
+          partition.is_changing = true;
+          partition.shift = to_ticks(clock.shift_decimal.value_or(0.0));
+          if (partition.shift < 0) refuse("its shift must not be negative");
+          if (clock.interval_decimal) {
+            partition.interval = to_ticks(*clock.interval_decimal);
+            if (partition.interval <= 0) refuse("its interval must be at least 1 ns");
+          } else {
+            partition.ask_interval = true;
+          }
+          break;
       }
       partitions_.push_back(std::move(partition));
       names.push_back(variable.name);
@@ -406,9 +439,34 @@ class ScheduledExecutionSlave final : public Slave, public ScheduledActivations 
     set_inputs(partition, at, request);
     check(functions_.ActivateModelPartition(instance_, partition.clock, at),
           "fmi3ActivateModelPartition", at);
+    if (partition.is_changing) schedule_changing(partition, time);
     read_outputs(partition, at);
     read_outputs(always_, at);
     after_activation(time);
+  }
+
+  /// A changing clock's next tick, after its tick at `time`: its interval
+  /// later, the one fmi3GetIntervalDecimal says changed, else the last.
+  void schedule_changing(Partition& partition, Time time) {
+    const double at = to_seconds(time);
+    fmi3Float64 interval = 0.0;
+    fmi3IntervalQualifier qualifier = fmi3IntervalNotYetKnown;
+    check(functions_.GetIntervalDecimal(instance_, &partition.clock, 1, &interval, &qualifier),
+          "fmi3GetIntervalDecimal", at);
+    if (qualifier == fmi3IntervalChanged) {
+      const Time ticks = interval > 0.0 && interval < 1e8 ? to_ticks(interval) : 0;
+      if (ticks <= 0) {
+        char text[64];
+        std::snprintf(text, sizeof text, "%.17g", interval);
+        throw SlaveError("slave '" + slave_name_ + "': FMU '" + package_->path() +
+                         "': fmi3GetIntervalDecimal gave the changing clock " +
+                         fmi::single_quoted(partition.name) + " the interval " + text +
+                         " s at t = " + seconds_text(time) +
+                         " s: its next tick needs one of at least 1 ns");
+      }
+      partition.interval = ticks;
+    }
+    partition.changing_tick = time + partition.interval;
   }
 
   /// What an activation may have set: countdown clocks' next ticks
@@ -512,6 +570,8 @@ class ScheduledExecutionSlave final : public Slave, public ScheduledActivations 
   std::vector<std::int64_t> discrete_outputs_, saved_discrete_outputs_;
   std::vector<std::int64_t> held_triggers_, saved_triggers_;
   std::vector<std::optional<Time>> saved_countdowns_;  ///< the countdown clocks' pending ticks
+  std::vector<std::optional<Time>> saved_changing_ticks_;  ///< the changing clocks' next ticks
+  std::vector<Time> saved_intervals_;                      ///< and their intervals
   fmi3FMUState saved_state_ = nullptr;
   Time current_time_ = 0;
   Time saved_time_ = 0;

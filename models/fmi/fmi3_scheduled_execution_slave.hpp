@@ -12,6 +12,8 @@
 //   triggered input clocks are Boolean input ports of the clock's name: a
 //   rise to true at a communication point activates the partition there,
 //   before the periodic ticks of that time;
+//   changing input clocks tick at their shift, then each time the interval
+//   later that fmi3GetIntervalDecimal tells after the tick (or the last one);
 //   countdown input clocks tick where the FMU sets their interval, asked
 //   with fmi3GetIntervalDecimal after every activation (fmi3IntervalChanged:
 //   a tick that much later, possibly at the same instant);
@@ -25,7 +27,7 @@
 // A real-time target steps it from instant to instant on its wall clock
 // (models/scheduled_activations.hpp) instead of once per communication step.
 //
-// Changing clocks and local clocks are refused by name.
+// Local clocks are refused by name.
 #include <memory>
 
 #include "couplet/slave.hpp"

@@ -759,6 +759,66 @@ TEST(Fmi3ScheduledExecution, ATriggeredClockRunsAtEachRiseOfItsPort) {
   EXPECT_EQ(step(1), 1);  // the saved trigger was high: no rise after the rollback either
 }
 
+const std::string kChirp = COUPLET_TEST_FMU("chirp3");
+
+// A changing clock ticks at its shift, then each time the interval the FMU
+// tells after the tick (or, unchanged, the last) later: chirp3's 4, 4, 2, 1,
+// 8 ms put its ticks at 0, 4, 8, 10, 11 ms and every 19 ms again; the fixed
+// clock steady (19 ms) shares every fifth, where chirp (priority 1) runs first.
+TEST(Fmi3ScheduledExecution, AChangingClockTicksWhereItsIntervalsPutIt) {
+  const std::string scenario =
+      "name: chirp3\ntime: {start: 0, end: 0.2}\nalgorithm: {type: "
+      "jacobi, step: 0.01}\nreference: none\nslaves:\n  c:\n    fmu: " +
+      kChirp + "\n";
+  const auto outcome =
+      couplet_on_text("run", scenario + "evaluation: {grid: 0.01}\n", "fmi3-chirp");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  std::vector<long> ticks;  // µs
+  for (long round = 0; round < 12; ++round)
+    for (const long offset : {0, 4000, 8000, 10000, 11000}) ticks.push_back(round * 19000 + offset);
+  const auto columns = read_columns(outcome.out / "signals.csv");
+  ASSERT_EQ(columns.at("time").size(), 21u);
+  for (std::size_t row = 0; row < columns.at("time").size(); ++row) {
+    const long us = std::lround(columns.at("time")[row] * 1e6);
+    long chirps = 0, last = -1, seen = 0;
+    for (const long tick : ticks) {
+      if (tick >= us) break;
+      ++chirps, last = tick;
+      if (tick % 19000 == 0) seen = chirps;  // steady, after chirp
+    }
+    EXPECT_EQ(columns.at("c.chirps")[row], static_cast<double>(chirps)) << us;
+    EXPECT_NEAR(columns.at("c.last_chirp")[row], last < 0 ? -1.0 : static_cast<double>(last) * 1e-6,
+                1e-15)
+        << us;
+    EXPECT_EQ(columns.at("c.steady_seen_chirps")[row], static_cast<double>(seen)) << us;
+  }
+  expect_replayed_and_inspected(outcome, "c");
+  const auto isolated = couplet_on_text(
+      "run", scenario + "    isolate: true\nevaluation: {grid: 0.01}\n", "fmi3-chirp-isolated");
+  ASSERT_EQ(isolated.exit_code, 0) << isolated.output;
+  EXPECT_EQ(hash_of(outcome.out), hash_of(isolated.out));
+
+  // A rollback takes the clock's next tick and interval back too.
+  models::SlaveSettings settings;
+  settings.slave_name = "c";
+  const auto slave = models::fmu_source(kChirp, models::FmuKind::automatic)->make_slave(settings);
+  slave->setup(0);
+  std::vector<double> end(1);             // last_chirp
+  std::vector<std::int64_t> discrete(2);  // chirps, steady_seen_chirps
+  const auto step = [&](Time from, Time to) {
+    slave->step({from, to, {}, {}}, OutputBuffers{end, {}, discrete});
+    return std::pair(discrete[0], end[0]);
+  };
+  const Time ms = 1'000'000;
+  step(0, 9 * ms);  // ticks 0, 4, 8
+  slave->save_state();
+  const auto first = step(9 * ms, 25 * ms);  // 10, 11, 19, 23
+  EXPECT_EQ(first.first, 7);
+  slave->restore_state();
+  EXPECT_EQ(step(9 * ms, 25 * ms), first);
+  EXPECT_EQ(step(25 * ms, 31 * ms).first, 10);  // 27, 29, 30
+}
+
 TEST(Fmi3ScheduledExecution, FmuKindSeIsForFmi3FmusThatOfferIt) {
   std::string text = scheduled_scenario();
   text.replace(text.find(kScheduled), kScheduled.size(), kFmu);
