@@ -23,6 +23,7 @@
 #include "host_tools/runlog/log_export.hpp"
 #include "host_tools/runlog/log_export_mat.hpp"
 #include "host_tools/runlog/log_inspect.hpp"
+#include "host_tools/runlog/logged_scenario.hpp"
 #include "host_tools/runlog/replay.hpp"
 #include "host_tools/runlog/run_log.hpp"
 #include "host_tools/runlog/run_log_stream.hpp"
@@ -181,7 +182,7 @@ void check_signal_columns(const std::string& header, const RunLog& log, const Ru
 /// longer loads (the report still shows the log).
 GridSpacing logged_grid(const RunLog& log) {
   try {
-    return evaluation_grid_spacing(parse_scenario(log.scenario_text, log.scenario_source));
+    return evaluation_grid_spacing(logged_scenario(log));
   } catch (const std::exception&) {
     return {};
   }
@@ -241,22 +242,10 @@ struct GridExport {
 };
 
 GridExport grid_export(const RunLog& log) {
-  GridExport exported;
-  try {
-    const Scenario scenario = parse_scenario(log.scenario_text, log.scenario_source);
-    exported.grid = evaluation_grid(scenario);
-    for (const std::string& written : scenario.evaluation_signals)
-      exported.signals.push_back(outer_name(scenario, written));
-  } catch (const std::exception& error) {
-    throw RunLogError("run log '" + log.path +
-                      "': --grid needs the evaluation grid of the logged scenario, which does not "
-                      "load: " +
-                      error.what());
-  }
-  if (exported.grid.empty()) {
-    throw RunLogError("run log '" + log.path +
-                      "': --grid: the logged scenario has no evaluation grid (evaluation.grid)");
-  }
+  const Scenario scenario = logged_scenario(log);
+  GridExport exported{logged_evaluation_grid(log, scenario), {}};
+  for (const std::string& written : scenario.evaluation_signals)
+    exported.signals.push_back(outer_name(scenario, written));
   return exported;
 }
 

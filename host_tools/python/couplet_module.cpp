@@ -27,6 +27,7 @@
 #include "host_tools/cli/commands.hpp"
 #include "host_tools/process/interrupt.hpp"
 #include "host_tools/runlog/log_export.hpp"
+#include "host_tools/runlog/logged_scenario.hpp"
 #include "host_tools/runlog/replay.hpp"
 #include "host_tools/runlog/run_log.hpp"
 #include "host_tools/runlog/table_selection.hpp"
@@ -460,17 +461,6 @@ py::dict table_columns(const tools::ExportTable& table) {
   return columns;
 }
 
-/// The evaluation grid of the logged scenario, for the grid rows.
-std::vector<Time> logged_grid(const RunLog& log) {
-  const tools::Scenario scenario = tools::parse_scenario(log.scenario_text, log.scenario_source);
-  std::vector<Time> grid = tools::evaluation_grid(scenario);
-  if (grid.empty()) {
-    throw tools::RunLogError("run log '" + log.path +
-                             "': the logged scenario has no evaluation grid (evaluation.grid)");
-  }
-  return grid;
-}
-
 /// A run log for Python: the RunLog itself (for the tables made on demand) and
 /// its parts converted once.
 class PythonRunLog {
@@ -520,7 +510,7 @@ class PythonRunLog {
 
   py::dict table(bool on_grid) const {
     if (!on_grid) return table_columns(tools::communication_table(log_));
-    return table_columns(tools::grid_table(log_, logged_grid(log_)));
+    return table_columns(tools::grid_table(log_, tools::logged_evaluation_grid(log_)));
   }
 
   /// Calls with the slave and kind by name, for a DataFrame.
@@ -586,7 +576,7 @@ py::dict read_table(const std::filesystem::path& path, bool grid,
     tools::RunLogReading reading(path.string());
     if (grid) {
       reading.read_structure();
-      const std::vector<Time> times = logged_grid(reading.log());
+      const std::vector<Time> times = tools::logged_evaluation_grid(reading.log());
       streamed = tools::stream_grid_rows(reading, times, selection);
     } else {
       streamed = tools::stream_communication_rows(reading, selection);

@@ -17,9 +17,6 @@ namespace {
 
 using namespace report_parts;
 
-/// Calls and plans read before the digest takes them (and the reader lets them go).
-constexpr std::size_t kTakeBatch = 4096;
-
 /// The step calls' end outputs per output, each column the accepted trajectory:
 /// a call that ends at or before an earlier one of the same slave replaces
 /// what came after it (rollbacks, iterations). Only points that no later call
@@ -306,19 +303,7 @@ ReportDigest digest_run_log(const std::string& path) {
   reading.read_structure();
   RunLog& log = reading.log();
   Digester digester(log);
-  const auto take = [&](std::size_t keep_calls) {
-    const auto calls_taken = static_cast<std::ptrdiff_t>(log.calls.size() - keep_calls);
-    for (auto call = log.calls.begin(); call != log.calls.begin() + calls_taken; ++call)
-      digester.add(*call);
-    log.calls.erase(log.calls.begin(), log.calls.begin() + calls_taken);
-    for (const LoggedPlan& plan : log.plans) digester.add(plan);
-    log.plans.clear();
-  };
-  while (reading.read_record()) {
-    // A step's samples may still follow its call record: keep the last call.
-    if (log.calls.size() + log.plans.size() >= kTakeBatch) take(reading.last_was_call() ? 1 : 0);
-  }
-  take(0);
+  consume_records(reading, digester);
   return digester.finish(std::move(log));
 }
 

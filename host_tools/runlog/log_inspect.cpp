@@ -14,9 +14,6 @@ namespace couplet::tools {
 
 namespace {
 
-/// Calls and plans read before the tally takes them (and the reader lets them go).
-constexpr std::size_t kTakeBatch = 4096;
-
 std::string capabilities_text(const SlaveCapabilities& capabilities) {
   std::ostringstream text;
   text << "input degree ≤ " << capabilities.max_input_degree << ", output derivatives "
@@ -278,19 +275,7 @@ LogInspection inspect_log(const std::string& path) {
   reading.read_structure();
   RunLog& log = reading.log();
   InspectTally tally(log);
-  const auto take = [&](std::size_t keep_calls) {
-    const auto calls_taken = static_cast<std::ptrdiff_t>(log.calls.size() - keep_calls);
-    for (auto call = log.calls.begin(); call != log.calls.begin() + calls_taken; ++call)
-      tally.add(*call);
-    log.calls.erase(log.calls.begin(), log.calls.begin() + calls_taken);
-    for (const LoggedPlan& plan : log.plans) tally.add(plan);
-    log.plans.clear();
-  };
-  while (reading.read_record()) {
-    // A step's samples may still follow its call record: keep the last call.
-    if (log.calls.size() + log.plans.size() >= kTakeBatch) take(reading.last_was_call() ? 1 : 0);
-  }
-  take(0);
+  consume_records(reading, tally);
   return {summary_text(log, tally), log.damaged() ? log.tail_problem : "", log.tail};
 }
 

@@ -183,6 +183,29 @@ class RunLogReading {
   bool last_was_call_ = false;
 };
 
+/// Reads the rest of the log through `reading`, handing each call and plan
+/// record to `consumer.add(const LoggedCall&)` / `add(const LoggedPlan&)` in
+/// batches of `batch` and dropping it from reading.log(), so that a log of any
+/// length is read in bounded memory. A step's samples may go on in the records
+/// after its call: the last call read is kept until the log has gone past it.
+/// Within a batch the calls come before the plans.
+template <typename Consumer>
+void consume_records(RunLogReading& reading, Consumer& consumer, std::size_t batch = 4096) {
+  RunLog& log = reading.log();
+  const auto take = [&](std::size_t keep_calls) {
+    const auto taken = static_cast<std::ptrdiff_t>(log.calls.size() - keep_calls);
+    for (auto call = log.calls.begin(); call != log.calls.begin() + taken; ++call)
+      consumer.add(*call);
+    log.calls.erase(log.calls.begin(), log.calls.begin() + taken);
+    for (const LoggedPlan& plan : log.plans) consumer.add(plan);
+    log.plans.clear();
+  };
+  while (reading.read_record()) {
+    if (log.calls.size() + log.plans.size() >= batch) take(reading.last_was_call() ? 1 : 0);
+  }
+  take(0);
+}
+
 /// Reads `path`. Throws RunLogError naming the file when it cannot be opened,
 /// does not start with a complete header, slaves and connections, or holds a
 /// record that breaks the format (naming the frame and its byte offset): a

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "couplet/errors.hpp"
-#include "host_tools/assembly/system_builder.hpp"
 #include "host_tools/runlog/log_export.hpp"
+#include "host_tools/runlog/logged_scenario.hpp"
 #include "host_tools/scenario/scenario.hpp"
 
 namespace couplet::tools {
@@ -120,16 +120,9 @@ class SignalColumnsOfRows final : public TableSink {
 
 SignalTable signals_of_log(RunLogReading& reading) {
   reading.read_structure();
-  const RunLog& log = reading.log();
-  std::vector<Time> grid;
-  try {
-    grid = evaluation_grid(parse_scenario(log.scenario_text, log.scenario_source));
-  } catch (const std::exception& error) {
-    throw RunLogError("run log '" + log.path +
-                      "': its scenario no longer gives an evaluation grid: " + error.what());
-  }
+  const std::vector<Time> grid = logged_evaluation_grid(reading.log());
   SignalTable table;
-  table.source = log.path;
+  table.source = reading.log().path;
   SignalColumnsOfRows rows(table);
   stream_grid_rows(reading, grid, rows);
   return table;

@@ -179,13 +179,7 @@ class ScheduledExecutionSlave final : public Slave, public ScheduledActivations 
     std::size_t sample = 0;
     Time cursor = request.start;
     while (true) {
-      Time next = std::numeric_limits<Time>::max();
-      for (const Partition& partition : partitions_) {
-        if (partition.periodic()) next = std::min(next, partition.next_tick(cursor));
-        if (partition.countdown) next = std::min(next, std::max(*partition.countdown, cursor));
-        if (partition.changing_tick)
-          next = std::min(next, std::max(*partition.changing_tick, cursor));
-      }
+      const Time next = next_activation(cursor);
       if (next >= request.end) break;
       // A sample at the time of an activation shows the outputs before it.
       for (; sample < request.sample_times.size() && request.sample_times[sample] <= next; ++sample)
