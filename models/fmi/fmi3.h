@@ -173,6 +173,11 @@ typedef bool fmi3Clock;
 typedef fmi3Status fmi3GetClockTYPE(fmi3Instance instance,
                                     const fmi3ValueReference valueReferences[],
                                     size_t nValueReferences, fmi3Clock values[]);
+#define fmi3ClockActive true
+#define fmi3ClockInactive false
+typedef fmi3Status fmi3SetClockTYPE(fmi3Instance instance,
+                                    const fmi3ValueReference valueReferences[],
+                                    size_t nValueReferences, const fmi3Clock values[]);
 typedef fmi3Status fmi3GetIntervalDecimalTYPE(fmi3Instance instance,
                                               const fmi3ValueReference valueReferences[],
                                               size_t nValueReferences, fmi3Float64 intervals[],

@@ -4,7 +4,9 @@
 // mightReturnEarlyFromDoStep with early return: fmi3DoStep may then stop at an
 // event inside the communication step, which is handled there in Event Mode
 // (fmi3UpdateDiscreteStates) before the step goes on to its end, and a change
-// of a discrete input is an event at the communication point (§4.2.5).
+// of a discrete input is an event at the communication point (§4.2.5). An
+// FMU with clocks steps to each tick of its input clocks and has the tick
+// handled there in Event Mode (fmi3SetClock, its clocked inputs and outputs).
 #include "models/fmi/fmi3_co_simulation_slave.hpp"
 
 #include <algorithm>
@@ -13,9 +15,11 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "couplet/errors.hpp"
+#include "models/fmi/fmi3_clocks.hpp"
 #include "models/fmi/fmi3_elements.hpp"
 #include "models/fmi/fmi3_instance.hpp"
 #include "models/fmi/fmi3_port_values.hpp"
@@ -52,6 +56,29 @@ SlaveCapabilities capabilities_of(const Package& package, const fmi::FmuSettings
   return capabilities;
 }
 
+/// The ports, those of no clock first — exchanged with every step — then the
+/// clocked ones, exchanged at their clocks' ticks (fmi3_clocks.hpp).
+struct SplitPorts {
+  PortElements all, unclocked;
+};
+
+SplitPorts split_ports(const Package& package, const fmi::FmuSettings& settings,
+                       const ArrayLayout& layout) {
+  SplitPorts split{port_elements(package, without_clock_ports(package, settings), layout), {}};
+  const auto unclocked = [&package](const Element& element) {
+    return package.description().variables[element.variable].clocks.empty();
+  };
+  const auto split_kind = [&](std::vector<Element>& all, std::vector<Element>& first) {
+    const auto clocked = std::stable_partition(all.begin(), all.end(), unclocked);
+    first.assign(all.begin(), clocked);
+  };
+  split_kind(split.all.inputs, split.unclocked.inputs);
+  split_kind(split.all.outputs, split.unclocked.outputs);
+  split_kind(split.all.discrete_inputs, split.unclocked.discrete_inputs);
+  split_kind(split.all.discrete_outputs, split.unclocked.discrete_outputs);
+  return split;
+}
+
 class CoSimulationSlave final : public Slave {
  public:
   CoSimulationSlave(std::shared_ptr<Package> package, const fmi::FmuSettings& settings)
@@ -59,10 +86,10 @@ class CoSimulationSlave final : public Slave {
 
   CoSimulationSlave(std::shared_ptr<Package> package, const fmi::FmuSettings& settings,
                     const ArrayLayout& layout)
-      : CoSimulationSlave(package, settings, layout, port_elements(*package, settings, layout)) {}
+      : CoSimulationSlave(package, settings, layout, split_ports(*package, settings, layout)) {}
 
   CoSimulationSlave(std::shared_ptr<Package> package, const fmi::FmuSettings& settings,
-                    const ArrayLayout& layout, const PortElements& ports)
+                    const ArrayLayout& layout, const SplitPorts& ports)
       : package_(std::move(package)),
         functions_(package_->load(Interface::co_simulation)),
         slave_name_(settings.slave_name),
@@ -70,16 +97,31 @@ class CoSimulationSlave final : public Slave {
         event_mode_(package_->description().co_simulation->has_event_mode),
         early_return_(package_->description().co_simulation->might_return_early_from_do_step),
         layout_(layout),
-        inputs_(*package_, layout_, ports.inputs, settings.parameters),
-        outputs_(*package_, layout_, ports.outputs),
-        discrete_inputs_(*package_, layout_, ports.discrete_inputs, settings.parameters),
-        discrete_outputs_(*package_, layout_, ports.discrete_outputs) {
-    PortDescriptions described = describe_ports(*package_, layout_, ports, settings);
+        clocks_(*package_, functions_, *log_, settings, "co-simulation"),
+        inputs_(*package_, layout_, ports.unclocked.inputs, settings.parameters),
+        outputs_(*package_, layout_, ports.unclocked.outputs),
+        discrete_inputs_(*package_, layout_, ports.unclocked.discrete_inputs, settings.parameters),
+        discrete_outputs_(*package_, layout_, ports.unclocked.discrete_outputs),
+        unclocked_outputs_(ports.unclocked.outputs.size()),
+        unclocked_discrete_outputs_(ports.unclocked.discrete_outputs.size()) {
+    if (!clocks_.empty() && !event_mode_) {
+      configuration_error(settings, *package_,
+                          "it has clocks but no event mode (hasEventMode), which FMI 3.0 "
+                          "co-simulation needs for their ticks");
+    }
+    if (!clocks_.inputs().empty() && functions_.SetClock == nullptr) {
+      configuration_error(settings, *package_,
+                          "input clock " + fmi::single_quoted(clocks_.inputs().front().name) +
+                              ": the FMU lacks fmi3SetClock");
+    }
+    PortDescriptions described = describe_ports(*package_, layout_, ports.all, settings);
     description_.inputs = std::move(described.inputs);
     description_.outputs = std::move(described.outputs);
     description_.discrete_inputs = std::move(described.discrete_inputs);
     description_.discrete_outputs = std::move(described.discrete_outputs);
-    prepare_output_derivatives(ports.outputs);
+    clocks_.add_clock_ports(description_, settings);
+    clocks_.assign_ports(layout_, ports.all, settings);
+    prepare_output_derivatives(ports.unclocked.outputs);
     description_.capabilities = capabilities_of(*package_, settings);
     const Description& description = package_->description();
     const std::string resources = package_->resource_path();
@@ -106,10 +148,20 @@ class CoSimulationSlave final : public Slave {
       functions_.FreeInstance(instance_);  // the destructor does not run for a throwing constructor
       throw;
     }
-    input_values_.assign(description_.inputs.size(), 0.0);
-    for (const DiscretePortDescription& input : description_.discrete_inputs)
-      held_discrete_inputs_.push_back(input.start);
+    input_values_.assign(ports.unclocked.inputs.size(), 0.0);
+    for (std::size_t k = 0; k < ports.unclocked.discrete_inputs.size(); ++k)
+      held_discrete_inputs_.push_back(description_.discrete_inputs[k].start);
     saved_discrete_inputs_ = held_discrete_inputs_;
+    held_outputs_.assign(description_.outputs.size(), 0.0);
+    held_discrete_outputs_.assign(description_.discrete_outputs.size(), 0);
+    held_triggers_.assign(description_.discrete_inputs.size(), 0);
+    saved_held_outputs_ = held_outputs_;
+    saved_held_discrete_outputs_ = held_discrete_outputs_;
+    saved_triggers_ = held_triggers_;
+    ticking_.reserve(clocks_.inputs().size());
+    ticking_references_.reserve(clocks_.inputs().size());
+    actives_ = std::make_unique<fmi3Clock[]>(clocks_.inputs().size());
+    std::fill_n(actives_.get(), clocks_.inputs().size(), fmi3ClockActive);
   }
 
   ~CoSimulationSlave() override {
@@ -123,6 +175,8 @@ class CoSimulationSlave final : public Slave {
     check(functions_.EnterInitializationMode(instance_, fmi3False, 0.0, to_seconds(start),
                                              fmi3False, 0.0),
           "fmi3EnterInitializationMode", to_seconds(start), true);
+    clocks_.read_initial_outputs(instance_, start, held_outputs_, held_discrete_outputs_);
+    clocks_.set_up(instance_, start);
     check(functions_.ExitInitializationMode(instance_), "fmi3ExitInitializationMode",
           to_seconds(start), true);
     if (event_mode_) {
@@ -148,8 +202,7 @@ class CoSimulationSlave final : public Slave {
   void evaluate_discrete_outputs(std::span<std::int64_t> discrete_outputs) override {
     require_set_up("evaluate_discrete_outputs");
     check_discrete_outputs(slave_name_, description_, discrete_outputs);
-    check(discrete_outputs_.get(instance_, discrete_outputs, slave_name_),
-          to_seconds(current_time_));
+    read_discrete_outputs(discrete_outputs, to_seconds(current_time_));
   }
 
   void step(const StepRequest& request, const OutputBuffers& result) override {
@@ -157,18 +210,31 @@ class CoSimulationSlave final : public Slave {
     check_step_request(slave_name_, description_, current_time_, request);
     check_end_outputs(slave_name_, description_, result.end_outputs);
     check_discrete_outputs(slave_name_, description_, result.discrete_outputs);
-    // Held over the whole step: set once, before its first fmi3DoStep; with
-    // event mode a change is an event, and set in Event Mode (§4.2.5).
-    if (!request.discrete_inputs.empty()) set_discrete_inputs(request);
     const std::size_t outputs = description_.outputs.size();
     if (result.samples.size() < request.sample_times.size() * outputs)
       violation("sample buffer too small");
+    // An output clock's port says whether it ticked during the step.
+    std::fill(held_discrete_outputs_.begin() +
+                  static_cast<std::ptrdiff_t>(clocks_.has_output_clocks()
+                                                  ? clocks_.output_clock_port()
+                                                  : held_discrete_outputs_.size()),
+              held_discrete_outputs_.end(), 0);
+    // Held over the whole step: set once, before its first fmi3DoStep; with
+    // event mode a change is an event, and set in Event Mode (§4.2.5), as
+    // are the ticks at the communication point.
+    at_communication_point(request);
     // noSetFMUStatePriorToCurrentPoint: true unless a rollback may follow.
     const fmi3Boolean final_point = !description_.capabilities.can_rollback;
     stepping_inputs_ = request.inputs;  // for intermediate update
+    // fmi3DoStep up to each sample and each tick of an input clock inside
+    // the step; a sample at a tick's time shows the outputs before it.
     Time from = request.start;
-    for (std::size_t k = 0; k <= request.sample_times.size(); ++k) {
-      const Time to = k < request.sample_times.size() ? request.sample_times[k] : request.end;
+    Time cursor = request.start + 1;  // the ticks at the start are handled
+    std::size_t k = 0;
+    while (true) {
+      const Time tick = clocks_.next_tick(cursor);
+      const Time sample = k < request.sample_times.size() ? request.sample_times[k] : request.end;
+      const Time to = std::min({tick, sample, request.end});
       if (to > from) {
         const double at = to_seconds(from);
         set_inputs(request.inputs, at);
@@ -176,16 +242,19 @@ class CoSimulationSlave final : public Slave {
         from = to;
         current_time_ = to;
       }
-      if (k < request.sample_times.size())
+      for (; k < request.sample_times.size() && request.sample_times[k] == to; ++k)
         read_values_at(request.inputs, to_seconds(to),
                        result.samples.subspan(k * outputs, outputs));
+      if (to == request.end) break;
+      if (to == tick) {
+        clock_event(tick, request, false);
+        cursor = tick + 1;
+      }
     }
     stepping_inputs_ = {};
     read_outputs_at(request.inputs, to_seconds(request.end), result.end_outputs);
-    if (!result.discrete_outputs.empty()) {
-      check(discrete_outputs_.get(instance_, result.discrete_outputs, slave_name_),
-            to_seconds(request.end));
-    }
+    if (!result.discrete_outputs.empty())
+      read_discrete_outputs(result.discrete_outputs, to_seconds(request.end));
   }
 
   void save_state() override {
@@ -194,7 +263,11 @@ class CoSimulationSlave final : public Slave {
     check(functions_.GetFMUState(instance_, &saved_state_), "fmi3GetFMUState",
           to_seconds(current_time_));
     saved_time_ = current_time_;
-    saved_discrete_inputs_ = held_discrete_inputs_;  // same size: no allocation
+    saved_discrete_inputs_ = held_discrete_inputs_;  // same sizes: no allocation
+    saved_held_outputs_ = held_outputs_;
+    saved_held_discrete_outputs_ = held_discrete_outputs_;
+    saved_triggers_ = held_triggers_;
+    clocks_.save();
   }
 
   void restore_state() override {
@@ -204,6 +277,10 @@ class CoSimulationSlave final : public Slave {
           to_seconds(saved_time_));
     current_time_ = saved_time_;
     held_discrete_inputs_ = saved_discrete_inputs_;
+    held_outputs_ = saved_held_outputs_;
+    held_discrete_outputs_ = saved_held_discrete_outputs_;
+    held_triggers_ = saved_triggers_;
+    clocks_.restore();
   }
 
  private:
@@ -233,20 +310,83 @@ class CoSimulationSlave final : public Slave {
     derivative_values_.assign(count, 0.0);
   }
 
-  void set_discrete_inputs(const StepRequest& request) {
+  /// The discrete inputs of no clock; with event mode an event when they
+  /// changed, a triggered clock rose or an input clock ticks now.
+  void at_communication_point(const StepRequest& request) {
     const double at = to_seconds(request.start);
+    const std::span<const std::int64_t> discrete =
+        request.discrete_inputs.first(held_discrete_inputs_.size());
     if (!event_mode_) {
-      check(discrete_inputs_.set(instance_, request.discrete_inputs, slave_name_), at);
+      if (!discrete.empty()) check(discrete_inputs_.set(instance_, discrete, slave_name_), at);
       return;
     }
-    if (std::equal(request.discrete_inputs.begin(), request.discrete_inputs.end(),
-                   held_discrete_inputs_.begin(), held_discrete_inputs_.end()))
-      return;
-    std::copy(request.discrete_inputs.begin(), request.discrete_inputs.end(),
-              held_discrete_inputs_.begin());
+    const bool changed = !std::equal(discrete.begin(), discrete.end(),
+                                     held_discrete_inputs_.begin(), held_discrete_inputs_.end());
+    std::copy(discrete.begin(), discrete.end(), held_discrete_inputs_.begin());
+    bool rises = false;
+    for (InputClock& clock : clocks_.inputs()) {
+      if (clock.trigger_port == InputClock::kNoPort) continue;
+      const std::int64_t value = request.discrete_inputs[clock.trigger_port];
+      clock.triggered = value != 0 && held_triggers_[clock.trigger_port] == 0;
+      held_triggers_[clock.trigger_port] = value;
+      rises = rises || clock.triggered;
+    }
+    const bool ticks = clocks_.next_tick(request.start) == request.start;
+    if (changed || rises || ticks) clock_event(request.start, request, changed);
+  }
+
+  /// An event at `time`: Event Mode; the input clocks that tick then
+  /// activated (fmi3SetClock) and their inputs set, their outputs read; the
+  /// output clocks that ticked and their outputs; the countdown and changing
+  /// clocks' next ticks; the event iteration; Step Mode. Again while a
+  /// countdown clock is due at the same time.
+  void clock_event(Time time, const StepRequest& request, bool set_discrete) {
+    const double at = to_seconds(time);
     check(functions_.EnterEventMode(instance_), "fmi3EnterEventMode", at);
-    check(discrete_inputs_.set(instance_, request.discrete_inputs, slave_name_), at);
+    if (set_discrete)
+      check(discrete_inputs_.set(instance_, held_discrete_inputs_, slave_name_), at);
+    ticking_.clear();  // reserved: no allocation
+    ticking_references_.clear();
+    for (InputClock& clock : clocks_.inputs()) {  // in priority order
+      const bool due = clock.countdown && *clock.countdown <= time;
+      if (!(std::exchange(clock.triggered, false) || due ||
+            (clock.is_periodic && clock.interval > 0 && clock.next_tick(time) == time) ||
+            (clock.changing_tick && *clock.changing_tick <= time)))
+        continue;
+      if (due) clock.countdown.reset();
+      ticking_.push_back(&clock);
+      ticking_references_.push_back(clock.reference);
+    }
+    if (!ticking_.empty()) {
+      check(functions_.SetClock(instance_, ticking_references_.data(), ticking_references_.size(),
+                                actives_.get()),
+            "fmi3SetClock", at);
+    }
+    for (InputClock* clock : ticking_) clocks_.set_inputs(instance_, clock->ports, time, request);
+    for (InputClock* clock : ticking_) {
+      read_clocked_outputs(clock->ports, time);
+      if (clock->is_changing) clocks_.schedule_changing(instance_, *clock, time);
+    }
+    clocks_.read_output_clocks(instance_, time, held_outputs_, held_discrete_outputs_);
+    clocks_.ask_countdowns(instance_, time);
     leave_event_mode(at);
+    for (const InputClock& clock : clocks_.inputs())
+      if (clock.countdown && *clock.countdown <= time) return clock_event(time, request, false);
+  }
+
+  void read_clocked_outputs(ClockedPorts& ports, Time time) {
+    clocks_.read_outputs(instance_, ports, time, held_outputs_, held_discrete_outputs_);
+  }
+
+  /// The discrete outputs of no clock from the FMU, the others as their
+  /// clocks' latest ticks left them.
+  void read_discrete_outputs(std::span<std::int64_t> values, double time) {
+    check(discrete_outputs_.get(instance_, values.first(unclocked_discrete_outputs_), slave_name_),
+          time);
+    std::copy(
+        held_discrete_outputs_.begin() + static_cast<std::ptrdiff_t>(unclocked_discrete_outputs_),
+        held_discrete_outputs_.end(),
+        values.begin() + static_cast<std::ptrdiff_t>(unclocked_discrete_outputs_));
   }
 
   /// The event iteration, then Step Mode again.
@@ -291,6 +431,8 @@ class CoSimulationSlave final : public Slave {
       }
       if (event_handling_needed && event_mode_) {
         check(functions_.EnterEventMode(instance_), "fmi3EnterEventMode", reached);
+        clocks_.read_output_clocks(instance_, to_ticks(reached), held_outputs_,
+                                   held_discrete_outputs_);
         leave_event_mode(reached);
       }
       if (!early_return) return;
@@ -369,9 +511,14 @@ class CoSimulationSlave final : public Slave {
     check(inputs_.set(instance_, input_values_), time);
   }
 
+  /// The outputs of no clock from the FMU, the others as their clocks'
+  /// latest ticks left them.
   void read_values_at(std::span<const Polynomial> inputs, double time, std::span<double> values) {
     set_inputs(inputs, time);  // feedthrough outputs see the inputs at `time`
-    check(outputs_.get(instance_, values), time);
+    check(outputs_.get(instance_, values.first(unclocked_outputs_)), time);
+    std::copy(held_outputs_.begin() + static_cast<std::ptrdiff_t>(unclocked_outputs_),
+              held_outputs_.end(),
+              values.begin() + static_cast<std::ptrdiff_t>(unclocked_outputs_));
   }
 
   void read_outputs_at(std::span<const Polynomial> inputs, double time,
@@ -386,8 +533,9 @@ class CoSimulationSlave final : public Slave {
             "fmi3GetOutputDerivatives", time);
       const std::span<double> derivatives =
           end_outputs.subspan(static_cast<std::size_t>(order) * count, count);
-      for (std::size_t port = 0; port < count; ++port)
-        derivatives[port] = derivative_values_[derivative_offsets_[port]];
+      for (std::size_t port = 0; port < count; ++port)  // a clocked output is piecewise constant
+        derivatives[port] =
+            port < unclocked_outputs_ ? derivative_values_[derivative_offsets_[port]] : 0.0;
     }
   }
 
@@ -400,7 +548,10 @@ class CoSimulationSlave final : public Slave {
   fmi3Instance instance_ = nullptr;
   SlaveDescription description_;
   ArrayLayout layout_;
-  PortValues inputs_, outputs_, discrete_inputs_, discrete_outputs_;
+  Clocks clocks_;
+  PortValues inputs_, outputs_, discrete_inputs_, discrete_outputs_;  ///< the ports of no clock
+  /// The ports of no clock come first among the outputs and discrete outputs.
+  const std::size_t unclocked_outputs_, unclocked_discrete_outputs_;
   // Sized at construction: stepping does not allocate on couplet's side.
   std::vector<double> input_values_;
   std::vector<std::int64_t> held_discrete_inputs_, saved_discrete_inputs_;  ///< with event mode
@@ -412,6 +563,14 @@ class CoSimulationSlave final : public Slave {
   std::vector<fmi3Int32> derivative_orders_;
   std::vector<double> derivative_values_;        ///< every element of those variables
   std::vector<std::size_t> derivative_offsets_;  ///< each Real output port's place in it
+  // The clocked outputs and output clocks as their latest ticks left them, the
+  // triggered clocks' held ports; at their ports' places, sized at construction.
+  std::vector<double> held_outputs_, saved_held_outputs_;
+  std::vector<std::int64_t> held_discrete_outputs_, saved_held_discrete_outputs_;
+  std::vector<std::int64_t> held_triggers_, saved_triggers_;
+  std::vector<InputClock*> ticking_;  ///< the input clocks of an event, reserved
+  std::vector<fmi3ValueReference> ticking_references_;
+  std::unique_ptr<fmi3Clock[]> actives_;  ///< fmi3ClockActive for each, for fmi3SetClock
   fmi3FMUState saved_state_ = nullptr;
   Time current_time_ = 0;
   Time saved_time_ = 0;

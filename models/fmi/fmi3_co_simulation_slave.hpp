@@ -13,6 +13,9 @@
 //                                 FMU asks (degree up to 3)
 //   hasEventMode, mightReturnEarlyFromDoStep → events inside the step, handled
 //                                 where they happen
+//   clocks (with hasEventMode)  → each tick of an input clock an event at its
+//                                 time inside the step (fmi3SetClock), output
+//                                 clocks Boolean ports (fmi3_clocks.hpp)
 //   maxOutputDerivativeOrder    → output derivatives (fmi3GetOutputDerivatives)
 //   canGetAndSetFMUState        → rollback
 //   !canHandleVariableCommunicationStepSize → an imposed step (scenario, else

@@ -147,6 +147,9 @@ const Functions& Package::load(Interface interface) {
     find(f.EnterEventMode, "fmi3EnterEventMode", event_mode);
     find(f.UpdateDiscreteStates, "fmi3UpdateDiscreteStates", event_mode);
     find(f.EnterStepMode, "fmi3EnterStepMode", event_mode);
+    find(f.GetIntervalDecimal, "fmi3GetIntervalDecimal", false);  // clocks (§4.2.5)
+    find(f.GetClock, "fmi3GetClock", false);
+    find(f.SetClock, "fmi3SetClock", false);
   } else if (interface == Interface::scheduled_execution) {  // §5.2
     find(f.InstantiateScheduledExecution, "fmi3InstantiateScheduledExecution", true);
     find(f.ActivateModelPartition, "fmi3ActivateModelPartition", true);

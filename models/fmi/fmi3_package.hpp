@@ -74,8 +74,10 @@ struct Functions {
   // Scheduled execution.
   fmi3InstantiateScheduledExecutionTYPE* InstantiateScheduledExecution = nullptr;
   fmi3ActivateModelPartitionTYPE* ActivateModelPartition = nullptr;
+  // Clocks: scheduled execution, and co-simulation with event mode.
   fmi3GetIntervalDecimalTYPE* GetIntervalDecimal = nullptr;  ///< optional
   fmi3GetClockTYPE* GetClock = nullptr;                      ///< optional
+  fmi3SetClockTYPE* SetClock = nullptr;                      ///< optional: co-simulation
 };
 
 /// The interface whose library a slave loads.
