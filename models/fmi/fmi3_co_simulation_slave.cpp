@@ -97,13 +97,13 @@ class CoSimulationSlave final : public Slave {
         event_mode_(package_->description().co_simulation->has_event_mode),
         early_return_(package_->description().co_simulation->might_return_early_from_do_step),
         layout_(layout),
-        clocks_(*package_, functions_, *log_, settings, "co-simulation"),
         inputs_(*package_, layout_, ports.unclocked.inputs, settings.parameters),
         outputs_(*package_, layout_, ports.unclocked.outputs),
         discrete_inputs_(*package_, layout_, ports.unclocked.discrete_inputs, settings.parameters),
         discrete_outputs_(*package_, layout_, ports.unclocked.discrete_outputs),
         unclocked_outputs_(ports.unclocked.outputs.size()),
-        unclocked_discrete_outputs_(ports.unclocked.discrete_outputs.size()) {
+        unclocked_discrete_outputs_(ports.unclocked.discrete_outputs.size()),
+        clocks_(*package_, functions_, *log_, settings, "co-simulation") {
     if (!clocks_.empty() && !event_mode_) {
       configuration_error(settings, *package_,
                           "it has clocks but no event mode (hasEventMode), which FMI 3.0 "
@@ -214,15 +214,15 @@ class CoSimulationSlave final : public Slave {
     if (result.samples.size() < request.sample_times.size() * outputs)
       violation("sample buffer too small");
     // An output clock's port says whether it ticked during the step.
-    std::fill(held_discrete_outputs_.begin() +
-                  static_cast<std::ptrdiff_t>(clocks_.has_output_clocks()
-                                                  ? clocks_.output_clock_port()
-                                                  : held_discrete_outputs_.size()),
-              held_discrete_outputs_.end(), 0);
+    if (clocks_.has_output_clocks()) {
+      std::fill(
+          held_discrete_outputs_.begin() + static_cast<std::ptrdiff_t>(clocks_.output_clock_port()),
+          held_discrete_outputs_.end(), 0);
+    }
     // Held over the whole step: set once, before its first fmi3DoStep; with
     // event mode a change is an event, and set in Event Mode (§4.2.5), as
     // are the ticks at the communication point.
-    at_communication_point(request);
+    if (event_mode_ || !held_discrete_inputs_.empty()) at_communication_point(request);
     // noSetFMUStatePriorToCurrentPoint: true unless a rollback may follow.
     const fmi3Boolean final_point = !description_.capabilities.can_rollback;
     stepping_inputs_ = request.inputs;  // for intermediate update
@@ -232,7 +232,7 @@ class CoSimulationSlave final : public Slave {
     Time cursor = request.start + 1;  // the ticks at the start are handled
     std::size_t k = 0;
     while (true) {
-      const Time tick = clocks_.next_tick(cursor);
+      const Time tick = clocks_.inputs().empty() ? request.end : clocks_.next_tick(cursor);
       const Time sample = k < request.sample_times.size() ? request.sample_times[k] : request.end;
       const Time to = std::min({tick, sample, request.end});
       if (to > from) {
@@ -548,7 +548,6 @@ class CoSimulationSlave final : public Slave {
   fmi3Instance instance_ = nullptr;
   SlaveDescription description_;
   ArrayLayout layout_;
-  Clocks clocks_;
   PortValues inputs_, outputs_, discrete_inputs_, discrete_outputs_;  ///< the ports of no clock
   /// The ports of no clock come first among the outputs and discrete outputs.
   const std::size_t unclocked_outputs_, unclocked_discrete_outputs_;
@@ -575,6 +574,7 @@ class CoSimulationSlave final : public Slave {
   Time current_time_ = 0;
   Time saved_time_ = 0;
   bool is_set_up_ = false;
+  Clocks clocks_;  ///< after the members every step uses
 };
 
 }  // namespace
