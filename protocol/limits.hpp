@@ -13,6 +13,8 @@ inline constexpr std::size_t kMaxCoefficients = 8;   ///< Polynomial::kMaxDegree
 inline constexpr std::size_t kMaxPorts = 16;         ///< inputs, outputs, discrete inputs, discrete outputs, per slave
 inline constexpr std::size_t kMaxEndOutputs = 64;    ///< (derivative order + 1) × outputs
 inline constexpr std::size_t kMaxParameters = 32;
+inline constexpr std::size_t kMaxTextParameters = 8;  ///< String and Binary parameters
+inline constexpr std::size_t kMaxTextBytes = 255;     ///< one of them, without the terminating NUL
 inline constexpr std::size_t kMaxSampleTimes = 1024; ///< intermediate samples per step
 inline constexpr std::size_t kMaxSampleValues = 6144;  ///< sample times × outputs per step
 /// Values of one linearization, x, ẋ, A, B, C, D (e.g. 16 states, 8 inputs, 8
@@ -41,6 +43,8 @@ static_assert(capacity(&couplet_wire_StepRequest::inputs) == kMaxPorts);
 static_assert(capacity(&couplet_wire_Outputs::values) == kMaxEndOutputs);
 static_assert(capacity(&couplet_wire_StepResult::end_outputs) == kMaxEndOutputs);
 static_assert(capacity(&couplet_wire_Configure::parameters) == kMaxParameters);
+static_assert(capacity(&couplet_wire_Configure::text_parameters) == kMaxTextParameters);
+static_assert(capacity(&couplet_wire_TextParameter::text) == kMaxTextBytes + 1);
 static_assert(capacity(&couplet_wire_StepRequest::sample_times_ns) == kMaxSampleTimes);
 static_assert(capacity(&couplet_wire_StepResult::samples) == kMaxSampleValues);
 static_assert(capacity(&couplet_wire_Linearize::inputs) == kMaxPorts);

@@ -91,6 +91,18 @@ void to_wire(const SlaveConfiguration& configuration, couplet_wire_Configure& wi
     wire.parameters[k].value = value;
     ++k;
   }
+  if (configuration.text_parameters.size() > protocol::kMaxTextParameters) {
+    throw ConfigurationError("slave '" + configuration.slave_name + "': more than " +
+                             std::to_string(protocol::kMaxTextParameters) +
+                             " String and Binary parameters for a remote slave");
+  }
+  wire.text_parameters_count = static_cast<pb_size_t>(configuration.text_parameters.size());
+  k = 0;
+  for (const auto& [name, text] : configuration.text_parameters) {
+    wire::copy_name(wire.text_parameters[k].name, name, "parameter name");
+    wire::copy_name(wire.text_parameters[k].text, text, "the text of parameter '" + name + "',");
+    ++k;
+  }
   const models::SolverSettings& solver = configuration.solver;
   if (solver.history != models::CvodeHistory::restart) {
     // The Configure message has no field for it: refuse rather than drop it.
@@ -146,6 +158,20 @@ SlaveConfiguration from_wire(const couplet_wire_Configure& wire) {
       bad_field(field + ".value = " + wire::number_text(value) + " (parameter '" + name + "') is not finite");
     }
     if (!configuration.parameters.emplace(name, value).second) {
+      bad_field(field + ".name '" + name + "' is given twice");
+    }
+  }
+  if (wire.text_parameters_count > protocol::kMaxTextParameters) {
+    bad_field("text_parameters has " + std::to_string(wire.text_parameters_count) +
+              " entries, more than the " + std::to_string(protocol::kMaxTextParameters) +
+              " the protocol carries");
+  }
+  for (std::size_t k = 0; k < wire.text_parameters_count; ++k) {
+    const std::string field = "text_parameters[" + std::to_string(k) + "]";
+    const std::string name = name_from_wire(wire.text_parameters[k].name, field + ".name");
+    std::string text = name_from_wire(wire.text_parameters[k].text, field + ".text", true);
+    // A quoted number is in both maps, as on the host (models::SlaveSettings).
+    if (!configuration.text_parameters.emplace(name, std::move(text)).second) {
       bad_field(field + ".name '" + name + "' is given twice");
     }
   }

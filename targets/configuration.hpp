@@ -21,13 +21,15 @@ struct SlaveConfiguration {
   std::string slave_name;
   std::string model;
   ParameterOverrides parameters;
+  /// String and Binary parameters of an FMI 3.0 FMU (models::SlaveSettings).
+  std::map<std::string, std::string, std::less<>> text_parameters;
   models::SolverSettings solver;
   models::CapabilityLimits limits;
   std::optional<std::vector<std::string>> coupled_inputs;  ///< nullopt: every input
 };
 
-/// Fills `wire` (all of it). Throws ConfigurationError when a name or the
-/// parameter count exceeds the protocol's capacities.
+/// Fills `wire` (all of it). Throws ConfigurationError when a name, a text
+/// or the parameter count exceeds the protocol's capacities.
 void to_wire(const SlaveConfiguration& configuration, couplet_wire_Configure& wire);
 
 /// Most Euler substeps a target takes per macro step.
@@ -37,7 +39,8 @@ inline constexpr std::uint32_t kMaxEulerSubsteps = 1'000'000;
 /// (docs/links.md "What each side validates"). Throws ProtocolViolation (the
 /// target answers ERROR_BAD_REQUEST), naming the field, on a message no master
 /// sends: a name without its NUL, with control characters, empty (parameters,
-/// coupled inputs) or given twice; a parameter value that is not finite; a
+/// text parameters, coupled inputs) or given twice; a parameter value that is
+/// not finite; a text parameter's text without its NUL or with control characters; a
 /// solver kind or CVODE method out of range; tolerances not finite and > 0;
 /// max_internal_step not finite and >= 0; euler_substeps 0; imposed_step_ns
 /// outside [0, 2^61). Throws ConfigurationError (ERROR_REFUSED) for more than

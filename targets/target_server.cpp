@@ -65,7 +65,8 @@ void TargetServer::rebuild(const SlaveConfiguration& configuration) {
                            .parameters = parameters,
                            .solver = configuration.solver,
                            .limits = configuration.limits,
-                           .coupled_inputs = configuration.coupled_inputs});
+                           .coupled_inputs = configuration.coupled_inputs,
+                           .text_parameters = configuration.text_parameters});
   const SlaveDescription& description = slave->description();
   const std::size_t rows =
       static_cast<std::size_t>(description.capabilities.output_derivative_order) + 1;

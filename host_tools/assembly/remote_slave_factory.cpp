@@ -78,12 +78,12 @@ drivers::LinkPolicy policy_of(const SlaveSpec& spec) {
 std::unique_ptr<Slave> make_remote_slave(const Scenario& scenario, const SlaveSpec& spec,
                                          const models::ModelCatalog& catalog) {
   const LinkSpec& link = *spec.link;
-  // The Configure message carries numbers only.
+  // A device's program takes numbers only (its Configure skips text).
   for (const auto& [name, text] : spec.text_parameters) {
-    if (spec.parameters.contains(name)) continue;
+    if (spec.parameters.contains(name) || spec.device.empty()) continue;
     throw ConfigurationError(spec.where + ".parameters." + name + ": the text value \"" + text +
-                             "\" cannot be sent to a target (isolate: true, link:): only "
-                             "numbers can; run the FMU in the master's process");
+                             "\" cannot be sent to device '" + spec.device +
+                             "': its program takes numbers only");
   }
   const models::SlaveSettings settings = slave_settings(scenario, spec);
   std::string identity = targets::device_identity(spec.device);
@@ -95,9 +95,9 @@ std::unique_ptr<Slave> make_remote_slave(const Scenario& scenario, const SlaveSp
     source->make_slave(settings);
     identity = source->identity();
   }
-  targets::SlaveConfiguration configuration{spec.name,         identity,
-                                            spec.parameters,   spec.solver,
-                                            spec.capabilities, settings.coupled_inputs};
+  targets::SlaveConfiguration configuration{
+      spec.name,   identity,          spec.parameters,        spec.text_parameters,
+      spec.solver, spec.capabilities, settings.coupled_inputs};
   auto configure = std::make_unique<couplet_wire_Configure>();
   targets::to_wire(configuration, *configure);
 

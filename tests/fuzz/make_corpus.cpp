@@ -30,6 +30,7 @@
 #include "protocol/codec.hpp"
 #include "protocol/sequence.hpp"
 #include "support/served_target.hpp"
+#include "targets/configuration.hpp"
 
 namespace {
 
@@ -232,6 +233,26 @@ std::vector<Frame> with_discrete_inputs(const std::vector<Frame>& sent) {
   return frames;
 }
 
+/// The recorded requests with the first one a Configure: a numeric and a
+/// String parameter (an FMI 3.0 FMU's; the catalog model refuses it).
+std::vector<Frame> with_configure(const std::vector<Frame>& sent) {
+  std::vector<Frame> frames;
+  for (const Frame& frame : sent) {
+    const auto message = decoded(frame);
+    if (frames.empty()) {
+      targets::SlaveConfiguration configuration;
+      configuration.slave_name = "recorded";
+      configuration.model = "translational.mass";
+      configuration.parameters = {{"m", 2.0}};
+      configuration.text_parameters = {{"greeting", "Gr\xC3\xBC\xC3\x9F dich"}};
+      message->which_body = couplet_wire_Envelope_configure_tag;
+      targets::to_wire(configuration, message->body.configure);
+    }
+    frames.push_back(encoded(*message));
+  }
+  return frames;
+}
+
 Frame prefixed(std::uint8_t first, std::span<const std::uint8_t> rest) {
   Frame bytes(1 + rest.size());
   bytes[0] = first;
@@ -349,6 +370,8 @@ int main(int argc, char** argv) {
   write(root / "codec" / "units-payload", prefixed(1, payload_of(units)));
   const std::vector<Frame> discrete_requests = with_discrete_inputs(sent);
   write(root / "target_server" / "session-discrete-inputs", records(discrete_requests, kWrappedAfterOneMs, 0, true));
+  write(root / "target_server" / "session-configure-text",
+        records(with_configure(sent), kWrappedAfterOneMs, 0, true));
   std::vector<Frame> discrete_frames;
   for (const Frame& frame : discrete_answers) {
     if (!frame.empty()) discrete_frames.push_back(frame);

@@ -174,6 +174,15 @@ TEST(Fmi3Parameters, StringAndBinaryValuesReachTheFmu) {
     EXPECT_EQ(columns.at("t.weighted")[row], 0.5 * 526.0);
   }
   expect_replayed_and_inspected(given, "t");
+  // Served by its own couplet-target, the Configure message carries the text.
+  const auto isolated =
+      couplet_on_text("run",
+                      text_scenario("greeting: \"Grüß dich\", key: \"ff00FF10\", gain: \"0.5\"",
+                                    "    isolate: true\n"),
+                      "fmi3-text-isolated");
+  ASSERT_EQ(isolated.exit_code, 0) << isolated.output;
+  EXPECT_EQ(hash_of(given.out), hash_of(isolated.out));
+  EXPECT_EQ(read_file(given.out / "signals.csv"), read_file(isolated.out / "signals.csv"));
   // A number in quotes for a String is its text; an unquoted word is text too;
   // an empty Binary is no bytes. Without values, the start values hold.
   const auto numeric_text =
@@ -224,13 +233,16 @@ TEST(Fmi3Parameters, TextIsRefusedWhereItCannotGoNamingTheParameter) {
               std::string::npos)
         << outcome.output;
   }
-  const auto isolated = couplet_on_text(
-      "validate", text_scenario("greeting: \"hi\"", "    isolate: true\n"), "fmi3-text-isolated");
-  EXPECT_EQ(isolated.exit_code, 2);
-  EXPECT_NE(isolated.output.find(":7: slaves.t.parameters.greeting: the text value \"hi\" cannot "
-                                 "be sent to a target (isolate: true, link:)"),
+  std::string long_key;  // 200 bytes, which text3 takes: 400 digits, more than a Configure carries
+  for (int k = 0; k < 200; ++k) long_key += "ab";
+  const auto too_long =
+      couplet_on_text("validate", text_scenario("key: \"" + long_key + "\"", "    isolate: true\n"),
+                      "fmi3-text-isolated-long");
+  EXPECT_EQ(too_long.exit_code, 2);
+  EXPECT_NE(too_long.output.find("the text of parameter 'key', '" + long_key +
+                                 "' is longer than the wire protocol allows (255 bytes)"),
             std::string::npos)
-      << isolated.output;
+      << too_long.output;
   std::string fmi2 = ramp_scenario("0.01", ", label: \"far\"");
   fmi2.replace(fmi2.find(kFmu), kFmu.size(), COUPLET_TEST_FMU("integrator2"));
   const auto two = couplet_on_text("validate", fmi2, "fmi3-text-fmi2");

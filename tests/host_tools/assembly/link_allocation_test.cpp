@@ -87,7 +87,7 @@ long allocations_after_first_step(TransportPair transports, const std::string& r
     target = std::make_unique<ServedTarget>(spec.model, std::move(transports.target));
     couplet_wire_Configure configure;
     targets::to_wire(
-        {spec.name, spec.model, spec.parameters, spec.solver, spec.capabilities, std::nullopt},
+        {spec.name, spec.model, spec.parameters, {}, spec.solver, spec.capabilities, std::nullopt},
         configure);
     system.add_slave(spec.name,
                      std::make_unique<drivers::RemoteSlave>(spec.name, std::move(transports.master),
