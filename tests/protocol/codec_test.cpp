@@ -93,7 +93,7 @@ std::vector<std::unique_ptr<Envelope>> every_message() {
     copy_name(c.model, "translational.mass");
     c.parameters_count = kMaxParameters;
     for (std::size_t k = 0; k < kMaxParameters; ++k) {
-      copy_name(c.parameters[k].name, ("p" + std::to_string(k)).c_str());
+      copy_name(c.parameters[k].name, std::string("p").append(std::to_string(k)).c_str());
       c.parameters[k].value = 0.1 * static_cast<double>(k);
     }
     c.has_solver = true;

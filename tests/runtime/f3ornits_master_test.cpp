@@ -50,7 +50,7 @@ class RecordingSink final : public Slave {
     std::vector<Polynomial> inputs;
   };
   RecordingSink(std::size_t inputs, SlaveCapabilities capabilities) {
-    for (std::size_t i = 0; i < inputs; ++i) description_.inputs.push_back({"u" + std::to_string(i)});
+    for (std::size_t i = 0; i < inputs; ++i) description_.inputs.push_back({std::string("u").append(std::to_string(i))});
     description_.capabilities = capabilities;
   }
   const SlaveDescription& description() const override { return description_; }
