@@ -242,12 +242,35 @@ void Clocks::ask_countdowns(fmi3Instance instance, Time time) {
     fmi3IntervalQualifier qualifier = fmi3IntervalNotYetKnown;
     check(functions_.GetIntervalDecimal(instance, &clock.reference, 1, &interval, &qualifier),
           "fmi3GetIntervalDecimal", time);
-    if (qualifier == fmi3IntervalChanged && interval >= 0.0)
-      clock.countdown = time + to_ticks(interval);
+    if (qualifier != fmi3IntervalChanged) continue;
+    if (!(interval >= 0.0 && interval < 1e8)) {
+      throw SlaveError("slave '" + slave_name_ + "': FMU '" + package_.path() +
+                       "': fmi3GetIntervalDecimal gave the countdown clock " +
+                       fmi::single_quoted(clock.name) + " the interval " + decimal(interval) +
+                       " s at t = " + seconds_text(time) + " s: its tick needs one of 0 to 1e8 s");
+    }
+    clock.countdown = time + to_ticks(interval);
   }
 }
 
+bool Clocks::countdown_due(Time time) {
+  const auto due = std::find_if(inputs_.begin(), inputs_.end(), [time](const InputClock& clock) {
+    return clock.countdown && *clock.countdown <= time;
+  });
+  if (due == inputs_.end()) return false;
+  ticks_at_instant_ = time == instant_ ? ticks_at_instant_ + 1 : 1;
+  instant_ = time;
+  if (ticks_at_instant_ > kMaxTicksPerInstant) {
+    throw SlaveError("slave '" + slave_name_ + "': FMU '" + package_.path() +
+                     "': the countdown clock " + fmi::single_quoted(due->name) +
+                     " is due again after " + std::to_string(kMaxTicksPerInstant) +
+                     " ticks at t = " + seconds_text(time) + " s: time cannot go on");
+  }
+  return true;
+}
+
 InputClock* Clocks::due_countdown(Time time) {
+  if (!countdown_due(time)) return nullptr;
   for (InputClock& clock : inputs_) {
     if (!clock.countdown || *clock.countdown > time) continue;
     clock.countdown.reset();
@@ -316,6 +339,7 @@ void Clocks::save() {
 }
 
 void Clocks::restore() {
+  instant_ = -1;
   for (std::size_t k = 0; k < inputs_.size(); ++k) {
     inputs_[k].countdown = saved_countdowns_[k];
     inputs_[k].changing_tick = saved_changing_ticks_[k];

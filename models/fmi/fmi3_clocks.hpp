@@ -120,11 +120,20 @@ class Clocks {
   void schedule_changing(fmi3Instance instance, InputClock& clock, Time time);
 
   /// After a tick at `time`: the countdown clocks' next ticks
-  /// (fmi3GetIntervalDecimal, fmi3IntervalChanged).
+  /// (fmi3GetIntervalDecimal, fmi3IntervalChanged). Throws SlaveError naming
+  /// the clock for an interval that is negative, not finite or 10^8 s or more.
   void ask_countdowns(fmi3Instance instance, Time time);
 
-  /// The countdown clock whose tick is due at `time`, cleared; nullptr when none.
+  /// Is a countdown clock's tick due at `time`? Throws SlaveError when more
+  /// than kMaxTicksPerInstant are due at one time (an FMU that sets an
+  /// interval of 0 at each of its ticks would never let time go on).
+  bool countdown_due(Time time);
+
+  /// The countdown clock whose tick is due at `time`, cleared; nullptr when
+  /// none. Counted as countdown_due() counts.
   InputClock* due_countdown(Time time);
+
+  static constexpr int kMaxTicksPerInstant = 100;
 
   /// fmi3GetClock for the output clocks; the Boolean ports of those that
   /// ticked (in `discrete_outputs`, from output_clock_port()) set to 1, and
@@ -171,6 +180,8 @@ class Clocks {
   std::vector<ClockedPorts> output_ports_;            ///< each output clock's outputs
   std::unique_ptr<fmi3Clock[]> output_clock_values_;  ///< not std::vector: fmi3Clock is bool
   std::size_t first_output_clock_port_ = 0;
+  Time instant_ = -1;         ///< the time of the latest countdown ticks
+  int ticks_at_instant_ = 0;  ///< and how many there were
   std::vector<std::optional<Time>> saved_countdowns_, saved_changing_ticks_;
   std::vector<Time> saved_intervals_;
 };

@@ -370,8 +370,7 @@ class CoSimulationSlave final : public Slave {
     clocks_.read_output_clocks(instance_, time, held_outputs_, held_discrete_outputs_);
     clocks_.ask_countdowns(instance_, time);
     leave_event_mode(at);
-    for (const InputClock& clock : clocks_.inputs())
-      if (clock.countdown && *clock.countdown <= time) return clock_event(time, request, false);
+    if (clocks_.countdown_due(time)) clock_event(time, request, false);
   }
 
   void read_clocked_outputs(ClockedPorts& ports, Time time) {

@@ -429,7 +429,8 @@ TEST(DeviceSdk, DescriptionIsChecked) {
   degree.description.input_degree = 5;
   refused(degree, "input_degree");
   Device many = valid;
-  for (int i = 0; i < 17; ++i) many.description.inputs.push_back({.name = "i" + std::to_string(i)});
+  for (int i = 0; i < 17; ++i)
+    many.description.inputs.push_back({.name = std::string("i").append(std::to_string(i))});
   refused(many, "at most 16 inputs");
   Device discrete = valid;
   discrete.description.discrete_outputs = {{.name = "flag", .type = DiscreteType::boolean}};
