@@ -7,7 +7,8 @@
  *             slow_seen_fast (7) = fast_count, so at a shared tick it shows
  *             whether slow ran first (it should: smaller priority first);
  *   kick (3): triggered — kicks (8) += 1;
- *   burst (9): countdown, priority 3 — set by slow to tick 3 ms after it
+ *   burst (9): countdown, priority 3 — set by slow to tick burst_delay (14,
+ *             a parameter, 3 ms) after it
  *             (fmi3GetIntervalDecimal says fmi3IntervalChanged once); bursts
  *             (11) += 1, burst_time (12) = its activation time.
  * The output clock tick (10) ticks where fast_count reaches a multiple of 25
@@ -17,7 +18,7 @@
 #include "fmu3_common.h"
 
 typedef struct {
-  double u, slow_sum, last_activation, burst_time;
+  double u, slow_sum, last_activation, burst_time, burst_delay;
   fmi3Int32 fast_count, slow_seen_fast, kicks, bursts, activations;
   int initializing, initialized;
   int burst_set, tick; /* a countdown interval to tell, an output clock tick to tell */
@@ -38,6 +39,7 @@ EXPORT fmi3Instance fmi3InstantiateScheduledExecution(
   Scheduled* fmu = calloc(1, sizeof(Scheduled));
   if (fmu == NULL) return NULL;
   fmu->clock_update = clockUpdate;
+  fmu->burst_delay = 0.003;
   fmu->environment = instanceEnvironment;
   return fmu;
 }
@@ -73,7 +75,7 @@ EXPORT fmi3Status fmi3GetIntervalDecimal(fmi3Instance instance,
       intervals[i] = 0.01;
       qualifiers[i] = fmi3IntervalChanged;
     } else if (valueReferences[i] == 9) {
-      intervals[i] = 0.003;
+      intervals[i] = fmu->burst_delay;
       qualifiers[i] = fmu->burst_set ? fmi3IntervalChanged : fmi3IntervalUnchanged;
       fmu->burst_set = 0;
     } else {
@@ -139,6 +141,8 @@ EXPORT fmi3Status fmi3GetFloat64(fmi3Instance instance, const fmi3ValueReference
       values[i] = fmu->slow_sum;
     else if (r[i] == 12)
       values[i] = fmu->burst_time;
+    else if (r[i] == 14)
+      values[i] = fmu->burst_delay;
     else
       return fmi3Error;
   }
@@ -149,8 +153,12 @@ EXPORT fmi3Status fmi3SetFloat64(fmi3Instance instance, const fmi3ValueReference
                                  const fmi3Float64 values[], size_t nValues) {
   if (n != nValues) return fmi3Error;
   for (size_t i = 0; i < n; ++i) {
-    if (r[i] != 4) return fmi3Error;
-    ((Scheduled*)instance)->u = values[i];
+    if (r[i] == 4)
+      ((Scheduled*)instance)->u = values[i];
+    else if (r[i] == 14)
+      ((Scheduled*)instance)->burst_delay = values[i];
+    else
+      return fmi3Error;
   }
   return fmi3OK;
 }

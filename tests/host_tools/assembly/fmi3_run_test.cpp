@@ -916,6 +916,18 @@ TEST(Fmi3ScheduledExecution, ATriggeredClockRunsAtEachRiseOfItsPort) {
   EXPECT_EQ(step(1), 1);  // the saved trigger was high: no rise after the rollback either
 }
 
+// A countdown interval no tick can have fails the step naming the clock: sched3
+// told to set burst 1 s before its slow tick.
+TEST(Fmi3ScheduledExecution, ACountdownIntervalThatCannotBeIsRefusedNamingTheClock) {
+  const auto outcome = couplet_on_text(
+      "run", scheduled_scenario("    parameters: {burst_delay: -1}\n"), "fmi3-sched-countdown");
+  EXPECT_NE(outcome.exit_code, 0);
+  EXPECT_NE(outcome.output.find("': fmi3GetIntervalDecimal gave the countdown clock 'burst' the "
+                                "interval -1 s at t = 0.02 s: its tick needs one of 0 to 1e8 s"),
+            std::string::npos)
+      << outcome.output;
+}
+
 const std::string kChirp = COUPLET_TEST_FMU("chirp3");
 
 // A changing clock ticks at its shift, then each time the interval the FMU
