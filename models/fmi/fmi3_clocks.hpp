@@ -17,7 +17,8 @@
 //   triggered input clocks are Boolean input ports of the clock's name: a
 //   rise to true at a communication point ticks the clock there;
 //   output clocks are Boolean output ports of the clock's name, true for a
-//   step in which the FMU reported a tick (fmi3GetClock).
+//   step in which the FMU reported a tick (fmi3GetClock); the outputs that
+//   belong to one (and to no input clock) are read at its ticks.
 // Ticks of one time go by the clocks' priority (smaller first, then value
 // reference). Before a tick the inputs that belong to the clock (the
 // variables whose `clocks` names it) take their polynomials' values at its

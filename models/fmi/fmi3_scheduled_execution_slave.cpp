@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
-#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
