@@ -288,6 +288,16 @@ void describe_capabilities(std::ostream& text, const fmi3::InterfaceCapabilities
        << yes_no(capabilities.provides_directional_derivatives);
 }
 
+/// Has the FMU a clock that is a port: a triggered input clock or an output clock?
+bool has_clock_ports(const fmi3::Description& description) {
+  return std::any_of(description.variables.begin(), description.variables.end(),
+                     [](const fmi3::Variable& variable) {
+                       return variable.clock && (variable.causality == fmi3::Causality::output ||
+                                                 variable.clock->interval_variability ==
+                                                     fmi3::IntervalVariability::triggered);
+                     });
+}
+
 std::string Fmi3Source::describe() const {
   const fmi3::Description& description = package_->description();
   std::ostringstream text;
@@ -301,7 +311,10 @@ std::string Fmi3Source::describe() const {
            : description.co_simulation ? "cs"
                                        : "se")
        << " unless fmu_kind says otherwise; its ports: the numeric inputs and outputs, arrays "
-          "as name[i])\n";
+          "as name[i]"
+       << (has_clock_ports(description) ? ", triggered input clocks and output clocks as Boolean"
+                                          " ports of their names)\n"
+                                        : ")\n");
   if (const auto& cs = description.co_simulation) {
     text << "  co-simulation: canHandleVariableCommunicationStepSize "
          << yes_no(cs->can_handle_variable_communication_step_size) << ", hasEventMode "

@@ -377,7 +377,8 @@ TEST_F(Fmi3Package, CoupletModelsShowsTypesDimensionsAndClocks) {
   for (const char* line : {
            "— controller (FMI 3.0, instantiation token {a1b2c3}, made by hand written)",
            "offers: cs se (couplet runs cs unless fmu_kind says otherwise; its ports: the numeric "
-           "inputs and outputs, arrays as name[i])",
+           "inputs and outputs, arrays as name[i], triggered input clocks and output clocks as "
+           "Boolean ports of their names)",
            "co-simulation: canHandleVariableCommunicationStepSize yes, hasEventMode yes",
            "fixedInternalStepSize 0.0005 s",
            "scheduled execution: canGetAndSetFMUState no, providesDirectionalDerivatives yes",
