@@ -8,12 +8,14 @@
  *   level (9): an output clock ticking where x reaches a multiple of spacing
  *     (11, 0.75): fmi3DoStep returns early there (exactly: t + (L - x) / v)
  *     asking for event handling, crossings (12) += 1 and crossed_at (10) = t;
- *     fmi3GetClock tells the tick once.
+ *     fmi3GetClock tells the tick once;
+ *   echo (13): a countdown input clock that each tick of sample sets to tick
+ *     10 ms later (fmi3GetIntervalDecimal tells it once) — echoes (14) += 1.
  * It holds the importer to the clocks' rules, failing with fmi3Error: fmi3DoStep
- * must not step over or past an unhandled tick of sample, fmi3SetClock must
- * name sample at its tick's time, clocks and clocked inputs are set only in
- * Event Mode, and fmi3UpdateDiscreteStates ends their activity before Step
- * Mode. FMU state: a copy of the instance. */
+ * must not step over or past an unhandled tick of sample or echo, fmi3SetClock
+ * must name sample and echo at their ticks' times, clocks and clocked inputs
+ * are set only in Event Mode, and fmi3UpdateDiscreteStates ends their activity
+ * before Step Mode. FMU state: a copy of the instance. */
 #include <math.h>
 
 #include "fmu3_common.h"
@@ -21,13 +23,16 @@
 #define SAMPLE_SHIFT 0.005
 #define SAMPLE_INTERVAL 0.025
 #define SLACK 1e-9 /* the importer's ticks are whole nanoseconds */
+#define ECHO_DELAY 0.01
 
 typedef struct {
   double time, v, x, r, e, spacing, crossed_at;
-  fmi3Int32 samples, kicks, crossings;
+  double echo_due; /* the pending tick of echo; < 0: none */
+  fmi3Int32 samples, kicks, crossings, echoes;
   long next_sample; /* the index of sample's next tick */
   int in_event_mode, event_mode_used, early_return_allowed;
   int sample_active, sample_done, kick_active, kick_done, level_ticked;
+  int echo_active, echo_done, echo_to_tell;
 } Clocked;
 
 static double sample_tick(const Clocked* fmu) {
@@ -40,6 +45,12 @@ static void compute(Clocked* fmu) {
     fmu->e = fmu->r - fmu->x;
     ++fmu->samples;
     fmu->sample_done = 1;
+    fmu->echo_due = fmu->time + ECHO_DELAY;
+    fmu->echo_to_tell = 1;
+  }
+  if (fmu->echo_active && !fmu->echo_done) {
+    ++fmu->echoes;
+    fmu->echo_done = 1;
   }
   if (fmu->kick_active && !fmu->kick_done) {
     ++fmu->kicks;
@@ -65,6 +76,7 @@ EXPORT fmi3Instance fmi3InstantiateCoSimulation(
   fmu->v = 1.0;
   fmu->spacing = 0.75;
   fmu->crossed_at = -1.0;
+  fmu->echo_due = -1.0;
   fmu->event_mode_used = eventModeUsed;
   fmu->early_return_allowed = earlyReturnAllowed;
   return fmu;
@@ -112,6 +124,9 @@ EXPORT fmi3Status fmi3SetClock(fmi3Instance instance, const fmi3ValueReference r
       fmu->sample_active = 1;
     } else if (r[i] == 7) {
       fmu->kick_active = 1;
+    } else if (r[i] == 13) {
+      if (fmu->echo_due < 0.0 || fabs(fmu->time - fmu->echo_due) > SLACK) return fmi3Error;
+      fmu->echo_active = 1;
     } else {
       return fmi3Error;
     }
@@ -140,7 +155,9 @@ EXPORT fmi3Status fmi3UpdateDiscreteStates(
   if (!fmu->in_event_mode) return fmi3Error;
   compute(fmu);
   if (fmu->sample_active) ++fmu->next_sample;
+  if (fmu->echo_active) fmu->echo_due = -1.0;
   fmu->sample_active = fmu->sample_done = fmu->kick_active = fmu->kick_done = 0;
+  fmu->echo_active = fmu->echo_done = 0;
   *discreteStatesNeedUpdate = fmi3False;
   *terminateSimulation = fmi3False;
   *nominalsOfContinuousStatesChanged = fmi3False;
@@ -152,7 +169,8 @@ EXPORT fmi3Status fmi3UpdateDiscreteStates(
 
 EXPORT fmi3Status fmi3EnterStepMode(fmi3Instance instance) {
   Clocked* fmu = instance;
-  if (!fmu->in_event_mode || fmu->sample_active || fmu->kick_active) return fmi3Error;
+  if (!fmu->in_event_mode || fmu->sample_active || fmu->kick_active || fmu->echo_active)
+    return fmi3Error;
   fmu->in_event_mode = 0;
   return fmi3OK;
 }
@@ -172,6 +190,7 @@ EXPORT fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunica
   if (fmu->in_event_mode || fabs(currentCommunicationPoint - fmu->time) > SLACK) return fmi3Error;
   /* A tick of sample at or before the start was not handled, or one lies inside. */
   if (sample_tick(fmu) < end - SLACK) return fmi3Error;
+  if (fmu->echo_due >= 0.0 && fmu->echo_due < end - SLACK) return fmi3Error;
   const double level = (fmu->crossings + 1) * fmu->spacing;
   const double crossing = fmu->v > 0.0 ? fmu->time + (level - fmu->x) / fmu->v : INFINITY;
   if (crossing <= end) {
@@ -262,9 +281,27 @@ EXPORT fmi3Status fmi3GetInt32(fmi3Instance instance, const fmi3ValueReference r
       case 12:
         values[i] = fmu->crossings;
         break;
+      case 14:
+        values[i] = fmu->echoes;
+        break;
       default:
         return fmi3Error;
     }
+  }
+  return fmi3OK;
+}
+
+/* echo's interval, told once after each tick of sample (FMI 3.0 §2.3.4). */
+EXPORT fmi3Status fmi3GetIntervalDecimal(fmi3Instance instance, const fmi3ValueReference r[],
+                                         size_t n, fmi3Float64 intervals[],
+                                         fmi3IntervalQualifier qualifiers[]) {
+  Clocked* fmu = instance;
+  compute(fmu);
+  for (size_t i = 0; i < n; ++i) {
+    if (r[i] != 13) return fmi3Error;
+    intervals[i] = ECHO_DELAY;
+    qualifiers[i] = fmu->echo_to_tell ? fmi3IntervalChanged : fmi3IntervalUnchanged;
+    fmu->echo_to_tell = 0;
   }
   return fmi3OK;
 }

@@ -604,7 +604,8 @@ std::string clocked_scenario(const std::string& extra = "") {
 // each tick of the periodic clock sample (0.005 s + 0.025 s k) for an event
 // there, with r set while sample is active, so at t = 0.1 m its last tick was
 // at t - 0.02 with r = t - 0.1 held from the communication point: e = r - x =
-// -t - 0.06 after 4 m ticks. The output clock level ticks where x = 2t crosses
+// -t - 0.06 after 4 m ticks, and the countdown clock echo, set at each of
+// them to tick 10 ms later, as often. The output clock level ticks where x = 2t crosses
 // 0.75 and 1.5 — at t = 0.375 and 0.75, inside the steps, by early return —
 // and its port is true for those steps only. clocked3 fails any fmi3DoStep
 // over an unhandled tick and any clocked input set outside its tick.
@@ -620,6 +621,7 @@ TEST(Fmi3CoSimulationClocks, TicksInsideTheStepAreEventsAtTheirTimes) {
     const double crossings = std::floor(2.0 * t / 0.75);
     EXPECT_NEAR(columns.at("c.x")[row], 2.0 * t, 1e-12) << "t = " << t;
     EXPECT_EQ(columns.at("c.samples")[row], 4.0 * m) << "t = " << t;
+    EXPECT_EQ(columns.at("c.echoes")[row], 4.0 * m) << "t = " << t;  // 10 ms after each
     EXPECT_NEAR(columns.at("c.e")[row], m == 0.0 ? 0.0 : -t - 0.06, 1e-12) << "t = " << t;
     EXPECT_EQ(columns.at("c.crossings")[row], crossings) << "t = " << t;
     EXPECT_NEAR(columns.at("c.crossed_at")[row], crossings == 0.0 ? -1.0 : 0.375 * crossings, 1e-12)
@@ -648,14 +650,14 @@ TEST(Fmi3CoSimulationClocks, ATriggeredClockTicksAtARiseAndRollsBack) {
   ASSERT_EQ(description.discrete_inputs.size(), 1u);
   EXPECT_EQ(description.discrete_inputs[0].name, "kick");
   ASSERT_EQ(description.outputs.size(), 3u);  // x, then the clocked e, crossed_at
-  ASSERT_EQ(description.discrete_outputs.size(), 4u);
+  ASSERT_EQ(description.discrete_outputs.size(), 5u);
   EXPECT_EQ(description.discrete_outputs[1].name, "kicks");
-  EXPECT_EQ(description.discrete_outputs[3].name, "level");  // the output clock, last
+  EXPECT_EQ(description.discrete_outputs[4].name, "level");  // the output clock, last
   slave->setup(0);
   const std::vector<Polynomial> inputs{Polynomial::constant(0.0, 2.0),
                                        Polynomial::constant(0.0, 1.0)};
   std::vector<double> end(3);
-  std::vector<std::int64_t> discrete(4);  // samples, kicks, crossings, level
+  std::vector<std::int64_t> discrete(5);  // samples, kicks, crossings, echoes, level
   Time at = 0;
   const auto step = [&](std::int64_t kick) {
     StepRequest request;
@@ -673,10 +675,10 @@ TEST(Fmi3CoSimulationClocks, ATriggeredClockTicksAtARiseAndRollsBack) {
   slave->save_state();
   EXPECT_EQ(step(1), 1);  // held: no rise
   EXPECT_EQ(step(0), 1);
-  EXPECT_EQ(discrete[3], 1);  // level ticked in [0.3, 0.4), where x = 2t reaches 0.75
+  EXPECT_EQ(discrete[4], 1);  // level ticked in [0.3, 0.4), where x = 2t reaches 0.75
   EXPECT_EQ(step(1), 2);
   EXPECT_EQ(discrete[2], 1);
-  EXPECT_EQ(discrete[3], 0);
+  EXPECT_EQ(discrete[4], 0);
   slave->restore_state();
   at = step_to_ticks(0.2);
   EXPECT_EQ(step(1), 1);       // the saved trigger was high: no rise after the rollback either
@@ -685,7 +687,7 @@ TEST(Fmi3CoSimulationClocks, ATriggeredClockTicksAtARiseAndRollsBack) {
   EXPECT_EQ(discrete[2], 0);
   EXPECT_EQ(step(0), 1);
   EXPECT_EQ(discrete[2], 1);
-  EXPECT_EQ(discrete[3], 1);
+  EXPECT_EQ(discrete[4], 1);
   EXPECT_NEAR(end[2], 0.375, 1e-12);  // crossed_at
 }
 
