@@ -36,6 +36,23 @@ fmi::FmuSettings without_clock_ports(const Package& package, const fmi::FmuSetti
   return ports;
 }
 
+SplitPorts split_ports(const Package& package, const fmi::FmuSettings& settings,
+                       const ArrayLayout& layout) {
+  SplitPorts split{port_elements(package, without_clock_ports(package, settings), layout), {}};
+  const auto unclocked = [&package](const Element& element) {
+    return package.description().variables[element.variable].clocks.empty();
+  };
+  const auto split_kind = [&](std::vector<Element>& all, std::vector<Element>& first) {
+    const auto clocked = std::stable_partition(all.begin(), all.end(), unclocked);
+    first.assign(all.begin(), clocked);
+  };
+  split_kind(split.all.inputs, split.unclocked.inputs);
+  split_kind(split.all.outputs, split.unclocked.outputs);
+  split_kind(split.all.discrete_inputs, split.unclocked.discrete_inputs);
+  split_kind(split.all.discrete_outputs, split.unclocked.discrete_outputs);
+  return split;
+}
+
 Clocks::Clocks(const Package& package, const Functions& functions, const LogRing& log,
                const fmi::FmuSettings& settings, const std::string& exchange)
     : package_(package), functions_(functions), log_(log), slave_name_(settings.slave_name) {
@@ -311,6 +328,19 @@ void Clocks::set_inputs(fmi3Instance instance, ClockedPorts& ports, Time time,
   if (!ports.discrete_inputs.empty()) {
     for (std::size_t i = 0; i < ports.discrete_inputs.size(); ++i)
       ports.discrete_in[i] = request.discrete_inputs[ports.discrete_inputs[i]];
+    check(ports.discrete_input_values->set(instance, ports.discrete_in, slave_name_), time);
+  }
+}
+
+void Clocks::set_inputs(fmi3Instance instance, ClockedPorts& ports, Time time,
+                        std::span<const double> real, std::span<const std::int64_t> discrete) {
+  if (!ports.inputs.empty()) {
+    for (std::size_t i = 0; i < ports.inputs.size(); ++i) ports.real_in[i] = real[ports.inputs[i]];
+    check(ports.input_values->set(instance, ports.real_in), time);
+  }
+  if (!ports.discrete_inputs.empty()) {
+    for (std::size_t i = 0; i < ports.discrete_inputs.size(); ++i)
+      ports.discrete_in[i] = discrete[ports.discrete_inputs[i]];
     check(ports.discrete_input_values->set(instance, ports.discrete_in, slave_name_), time);
   }
 }

@@ -78,6 +78,16 @@ struct InputClock {
 /// a triggered clock's port is no FMU variable.
 fmi::FmuSettings without_clock_ports(const Package& package, const fmi::FmuSettings& settings);
 
+/// The ports, those of no clock first — exchanged as the FMU's interface
+/// says — then the clocked ones, exchanged at their clocks' ticks.
+struct SplitPorts {
+  PortElements all, unclocked;
+};
+
+/// The FMU's ports (port_elements, the settings without_clock_ports) so split.
+SplitPorts split_ports(const Package& package, const fmi::FmuSettings& settings,
+                       const ArrayLayout& layout);
+
 class Clocks {
  public:
   /// Reads the FMU's input and output clocks, the input clocks sorted by
@@ -151,6 +161,9 @@ class Clocks {
   /// outputs into the slave's held values.
   void set_inputs(fmi3Instance instance, ClockedPorts& ports, Time time,
                   const StepRequest& request);
+  /// ... from the inputs' values at `time` (model exchange).
+  void set_inputs(fmi3Instance instance, ClockedPorts& ports, Time time,
+                  std::span<const double> real, std::span<const std::int64_t> discrete);
   void read_outputs(fmi3Instance instance, ClockedPorts& ports, Time time,
                     std::span<double> real_outputs, std::span<std::int64_t> discrete_outputs);
 

@@ -56,29 +56,6 @@ SlaveCapabilities capabilities_of(const Package& package, const fmi::FmuSettings
   return capabilities;
 }
 
-/// The ports, those of no clock first — exchanged with every step — then the
-/// clocked ones, exchanged at their clocks' ticks (fmi3_clocks.hpp).
-struct SplitPorts {
-  PortElements all, unclocked;
-};
-
-SplitPorts split_ports(const Package& package, const fmi::FmuSettings& settings,
-                       const ArrayLayout& layout) {
-  SplitPorts split{port_elements(package, without_clock_ports(package, settings), layout), {}};
-  const auto unclocked = [&package](const Element& element) {
-    return package.description().variables[element.variable].clocks.empty();
-  };
-  const auto split_kind = [&](std::vector<Element>& all, std::vector<Element>& first) {
-    const auto clocked = std::stable_partition(all.begin(), all.end(), unclocked);
-    first.assign(all.begin(), clocked);
-  };
-  split_kind(split.all.inputs, split.unclocked.inputs);
-  split_kind(split.all.outputs, split.unclocked.outputs);
-  split_kind(split.all.discrete_inputs, split.unclocked.discrete_inputs);
-  split_kind(split.all.discrete_outputs, split.unclocked.discrete_outputs);
-  return split;
-}
-
 class CoSimulationSlave final : public Slave {
  public:
   CoSimulationSlave(std::shared_ptr<Package> package, const fmi::FmuSettings& settings)

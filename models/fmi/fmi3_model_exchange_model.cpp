@@ -4,6 +4,10 @@
 // located, a time event the FMU announced, a change of a discrete input, or
 // fmi3CompletedIntegratorStep asking for one — goes through Event Mode the
 // same way. Integer and Boolean inputs are set in Event Mode only (§3.2.3).
+// The ticks of time-based input clocks (fmi3_clocks.hpp) are time events
+// too: in Event Mode there the ticking clocks are activated (fmi3SetClock),
+// their inputs set from the inputs' values then and their outputs read and
+// held until their next ticks.
 //
 // Output derivatives (order 1) by a central difference along the trajectory's
 // tangent, as for FMI 2.0 FMUs without directional derivatives:
@@ -18,6 +22,7 @@
 #include <vector>
 
 #include "couplet/errors.hpp"
+#include "models/fmi/fmi3_clocks.hpp"
 #include "models/fmi/fmi3_instance.hpp"
 #include "models/fmi/fmi3_port_values.hpp"
 
@@ -44,22 +49,28 @@ class ModelExchangeModel final : public Model {
 
   ModelExchangeModel(std::shared_ptr<Package> package, const fmi::FmuSettings& settings,
                      const ArrayLayout& layout)
-      : ModelExchangeModel(package, settings, layout, port_elements(*package, settings, layout)) {}
+      : ModelExchangeModel(package, settings, layout, split_ports(*package, settings, layout)) {}
 
   ModelExchangeModel(std::shared_ptr<Package> package, const fmi::FmuSettings& settings,
-                     const ArrayLayout& layout, const PortElements& ports)
+                     const ArrayLayout& layout, const SplitPorts& ports)
       : package_(std::move(package)),
         functions_(package_->load(Interface::model_exchange)),
         slave_name_(settings.slave_name),
         log_(std::make_unique<LogRing>()),
         layout_(layout),
         interface_(*package_->description().model_exchange),
-        inputs_(*package_, layout_, ports.inputs, settings.parameters),
-        outputs_(*package_, layout_, ports.outputs),
-        discrete_inputs_(*package_, layout_, ports.discrete_inputs, settings.parameters),
-        discrete_outputs_(*package_, layout_, ports.discrete_outputs) {
+        inputs_(*package_, layout_, ports.unclocked.inputs, settings.parameters),
+        outputs_(*package_, layout_, ports.unclocked.outputs),
+        discrete_inputs_(*package_, layout_, ports.unclocked.discrete_inputs, settings.parameters),
+        discrete_outputs_(*package_, layout_, ports.unclocked.discrete_outputs),
+        unclocked_inputs_(ports.unclocked.inputs.size()),
+        unclocked_outputs_(ports.unclocked.outputs.size()),
+        unclocked_discrete_inputs_(ports.unclocked.discrete_inputs.size()),
+        unclocked_discrete_outputs_(ports.unclocked.discrete_outputs.size()),
+        clocks_(*package_, functions_, *log_, settings, "model exchange") {
     refuse_clocks(settings);
-    describe(settings, ports);
+    describe(settings, ports.all);
+    clocks_.assign_ports(layout_, ports.all, settings);
     const Description& description = package_->description();
     const std::string resources = package_->resource_path();
     instance_ = functions_.InstantiateModelExchange(
@@ -88,6 +99,14 @@ class ModelExchangeModel final : public Model {
     for (const DiscretePortDescription& input : description_.discrete_inputs)
       held_discrete_inputs_.push_back(input.start);
     saved_discrete_inputs_ = held_discrete_inputs_;
+    held_outputs_.assign(description_.outputs.size(), 0.0);
+    held_discrete_outputs_.assign(description_.discrete_outputs.size(), 0);
+    saved_held_outputs_ = held_outputs_;
+    saved_held_discrete_outputs_ = held_discrete_outputs_;
+    ticking_.reserve(clocks_.inputs().size());
+    ticking_references_.reserve(clocks_.inputs().size());
+    actives_ = std::make_unique<fmi3Clock[]>(clocks_.inputs().size());
+    std::fill_n(actives_.get(), clocks_.inputs().size(), fmi3ClockActive);
   }
 
   ~ModelExchangeModel() override {
@@ -100,10 +119,14 @@ class ModelExchangeModel final : public Model {
   void start(double time) const override {
     setup_check(functions_.EnterInitializationMode(instance_, fmi3False, 0.0, time, fmi3False, 0.0),
                 "fmi3EnterInitializationMode");
+    clocks_.read_initial_outputs(instance_, to_ticks(time), held_outputs_, held_discrete_outputs_);
+    clocks_.set_up(instance_, to_ticks(time));
+    tick_cursor_ = to_ticks(time);
     setup_check(functions_.ExitInitializationMode(instance_), "fmi3ExitInitializationMode");
     // Held discrete inputs that differ from the FMU's start values reach it here.
-    if (!held_discrete_inputs_.empty())
-      check(discrete_inputs_.set(instance_, held_discrete_inputs_, slave_name_), time);
+    if (unclocked_discrete_inputs_ > 0)
+      check(discrete_inputs_.set(instance_, unclocked_discrete(held_discrete_inputs_), slave_name_),
+            time);
     iterate_events(time);
     setup_check(functions_.EnterContinuousTimeMode(instance_), "fmi3EnterContinuousTimeMode");
     if (!initial_state_.empty()) {
@@ -131,7 +154,9 @@ class ModelExchangeModel final : public Model {
   void outputs(double t, std::span<const double> x, std::span<const double> u,
                std::span<double> y) const override {
     set_point(t, x, u);
-    if (!y.empty()) check(outputs_.get(instance_, y), t);
+    if (unclocked_outputs_ > 0) check(outputs_.get(instance_, y.first(unclocked_outputs_)), t);
+    std::copy(held_outputs_.begin() + static_cast<std::ptrdiff_t>(unclocked_outputs_),
+              held_outputs_.end(), y.begin() + static_cast<std::ptrdiff_t>(unclocked_outputs_));
   }
 
   int output_derivative_order() const override { return description_.outputs.empty() ? 0 : 1; }
@@ -163,10 +188,14 @@ class ModelExchangeModel final : public Model {
 
   bool handle_event(double t, std::span<double> x, std::span<const double> u) const override {
     set_point(t, x, u);
-    return event_at(t, x, {});
+    return event_at(t, x, {}, u);
   }
 
-  double next_time_event() const override { return next_event_time_; }
+  /// The FMU's next time event, or an input clock's next tick if earlier.
+  double next_time_event() const override {
+    if (clocks_.inputs().empty()) return next_event_time_;
+    return std::min(next_event_time_, to_seconds(clocks_.next_tick(tick_cursor_)));
+  }
 
   bool set_discrete_inputs(double t, std::span<const std::int64_t> values, std::span<double> x,
                            std::span<const double> u) const override {
@@ -175,12 +204,20 @@ class ModelExchangeModel final : public Model {
       return false;
     set_point(t, x, u);
     std::copy(values.begin(), values.end(), held_discrete_inputs_.begin());
-    event_at(t, x, values);
+    event_at(t, x, unclocked_discrete(values), u);
     return true;
   }
 
   void discrete_outputs(double t, std::span<std::int64_t> values) const override {
-    if (!values.empty()) check(discrete_outputs_.get(instance_, values, slave_name_), t);
+    if (unclocked_discrete_outputs_ > 0) {
+      check(
+          discrete_outputs_.get(instance_, values.first(unclocked_discrete_outputs_), slave_name_),
+          t);
+    }
+    std::copy(
+        held_discrete_outputs_.begin() + static_cast<std::ptrdiff_t>(unclocked_discrete_outputs_),
+        held_discrete_outputs_.end(),
+        values.begin() + static_cast<std::ptrdiff_t>(unclocked_discrete_outputs_));
   }
 
   bool completed_step(double t, std::span<double> x, std::span<const double> u) const override {
@@ -191,7 +228,7 @@ class ModelExchangeModel final : public Model {
     check(functions_.CompletedIntegratorStep(instance_, fmi3False, &enter_event_mode, &terminate),
           "fmi3CompletedIntegratorStep", t);
     if (terminate) request_stop(t, "fmi3CompletedIntegratorStep set terminateSimulation");
-    return enter_event_mode ? event_at(t, x, {}) : false;
+    return enter_event_mode ? event_at(t, x, {}, u) : false;
   }
 
   // Without FMU state access, rollback is sound only when the FMU has no
@@ -199,12 +236,16 @@ class ModelExchangeModel final : public Model {
   bool can_save_discrete_state() const override {
     return interface_.capabilities.can_get_and_set_fmu_state ||
            (indicator_count_ == 0 && description_.discrete_inputs.empty() &&
-            description_.discrete_outputs.empty());
+            description_.discrete_outputs.empty() && clocks_.empty());
   }
 
   void save_discrete_state() const override {
     saved_next_event_time_ = next_event_time_;
-    saved_discrete_inputs_ = held_discrete_inputs_;  // same size: no allocation
+    saved_discrete_inputs_ = held_discrete_inputs_;  // same sizes: no allocation
+    saved_held_outputs_ = held_outputs_;
+    saved_held_discrete_outputs_ = held_discrete_outputs_;
+    saved_tick_cursor_ = tick_cursor_;
+    clocks_.save();
     if (!interface_.capabilities.can_get_and_set_fmu_state) return;
     // An existing state is overwritten in place (§2.3.6), no new one made.
     check(functions_.GetFMUState(instance_, &saved_state_), "fmi3GetFMUState", 0.0);
@@ -213,21 +254,35 @@ class ModelExchangeModel final : public Model {
   void restore_discrete_state() const override {
     next_event_time_ = saved_next_event_time_;
     held_discrete_inputs_ = saved_discrete_inputs_;
+    held_outputs_ = saved_held_outputs_;
+    held_discrete_outputs_ = saved_held_discrete_outputs_;
+    tick_cursor_ = saved_tick_cursor_;
+    clocks_.restore();
     if (!interface_.capabilities.can_get_and_set_fmu_state) return;
     check(functions_.SetFMUState(instance_, saved_state_), "fmi3SetFMUState", 0.0);
   }
 
  private:
-  /// Clocks in model exchange would need their ticks as time events of the
-  /// integrator: not yet (docs/fmi.md), so refused by name rather than run
-  /// without them.
+  /// In model exchange couplet ticks the time-based input clocks; a
+  /// triggered or output clock, whose Boolean port would need the steps'
+  /// bounds, is refused by name rather than run without it (docs/fmi.md).
   void refuse_clocks(const fmi::FmuSettings& settings) const {
     for (const Variable& variable : package_->description().variables) {
       if (!variable.clock) continue;
+      const bool triggered = variable.clock->interval_variability == IntervalVariability::triggered;
+      if (variable.causality == Causality::input && !triggered) continue;
+      configuration_error(
+          settings, *package_,
+          "clock " + fmi::single_quoted(variable.name) + ": " +
+              (triggered && variable.causality == Causality::input ? "a triggered input clock"
+                                                                   : "an output clock") +
+              " in model exchange is not supported yet (docs/fmi.md); run the FMU as "
+              "co-simulation or scheduled execution (fmu_kind)");
+    }
+    if (!clocks_.inputs().empty() && functions_.SetClock == nullptr) {
       configuration_error(settings, *package_,
-                          "clock " + fmi::single_quoted(variable.name) +
-                              ": clocks in model exchange are not supported yet (docs/fmi.md); "
-                              "run the FMU as co-simulation or scheduled execution (fmu_kind)");
+                          "input clock " + fmi::single_quoted(clocks_.inputs().front().name) +
+                              ": the FMU lacks fmi3SetClock");
     }
   }
 
@@ -276,7 +331,12 @@ class ModelExchangeModel final : public Model {
     if (!x.empty())
       check(functions_.SetContinuousStates(instance_, x.data(), x.size()),
             "fmi3SetContinuousStates", t);
-    if (!u.empty()) check(inputs_.set(instance_, u), t);
+    if (unclocked_inputs_ > 0) check(inputs_.set(instance_, u.first(unclocked_inputs_)), t);
+  }
+
+  /// The discrete inputs of no clock among `values` (they come first).
+  std::span<const std::int64_t> unclocked_discrete(std::span<const std::int64_t> values) const {
+    return values.first(unclocked_discrete_inputs_);
   }
 
   void outputs_along_tangent(double t, double h, std::span<const double> x,
@@ -288,18 +348,56 @@ class ModelExchangeModel final : public Model {
   }
 
   /// An event at t, the FMU at its point already: Event Mode, the new discrete
-  /// inputs (none: nothing to set), the event iteration, Continuous-Time Mode;
-  /// x takes the states when the event changed them. Returns whether it did.
-  bool event_at(double t, std::span<double> x, std::span<const std::int64_t> discrete) const {
+  /// inputs (none: nothing to set), the input clocks that tick at t, the event
+  /// iteration, Continuous-Time Mode; x takes the states when the event
+  /// changed them. Returns whether it did. Again while a countdown clock is
+  /// due at t.
+  bool event_at(double t, std::span<double> x, std::span<const std::int64_t> discrete,
+                std::span<const double> u) const {
     check(functions_.EnterEventMode(instance_), "fmi3EnterEventMode", t);
     if (!discrete.empty()) check(discrete_inputs_.set(instance_, discrete, slave_name_), t);
-    const bool changed = iterate_events(t);
+    const Time tick = clocks_.inputs().empty() ? -1 : clocks_.next_tick(tick_cursor_);
+    const bool ticks = tick >= 0 && tick <= to_ticks(t);
+    if (ticks) activate_clocks(tick, u);
+    bool changed = iterate_events(t);
     check(functions_.EnterContinuousTimeMode(instance_), "fmi3EnterContinuousTimeMode", t);
     if (changed && !x.empty()) {
       check(functions_.GetContinuousStates(instance_, x.data(), x.size()),
             "fmi3GetContinuousStates", t);
     }
+    if (ticks && clocks_.countdown_due(tick)) changed = event_at(t, x, {}, u) || changed;
     return changed;
+  }
+
+  /// In Event Mode at an input clock's tick: the clocks that tick then
+  /// activated, their inputs set from the inputs' values (u, the held
+  /// discrete ones), their outputs read and held; the changing and countdown
+  /// clocks' next ticks.
+  void activate_clocks(Time tick, std::span<const double> u) const {
+    const double at = to_seconds(tick);
+    ticking_.clear();  // reserved: no allocation
+    ticking_references_.clear();
+    for (InputClock& clock : clocks_.inputs()) {  // in priority order
+      const bool due = clock.countdown && *clock.countdown <= tick;
+      if (!(due || (clock.is_periodic && clock.interval > 0 && clock.next_tick(tick) == tick) ||
+            (clock.changing_tick && *clock.changing_tick <= tick)))
+        continue;
+      if (due) clock.countdown.reset();
+      ticking_.push_back(&clock);
+      ticking_references_.push_back(clock.reference);
+    }
+    tick_cursor_ = tick + 1;
+    if (ticking_.empty()) return;
+    check(functions_.SetClock(instance_, ticking_references_.data(), ticking_references_.size(),
+                              actives_.get()),
+          "fmi3SetClock", at);
+    for (InputClock* clock : ticking_)
+      clocks_.set_inputs(instance_, clock->ports, tick, u, held_discrete_inputs_);
+    for (InputClock* clock : ticking_) {
+      clocks_.read_outputs(instance_, clock->ports, tick, held_outputs_, held_discrete_outputs_);
+      if (clock->is_changing) clocks_.schedule_changing(instance_, *clock, tick);
+    }
+    clocks_.ask_countdowns(instance_, tick);
   }
 
   /// The event iteration; records the FMU's next time event. Returns whether
@@ -349,6 +447,18 @@ class ModelExchangeModel final : public Model {
   mutable double saved_next_event_time_ = std::numeric_limits<double>::infinity();
   mutable fmi3FMUState saved_state_ = nullptr;
   mutable bool started_ = false;
+  // The ports of no clock come first among each kind.
+  const std::size_t unclocked_inputs_, unclocked_outputs_, unclocked_discrete_inputs_,
+      unclocked_discrete_outputs_;
+  // The clocked outputs as their latest ticks left them, at their ports'
+  // places; the schedule's cursor (the first time a tick may still be at).
+  mutable std::vector<double> held_outputs_, saved_held_outputs_;
+  mutable std::vector<std::int64_t> held_discrete_outputs_, saved_held_discrete_outputs_;
+  mutable Time tick_cursor_ = 0, saved_tick_cursor_ = 0;
+  mutable std::vector<InputClock*> ticking_;  ///< the input clocks of an event, reserved
+  mutable std::vector<fmi3ValueReference> ticking_references_;
+  std::unique_ptr<fmi3Clock[]> actives_;  ///< fmi3ClockActive for each, for fmi3SetClock
+  mutable Clocks clocks_;                 ///< after the members every evaluation uses
 };
 
 }  // namespace

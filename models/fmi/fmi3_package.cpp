@@ -168,6 +168,9 @@ const Functions& Package::load(Interface interface) {
     find(f.GetContinuousStates, "fmi3GetContinuousStates", true);
     find(f.GetNumberOfEventIndicators, "fmi3GetNumberOfEventIndicators", true);
     find(f.GetNumberOfContinuousStates, "fmi3GetNumberOfContinuousStates", true);
+    find(f.GetIntervalDecimal, "fmi3GetIntervalDecimal", false);  // clocks
+    find(f.GetClock, "fmi3GetClock", false);
+    find(f.SetClock, "fmi3SetClock", false);
   }
   const char* version = f.GetVersion();
   // "3.0", or a later 3.x: the major version decides compatibility (§2.3.2).

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "couplet/errors.hpp"
@@ -528,6 +529,72 @@ TEST(Fmi3ModelExchange, RefusesCoSimulationAndUnknownParametersNamingThem) {
       << refused.output;
 }
 
+const std::string kSampled = COUPLET_TEST_FMU("sampled3");
+
+// A model-exchange FMU's input clocks tick as time events: sampled3 (x' = v,
+// v = 2) samples e = r - x every 25 ms from 5 ms, r a ramp held at the
+// communication points — so at t = 0.1 m, e = (t - 0.1) - 2 (t - 0.02) =
+// -t - 0.06 after 4 m ticks — and its countdown clock echo, set at each
+// sample to 10 ms later, ticks as often. sampled3 fails any fmi3SetTime past
+// an unhandled tick. CVODE and Euler make the same decisions; the monolithic
+// reference, where r is the ramp itself at each tick, gives e = -(t - 0.02).
+TEST(Fmi3ModelExchange, InputClockTicksAreTimeEvents) {
+  const std::string scenario =
+      "name: sampled3\ntime: {start: 0, end: 1}\nalgorithm: {type: jacobi, step: 0.1}\n"
+      "reference: monolithic\nslaves:\n  ramp:\n    model: stimulus.ramp\n"
+      "    parameters: {start: 0, stop: 10, initial: 0, final: 10}\n"
+      "  s:\n    fmu: " +
+      kSampled +
+      "\n    parameters: {v: 2}\nconnections:\n  - {from: ramp.y, to: s.r}\n"
+      "evaluation: {grid: 0.1}\n";
+  const auto outcome = couplet_on_text("run", scenario, "fmi3-sampled");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  const auto columns = read_columns(outcome.out / "signals.csv");
+  const std::vector<double>& time = columns.at("time");
+  ASSERT_EQ(time.size(), 11u);
+  for (std::size_t row = 0; row < time.size(); ++row) {
+    const double t = time[row];
+    const double m = std::round(t / 0.1);
+    EXPECT_NEAR(columns.at("s.x")[row], 2.0 * t, 1e-9) << "t = " << t;
+    EXPECT_EQ(columns.at("s.samples")[row], 4.0 * m) << "t = " << t;
+    EXPECT_EQ(columns.at("s.echoes")[row], 4.0 * m) << "t = " << t;
+    EXPECT_NEAR(columns.at("s.e")[row], m == 0.0 ? 0.0 : -t - 0.06, 1e-9) << "t = " << t;
+    EXPECT_NEAR(columns.at("s.e:reference")[row], m == 0.0 ? 0.0 : -(t - 0.02), 1e-9)
+        << "t = " << t;
+  }
+  expect_replayed_and_inspected(outcome, "s");
+  std::string euler = scenario;
+  euler.replace(euler.find("{v: 2}"), 6, "{v: 2}\n    solver: {type: euler, substeps: 4}");
+  const auto stepped = couplet_on_text("run", euler, "fmi3-sampled-euler");
+  ASSERT_EQ(stepped.exit_code, 0) << stepped.output;
+  EXPECT_EQ(hash_of(outcome.out), hash_of(stepped.out));  // x' constant: both exact
+
+  // A rollback takes the schedule, the pending countdown and the held
+  // outputs back: the step after it repeats bit for bit.
+  models::SlaveSettings settings;
+  settings.slave_name = "s";
+  const auto slave = models::fmu_source(kSampled, models::FmuKind::automatic)->make_slave(settings);
+  ASSERT_TRUE(slave->description().capabilities.can_rollback);
+  slave->setup(0);
+  const std::vector<Polynomial> inputs{Polynomial::constant(0.0, 2.0),
+                                       Polynomial::constant(0.0, 1.0)};  // v, r
+  std::vector<double> end(2 * (slave->description().capabilities.output_derivative_order + 1));
+  std::vector<std::int64_t> discrete(2);  // samples, echoes
+  const auto step = [&](Time from, Time to) {
+    slave->step({from, to, inputs, {}}, OutputBuffers{end, {}, discrete});
+    return std::tuple(end[0], end[1], discrete[0], discrete[1]);
+  };
+  const Time ms = 1'000'000;
+  step(0, 27 * ms);  // a sample at 5 ms, its echo at 15 ms
+  slave->save_state();
+  const auto first = step(27 * ms, 47 * ms);  // sample at 30 ms, its echo at 40 ms
+  EXPECT_EQ(std::get<2>(first), 2);
+  EXPECT_EQ(std::get<3>(first), 2);
+  EXPECT_NEAR(std::get<1>(first), 1.0 - 2.0 * 0.03, 1e-12);
+  slave->restore_state();
+  EXPECT_EQ(step(27 * ms, 47 * ms), first);
+}
+
 const std::string kEvents = COUPLET_TEST_FMU("events3");
 
 // events3 (y' = 1, reset where it reaches 0.27) returns early at each reset
@@ -692,8 +759,8 @@ TEST(Fmi3CoSimulationClocks, ATriggeredClockTicksAtARiseAndRollsBack) {
 }
 
 // Clocks in co-simulation need event mode: clocked3 without hasEventMode is
-// refused naming the slave, the FMU and why; so are clocks in model exchange
-// (sawtooth3 given one), which couplet does not schedule yet.
+// refused naming the slave, the FMU and why; so is a triggered clock in model
+// exchange (sawtooth3 given one), which couplet does not tick there yet.
 TEST(Fmi3CoSimulationClocks, WhereTheyCannotTickTheyAreRefused) {
   const auto directory = fresh_directory("fmi3-clocked-no-event-mode");
   std::filesystem::create_directories(directory);
@@ -728,7 +795,8 @@ TEST(Fmi3CoSimulationClocks, WhereTheyCannotTickTheyAreRefused) {
                       "fmi3-me-clock-refused");
   EXPECT_EQ(me.exit_code, 2);
   EXPECT_NE(me.output.find("slave 'saw': FMU '" + me_fmu +
-                           "': clock 'kick': clocks in model exchange are not supported yet"),
+                           "': clock 'kick': a triggered input clock in model exchange is not "
+                           "supported yet"),
             std::string::npos)
       << me.output;
 }

@@ -223,8 +223,8 @@ TEST(Simulation, ObserversSeeEveryCommunicationPointWithoutAllocating) {
 // FMI 3.0 FMUs (integrator3, rollback and output derivatives on; arrays3,
 // whose arrays move whole; sawtooth3, model exchange with time and state
 // events; events3, early return into Event Mode; smooth3, inputs set at
-// intermediate update; sched3, scheduled execution; clocked3, clock ticks as
-// events inside the step) stepped with the run log on: couplet's side
+// intermediate update; sched3, scheduled execution; clocked3 and sampled3,
+// clock ticks as events inside the step) stepped with the run log on: couplet's side
 // allocates nothing.
 TEST(Simulation, AnFmi3FmuAddsNoAllocationToTheSteppingLoop) {
   const auto directory = fresh_directory("simulation-fmi3");
@@ -239,11 +239,13 @@ TEST(Simulation, AnFmi3FmuAddsNoAllocationToTheSteppingLoop) {
                              "  sm: {fmu: " COUPLET_TEST_FMU("smooth3") "}\n"
                              "  se: {fmu: " COUPLET_TEST_FMU("sched3") "}\n"
                              "  cl: {fmu: " COUPLET_TEST_FMU("clocked3") "}\n"
+                             "  sa: {fmu: " COUPLET_TEST_FMU("sampled3") "}\n"
                              "connections:\n  - {from: ramp.y, to: int.u}\n"
                              "  - {from: ramp.y, to: \"arr.u[3]\"}\n"
                              "  - {from: ramp.y, to: sm.u}\n"
                              "  - {from: ramp.y, to: se.u}\n"
                              "  - {from: ramp.y, to: cl.r}\n"
+                             "  - {from: ramp.y, to: sa.r}\n"
                              "algorithm: {type: jacobi, step: 0.01}\nreference: none\n";
   Simulation simulation =
       Simulation::from_scenario(scenario.string(), {}, {(directory / "out").string(), true, true});
