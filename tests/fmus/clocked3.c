@@ -1,6 +1,7 @@
 /* clocked3: an FMI 3.0 co-simulation FMU with clocks, event mode and early
  * return, written against the FMI 3.0 API only (models/fmi/fmi3.h).
  *   x' = v (1, a continuous input of no clock, held over each fmi3DoStep);
+ *   sample (3), echo (13): the clocks of sample_clocks.h;
  *   sample (3): a constant input clock, every 0.025 s from 0.005 s — at each
  *     tick e (5) = r (4) - x and samples (6) += 1; r may be set only while
  *     sample is active;
@@ -19,39 +20,19 @@
 #include <math.h>
 
 #include "fmu3_common.h"
-
-#define SAMPLE_SHIFT 0.005
-#define SAMPLE_INTERVAL 0.025
-#define SLACK 1e-9 /* the importer's ticks are whole nanoseconds */
-#define ECHO_DELAY 0.01
+#include "sample_clocks.h"
 
 typedef struct {
-  double time, v, x, r, e, spacing, crossed_at;
-  double echo_due; /* the pending tick of echo; < 0: none */
-  fmi3Int32 samples, kicks, crossings, echoes;
-  long next_sample; /* the index of sample's next tick */
+  double time, v, x, spacing, crossed_at;
+  fmi3Int32 kicks, crossings;
   int in_event_mode, event_mode_used, early_return_allowed;
-  int sample_active, sample_done, kick_active, kick_done, level_ticked;
-  int echo_active, echo_done, echo_to_tell;
+  int kick_active, kick_done, level_ticked;
+  SampleClocks clocks; /* sample (3) and echo (13) */
 } Clocked;
-
-static double sample_tick(const Clocked* fmu) {
-  return SAMPLE_SHIFT + (double)fmu->next_sample * SAMPLE_INTERVAL;
-}
 
 /* The partitions of the active clocks, once per activation. */
 static void compute(Clocked* fmu) {
-  if (fmu->sample_active && !fmu->sample_done) {
-    fmu->e = fmu->r - fmu->x;
-    ++fmu->samples;
-    fmu->sample_done = 1;
-    fmu->echo_due = fmu->time + ECHO_DELAY;
-    fmu->echo_to_tell = 1;
-  }
-  if (fmu->echo_active && !fmu->echo_done) {
-    ++fmu->echoes;
-    fmu->echo_done = 1;
-  }
+  sample_clocks_compute(&fmu->clocks, fmu->time, fmu->x);
   if (fmu->kick_active && !fmu->kick_done) {
     ++fmu->kicks;
     fmu->kick_done = 1;
@@ -76,7 +57,7 @@ EXPORT fmi3Instance fmi3InstantiateCoSimulation(
   fmu->v = 1.0;
   fmu->spacing = 0.75;
   fmu->crossed_at = -1.0;
-  fmu->echo_due = -1.0;
+  sample_clocks_init(&fmu->clocks);
   fmu->event_mode_used = eventModeUsed;
   fmu->early_return_allowed = earlyReturnAllowed;
   return fmu;
@@ -92,9 +73,7 @@ EXPORT fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean
   (void)toleranceDefined, (void)tolerance, (void)stopTimeDefined, (void)stopTime;
   Clocked* fmu = instance;
   fmu->time = startTime;
-  fmu->next_sample = startTime <= SAMPLE_SHIFT
-                         ? 0
-                         : (long)ceil((startTime - SAMPLE_SHIFT) / SAMPLE_INTERVAL - SLACK);
+  sample_clocks_start(&fmu->clocks, startTime);
   return fmi3OK;
 }
 
@@ -119,17 +98,11 @@ EXPORT fmi3Status fmi3SetClock(fmi3Instance instance, const fmi3ValueReference r
   if (!fmu->in_event_mode) return fmi3Error;
   for (size_t i = 0; i < n; ++i) {
     if (!values[i]) continue;
-    if (r[i] == 3) {
-      if (fabs(fmu->time - sample_tick(fmu)) > SLACK) return fmi3Error; /* not its tick */
-      fmu->sample_active = 1;
-    } else if (r[i] == 7) {
-      fmu->kick_active = 1;
-    } else if (r[i] == 13) {
-      if (fmu->echo_due < 0.0 || fabs(fmu->time - fmu->echo_due) > SLACK) return fmi3Error;
-      fmu->echo_active = 1;
-    } else {
-      return fmi3Error;
-    }
+    const int sampled = sample_clocks_set(&fmu->clocks, r[i], 3, 13, fmu->time);
+    if (sampled < 0) return fmi3Error; /* not its tick */
+    if (sampled > 0) continue;
+    if (r[i] != 7) return fmi3Error;
+    fmu->kick_active = 1;
   }
   return fmi3OK;
 }
@@ -154,10 +127,8 @@ EXPORT fmi3Status fmi3UpdateDiscreteStates(
   Clocked* fmu = instance;
   if (!fmu->in_event_mode) return fmi3Error;
   compute(fmu);
-  if (fmu->sample_active) ++fmu->next_sample;
-  if (fmu->echo_active) fmu->echo_due = -1.0;
-  fmu->sample_active = fmu->sample_done = fmu->kick_active = fmu->kick_done = 0;
-  fmu->echo_active = fmu->echo_done = 0;
+  sample_clocks_update(&fmu->clocks);
+  fmu->kick_active = fmu->kick_done = 0;
   *discreteStatesNeedUpdate = fmi3False;
   *terminateSimulation = fmi3False;
   *nominalsOfContinuousStatesChanged = fmi3False;
@@ -169,7 +140,7 @@ EXPORT fmi3Status fmi3UpdateDiscreteStates(
 
 EXPORT fmi3Status fmi3EnterStepMode(fmi3Instance instance) {
   Clocked* fmu = instance;
-  if (!fmu->in_event_mode || fmu->sample_active || fmu->kick_active || fmu->echo_active)
+  if (!fmu->in_event_mode || sample_clocks_active(&fmu->clocks) || fmu->kick_active)
     return fmi3Error;
   fmu->in_event_mode = 0;
   return fmi3OK;
@@ -189,8 +160,7 @@ EXPORT fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunica
   const double end = currentCommunicationPoint + communicationStepSize;
   if (fmu->in_event_mode || fabs(currentCommunicationPoint - fmu->time) > SLACK) return fmi3Error;
   /* A tick of sample at or before the start was not handled, or one lies inside. */
-  if (sample_tick(fmu) < end - SLACK) return fmi3Error;
-  if (fmu->echo_due >= 0.0 && fmu->echo_due < end - SLACK) return fmi3Error;
+  if (sample_clocks_pending(&fmu->clocks) < end - SLACK) return fmi3Error;
   const double level = (fmu->crossings + 1) * fmu->spacing;
   const double crossing = fmu->v > 0.0 ? fmu->time + (level - fmu->x) / fmu->v : INFINITY;
   if (crossing <= end) {
@@ -228,10 +198,10 @@ EXPORT fmi3Status fmi3GetFloat64(fmi3Instance instance, const fmi3ValueReference
         values[i] = fmu->x;
         break;
       case 4:
-        values[i] = fmu->r;
+        values[i] = fmu->clocks.r;
         break;
       case 5:
-        values[i] = fmu->e;
+        values[i] = fmu->clocks.e;
         break;
       case 10:
         values[i] = fmu->crossed_at;
@@ -254,8 +224,8 @@ EXPORT fmi3Status fmi3SetFloat64(fmi3Instance instance, const fmi3ValueReference
     if (r[i] == 1) {
       fmu->v = values[i];
     } else if (r[i] == 4) {
-      if (!fmu->sample_active) return fmi3Error; /* a clocked input, set at its tick */
-      fmu->r = values[i];
+      if (!fmu->clocks.sample_active) return fmi3Error; /* a clocked input, set at its tick */
+      fmu->clocks.r = values[i];
     } else if (r[i] == 11) {
       fmu->spacing = values[i];
     } else {
@@ -273,7 +243,7 @@ EXPORT fmi3Status fmi3GetInt32(fmi3Instance instance, const fmi3ValueReference r
   for (size_t i = 0; i < n; ++i) {
     switch (r[i]) {
       case 6:
-        values[i] = fmu->samples;
+        values[i] = fmu->clocks.samples;
         break;
       case 8:
         values[i] = fmu->kicks;
@@ -282,7 +252,7 @@ EXPORT fmi3Status fmi3GetInt32(fmi3Instance instance, const fmi3ValueReference r
         values[i] = fmu->crossings;
         break;
       case 14:
-        values[i] = fmu->echoes;
+        values[i] = fmu->clocks.echoes;
         break;
       default:
         return fmi3Error;
@@ -299,9 +269,7 @@ EXPORT fmi3Status fmi3GetIntervalDecimal(fmi3Instance instance, const fmi3ValueR
   compute(fmu);
   for (size_t i = 0; i < n; ++i) {
     if (r[i] != 13) return fmi3Error;
-    intervals[i] = ECHO_DELAY;
-    qualifiers[i] = fmu->echo_to_tell ? fmi3IntervalChanged : fmi3IntervalUnchanged;
-    fmu->echo_to_tell = 0;
+    sample_clocks_interval(&fmu->clocks, &intervals[i], &qualifiers[i]);
   }
   return fmi3OK;
 }

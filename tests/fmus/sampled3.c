@@ -1,6 +1,7 @@
 /* sampled3: an FMI 3.0 model-exchange FMU with clocks, written against the
  * FMI 3.0 API only (models/fmi/fmi3.h). One continuous state x with x' = v
  * (3, a continuous input of no clock);
+ *   sample (4), echo (8): the clocks of sample_clocks.h;
  *   sample (4): a constant input clock, every 0.025 s from 0.005 s — at each
  *     tick e (6) = r (5) - x and samples (7) += 1; r may be set only while
  *     sample is active;
@@ -15,39 +16,19 @@
 #include <math.h>
 
 #include "fmu3_common.h"
+#include "sample_clocks.h"
 
-#define SAMPLE_SHIFT 0.005
-#define SAMPLE_INTERVAL 0.025
-#define ECHO_DELAY 0.01
-#define SLACK 1e-9     /* the importer's ticks are whole nanoseconds */
 #define PAST_TICK 1e-5 /* how far time may look past a pending tick */
 
 typedef struct {
-  double time, x, v, r, e;
-  double echo_due; /* the pending tick of echo; < 0: none */
-  fmi3Int32 samples, echoes;
-  long next_sample; /* the index of sample's next tick */
+  double time, x, v;
   int in_event_mode;
-  int sample_active, sample_done, echo_active, echo_done, echo_to_tell;
+  SampleClocks clocks; /* sample (4) and echo (8) */
 } Sampled;
-
-static double sample_tick(const Sampled* fmu) {
-  return SAMPLE_SHIFT + (double)fmu->next_sample * SAMPLE_INTERVAL;
-}
 
 /* The partitions of the active clocks, once per activation. */
 static void compute(Sampled* fmu) {
-  if (fmu->sample_active && !fmu->sample_done) {
-    fmu->e = fmu->r - fmu->x;
-    ++fmu->samples;
-    fmu->sample_done = 1;
-    fmu->echo_due = fmu->time + ECHO_DELAY;
-    fmu->echo_to_tell = 1;
-  }
-  if (fmu->echo_active && !fmu->echo_done) {
-    ++fmu->echoes;
-    fmu->echo_done = 1;
-  }
+  sample_clocks_compute(&fmu->clocks, fmu->time, fmu->x);
 }
 
 FMU3_VERSION_AND_TERMINATE
@@ -64,7 +45,7 @@ EXPORT fmi3Instance fmi3InstantiateModelExchange(fmi3String instanceName,
   Sampled* fmu = calloc(1, sizeof *fmu);
   if (fmu == NULL) return NULL;
   fmu->v = 1.0;
-  fmu->echo_due = -1.0;
+  sample_clocks_init(&fmu->clocks);
   return fmu;
 }
 
@@ -78,9 +59,7 @@ EXPORT fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean
   (void)toleranceDefined, (void)tolerance, (void)stopTimeDefined, (void)stopTime;
   Sampled* fmu = instance;
   fmu->time = startTime;
-  fmu->next_sample = startTime <= SAMPLE_SHIFT
-                         ? 0
-                         : (long)ceil((startTime - SAMPLE_SHIFT) / SAMPLE_INTERVAL - SLACK);
+  sample_clocks_start(&fmu->clocks, startTime);
   return fmi3OK;
 }
 
@@ -102,16 +81,8 @@ EXPORT fmi3Status fmi3SetClock(fmi3Instance instance, const fmi3ValueReference r
   Sampled* fmu = instance;
   if (!fmu->in_event_mode) return fmi3Error;
   for (size_t i = 0; i < n; ++i) {
-    if (!values[i]) continue;
-    if (r[i] == 4) {
-      if (fabs(fmu->time - sample_tick(fmu)) > SLACK) return fmi3Error; /* not its tick */
-      fmu->sample_active = 1;
-    } else if (r[i] == 8) {
-      if (fmu->echo_due < 0.0 || fabs(fmu->time - fmu->echo_due) > SLACK) return fmi3Error;
-      fmu->echo_active = 1;
-    } else {
-      return fmi3Error;
-    }
+    if (values[i] && sample_clocks_set(&fmu->clocks, r[i], 4, 8, fmu->time) <= 0)
+      return fmi3Error; /* not its tick, or no such clock */
   }
   return fmi3OK;
 }
@@ -124,9 +95,7 @@ EXPORT fmi3Status fmi3GetIntervalDecimal(fmi3Instance instance, const fmi3ValueR
   compute(fmu);
   for (size_t i = 0; i < n; ++i) {
     if (r[i] != 8) return fmi3Error;
-    intervals[i] = ECHO_DELAY;
-    qualifiers[i] = fmu->echo_to_tell ? fmi3IntervalChanged : fmi3IntervalUnchanged;
-    fmu->echo_to_tell = 0;
+    sample_clocks_interval(&fmu->clocks, &intervals[i], &qualifiers[i]);
   }
   return fmi3OK;
 }
@@ -139,9 +108,7 @@ EXPORT fmi3Status fmi3UpdateDiscreteStates(
   Sampled* fmu = instance;
   if (!fmu->in_event_mode) return fmi3Error;
   compute(fmu);
-  if (fmu->sample_active) ++fmu->next_sample;
-  if (fmu->echo_active) fmu->echo_due = -1.0;
-  fmu->sample_active = fmu->sample_done = fmu->echo_active = fmu->echo_done = 0;
+  sample_clocks_update(&fmu->clocks);
   *discreteStatesNeedUpdate = fmi3False;
   *terminateSimulation = fmi3False;
   *nominalsOfContinuousStatesChanged = fmi3False;
@@ -153,7 +120,7 @@ EXPORT fmi3Status fmi3UpdateDiscreteStates(
 
 EXPORT fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance instance) {
   Sampled* fmu = instance;
-  if (!fmu->in_event_mode || fmu->sample_active || fmu->echo_active) return fmi3Error;
+  if (!fmu->in_event_mode || sample_clocks_active(&fmu->clocks)) return fmi3Error;
   fmu->in_event_mode = 0;
   return fmi3OK;
 }
@@ -171,10 +138,8 @@ EXPORT fmi3Status fmi3CompletedIntegratorStep(fmi3Instance instance,
 /* Time must not pass a tick that has not been handled. */
 EXPORT fmi3Status fmi3SetTime(fmi3Instance instance, fmi3Float64 time) {
   Sampled* fmu = instance;
-  if (!fmu->in_event_mode) {
-    if (time > sample_tick(fmu) + PAST_TICK) return fmi3Error;
-    if (fmu->echo_due >= 0.0 && time > fmu->echo_due + PAST_TICK) return fmi3Error;
-  }
+  if (!fmu->in_event_mode && time > sample_clocks_pending(&fmu->clocks) + PAST_TICK)
+    return fmi3Error;
   fmu->time = time;
   return fmi3OK;
 }
@@ -232,10 +197,10 @@ EXPORT fmi3Status fmi3GetFloat64(fmi3Instance instance, const fmi3ValueReference
         values[i] = fmu->v;
         break;
       case 5:
-        values[i] = fmu->r;
+        values[i] = fmu->clocks.r;
         break;
       case 6:
-        values[i] = fmu->e;
+        values[i] = fmu->clocks.e;
         break;
       default:
         return fmi3Error;
@@ -254,8 +219,8 @@ EXPORT fmi3Status fmi3SetFloat64(fmi3Instance instance, const fmi3ValueReference
     } else if (r[i] == 3) {
       fmu->v = values[i];
     } else if (r[i] == 5) {
-      if (!fmu->sample_active) return fmi3Error; /* a clocked input, set at its tick */
-      fmu->r = values[i];
+      if (!fmu->clocks.sample_active) return fmi3Error; /* a clocked input, set at its tick */
+      fmu->clocks.r = values[i];
     } else {
       return fmi3Error;
     }
@@ -270,9 +235,9 @@ EXPORT fmi3Status fmi3GetInt32(fmi3Instance instance, const fmi3ValueReference r
   compute(fmu);
   for (size_t i = 0; i < n; ++i) {
     if (r[i] == 7)
-      values[i] = fmu->samples;
+      values[i] = fmu->clocks.samples;
     else if (r[i] == 9)
-      values[i] = fmu->echoes;
+      values[i] = fmu->clocks.echoes;
     else
       return fmi3Error;
   }
