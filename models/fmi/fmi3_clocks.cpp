@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 #include <utility>
+#include <vector>
 
 #include "couplet/errors.hpp"
 
@@ -132,6 +133,10 @@ Clocks::Clocks(const Package& package, const Functions& functions, const LogRing
                             ": the FMU lacks fmi3GetClock");
   }
   output_ports_.resize(output_references_.size());
+  ticking_.reserve(inputs_.size());
+  ticking_references_.reserve(inputs_.size());
+  actives_ = std::make_unique<fmi3Clock[]>(inputs_.size());
+  std::fill_n(actives_.get(), inputs_.size(), fmi3ClockActive);
   output_clock_values_ = std::make_unique<fmi3Clock[]>(output_references_.size());
   saved_countdowns_.assign(inputs_.size(), std::nullopt);
   saved_changing_ticks_.assign(inputs_.size(), std::nullopt);
@@ -231,6 +236,36 @@ Time Clocks::next_tick(Time time) const {
     if (clock.changing_tick) next = std::min(next, std::max(*clock.changing_tick, time));
   }
   return next;
+}
+
+std::span<InputClock* const> Clocks::activate_ticking(fmi3Instance instance, Time time) {
+  ticking_.clear();  // reserved: no allocation
+  ticking_references_.clear();
+  for (InputClock& clock : inputs_) {  // in priority order
+    const bool due = clock.countdown && *clock.countdown <= time;
+    if (!(std::exchange(clock.triggered, false) || due ||
+          (clock.is_periodic && clock.interval > 0 && clock.next_tick(time) == time) ||
+          (clock.changing_tick && *clock.changing_tick <= time)))
+      continue;
+    if (due) clock.countdown.reset();
+    ticking_.push_back(&clock);
+    ticking_references_.push_back(clock.reference);
+  }
+  if (!ticking_.empty()) {
+    check(functions_.SetClock(instance, ticking_references_.data(), ticking_references_.size(),
+                              actives_.get()),
+          "fmi3SetClock", time);
+  }
+  return ticking_;
+}
+
+void Clocks::complete_ticks(fmi3Instance instance, Time time, std::span<double> real_outputs,
+                            std::span<std::int64_t> discrete_outputs) {
+  for (InputClock* clock : ticking_) {
+    read_outputs(instance, clock->ports, time, real_outputs, discrete_outputs);
+    if (clock->is_changing) schedule_changing(instance, *clock, time);
+  }
+  ask_countdowns(instance, time);
 }
 
 void Clocks::schedule_changing(fmi3Instance instance, InputClock& clock, Time time) {

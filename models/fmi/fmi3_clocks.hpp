@@ -126,6 +126,19 @@ class Clocks {
                              : clock.changing_tick && *clock.changing_tick <= next;
   }
 
+  /// In Event Mode at `time` (co-simulation, model exchange): the input
+  /// clocks that tick then — a periodic one on its grid, a changing or
+  /// countdown one due (the countdown cleared), a triggered one whose port
+  /// rose — activated with fmi3SetClock, in priority order. Buffers reserved
+  /// at construction.
+  std::span<InputClock* const> activate_ticking(fmi3Instance instance, Time time);
+
+  /// After their inputs are set: the outputs of the clocks activate_ticking
+  /// gave read and held, the changing clocks' next ticks and the countdown
+  /// clocks' asked.
+  void complete_ticks(fmi3Instance instance, Time time, std::span<double> real_outputs,
+                      std::span<std::int64_t> discrete_outputs);
+
   /// After a changing clock's tick at `time`: its next tick, its interval
   /// later — the one fmi3GetIntervalDecimal says changed, else the last.
   void schedule_changing(fmi3Instance instance, InputClock& clock, Time time);
@@ -193,6 +206,9 @@ class Clocks {
   std::vector<std::string> output_names_;
   std::vector<ClockedPorts> output_ports_;            ///< each output clock's outputs
   std::unique_ptr<fmi3Clock[]> output_clock_values_;  ///< not std::vector: fmi3Clock is bool
+  std::vector<InputClock*> ticking_;                  ///< of one instant, reserved
+  std::vector<fmi3ValueReference> ticking_references_;
+  std::unique_ptr<fmi3Clock[]> actives_;  ///< fmi3ClockActive for each, for fmi3SetClock
   std::size_t first_output_clock_port_ = 0;
   Time instant_ = -1;         ///< the time of the latest countdown ticks
   int ticks_at_instant_ = 0;  ///< and how many there were

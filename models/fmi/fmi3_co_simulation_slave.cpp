@@ -135,10 +135,6 @@ class CoSimulationSlave final : public Slave {
     saved_held_outputs_ = held_outputs_;
     saved_held_discrete_outputs_ = held_discrete_outputs_;
     saved_triggers_ = held_triggers_;
-    ticking_.reserve(clocks_.inputs().size());
-    ticking_references_.reserve(clocks_.inputs().size());
-    actives_ = std::make_unique<fmi3Clock[]>(clocks_.inputs().size());
-    std::fill_n(actives_.get(), clocks_.inputs().size(), fmi3ClockActive);
   }
 
   ~CoSimulationSlave() override {
@@ -322,36 +318,12 @@ class CoSimulationSlave final : public Slave {
     check(functions_.EnterEventMode(instance_), "fmi3EnterEventMode", at);
     if (set_discrete)
       check(discrete_inputs_.set(instance_, held_discrete_inputs_, slave_name_), at);
-    ticking_.clear();  // reserved: no allocation
-    ticking_references_.clear();
-    for (InputClock& clock : clocks_.inputs()) {  // in priority order
-      const bool due = clock.countdown && *clock.countdown <= time;
-      if (!(std::exchange(clock.triggered, false) || due ||
-            (clock.is_periodic && clock.interval > 0 && clock.next_tick(time) == time) ||
-            (clock.changing_tick && *clock.changing_tick <= time)))
-        continue;
-      if (due) clock.countdown.reset();
-      ticking_.push_back(&clock);
-      ticking_references_.push_back(clock.reference);
-    }
-    if (!ticking_.empty()) {
-      check(functions_.SetClock(instance_, ticking_references_.data(), ticking_references_.size(),
-                                actives_.get()),
-            "fmi3SetClock", at);
-    }
-    for (InputClock* clock : ticking_) clocks_.set_inputs(instance_, clock->ports, time, request);
-    for (InputClock* clock : ticking_) {
-      read_clocked_outputs(clock->ports, time);
-      if (clock->is_changing) clocks_.schedule_changing(instance_, *clock, time);
-    }
+    for (InputClock* clock : clocks_.activate_ticking(instance_, time))
+      clocks_.set_inputs(instance_, clock->ports, time, request);
+    clocks_.complete_ticks(instance_, time, held_outputs_, held_discrete_outputs_);
     clocks_.read_output_clocks(instance_, time, held_outputs_, held_discrete_outputs_);
-    clocks_.ask_countdowns(instance_, time);
     leave_event_mode(at);
     if (clocks_.countdown_due(time)) clock_event(time, request, false);
-  }
-
-  void read_clocked_outputs(ClockedPorts& ports, Time time) {
-    clocks_.read_outputs(instance_, ports, time, held_outputs_, held_discrete_outputs_);
   }
 
   /// The discrete outputs of no clock from the FMU, the others as their
@@ -543,9 +515,6 @@ class CoSimulationSlave final : public Slave {
   std::vector<double> held_outputs_, saved_held_outputs_;
   std::vector<std::int64_t> held_discrete_outputs_, saved_held_discrete_outputs_;
   std::vector<std::int64_t> held_triggers_, saved_triggers_;
-  std::vector<InputClock*> ticking_;  ///< the input clocks of an event, reserved
-  std::vector<fmi3ValueReference> ticking_references_;
-  std::unique_ptr<fmi3Clock[]> actives_;  ///< fmi3ClockActive for each, for fmi3SetClock
   fmi3FMUState saved_state_ = nullptr;
   Time current_time_ = 0;
   Time saved_time_ = 0;

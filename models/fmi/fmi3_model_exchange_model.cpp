@@ -103,10 +103,6 @@ class ModelExchangeModel final : public Model {
     held_discrete_outputs_.assign(description_.discrete_outputs.size(), 0);
     saved_held_outputs_ = held_outputs_;
     saved_held_discrete_outputs_ = held_discrete_outputs_;
-    ticking_.reserve(clocks_.inputs().size());
-    ticking_references_.reserve(clocks_.inputs().size());
-    actives_ = std::make_unique<fmi3Clock[]>(clocks_.inputs().size());
-    std::fill_n(actives_.get(), clocks_.inputs().size(), fmi3ClockActive);
   }
 
   ~ModelExchangeModel() override {
@@ -374,30 +370,10 @@ class ModelExchangeModel final : public Model {
   /// discrete ones), their outputs read and held; the changing and countdown
   /// clocks' next ticks.
   void activate_clocks(Time tick, std::span<const double> u) const {
-    const double at = to_seconds(tick);
-    ticking_.clear();  // reserved: no allocation
-    ticking_references_.clear();
-    for (InputClock& clock : clocks_.inputs()) {  // in priority order
-      const bool due = clock.countdown && *clock.countdown <= tick;
-      if (!(due || (clock.is_periodic && clock.interval > 0 && clock.next_tick(tick) == tick) ||
-            (clock.changing_tick && *clock.changing_tick <= tick)))
-        continue;
-      if (due) clock.countdown.reset();
-      ticking_.push_back(&clock);
-      ticking_references_.push_back(clock.reference);
-    }
     tick_cursor_ = tick + 1;
-    if (ticking_.empty()) return;
-    check(functions_.SetClock(instance_, ticking_references_.data(), ticking_references_.size(),
-                              actives_.get()),
-          "fmi3SetClock", at);
-    for (InputClock* clock : ticking_)
+    for (InputClock* clock : clocks_.activate_ticking(instance_, tick))
       clocks_.set_inputs(instance_, clock->ports, tick, u, held_discrete_inputs_);
-    for (InputClock* clock : ticking_) {
-      clocks_.read_outputs(instance_, clock->ports, tick, held_outputs_, held_discrete_outputs_);
-      if (clock->is_changing) clocks_.schedule_changing(instance_, *clock, tick);
-    }
-    clocks_.ask_countdowns(instance_, tick);
+    clocks_.complete_ticks(instance_, tick, held_outputs_, held_discrete_outputs_);
   }
 
   /// The event iteration; records the FMU's next time event. Returns whether
@@ -455,9 +431,6 @@ class ModelExchangeModel final : public Model {
   mutable std::vector<double> held_outputs_, saved_held_outputs_;
   mutable std::vector<std::int64_t> held_discrete_outputs_, saved_held_discrete_outputs_;
   mutable Time tick_cursor_ = 0, saved_tick_cursor_ = 0;
-  mutable std::vector<InputClock*> ticking_;  ///< the input clocks of an event, reserved
-  mutable std::vector<fmi3ValueReference> ticking_references_;
-  std::unique_ptr<fmi3Clock[]> actives_;  ///< fmi3ClockActive for each, for fmi3SetClock
   mutable Clocks clocks_;                 ///< after the members every evaluation uses
 };
 
