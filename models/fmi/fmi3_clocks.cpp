@@ -141,6 +141,7 @@ Clocks::Clocks(const Package& package, const Functions& functions, const LogRing
   saved_countdowns_.assign(inputs_.size(), std::nullopt);
   saved_changing_ticks_.assign(inputs_.size(), std::nullopt);
   saved_intervals_.assign(inputs_.size(), 0);
+  saved_triggers_.assign(inputs_.size(), 0);
 }
 
 void Clocks::add_clock_ports(SlaveDescription& description, const fmi::FmuSettings& settings) {
@@ -236,6 +237,18 @@ Time Clocks::next_tick(Time time) const {
     if (clock.changing_tick) next = std::min(next, std::max(*clock.changing_tick, time));
   }
   return next;
+}
+
+bool Clocks::take_triggers(std::span<const std::int64_t> discrete_inputs) {
+  bool rises = false;
+  for (InputClock& clock : inputs_) {
+    if (clock.trigger_port == InputClock::kNoPort) continue;
+    const std::int64_t value = discrete_inputs[clock.trigger_port];
+    clock.triggered = value != 0 && clock.held_trigger == 0;
+    clock.held_trigger = value;
+    rises = rises || clock.triggered;
+  }
+  return rises;
 }
 
 std::span<InputClock* const> Clocks::activate_ticking(fmi3Instance instance, Time time) {
@@ -400,6 +413,7 @@ void Clocks::save() {
     saved_countdowns_[k] = inputs_[k].countdown;
     saved_changing_ticks_[k] = inputs_[k].changing_tick;
     saved_intervals_[k] = inputs_[k].interval;
+    saved_triggers_[k] = inputs_[k].held_trigger;
   }
 }
 
@@ -409,6 +423,7 @@ void Clocks::restore() {
     inputs_[k].countdown = saved_countdowns_[k];
     inputs_[k].changing_tick = saved_changing_ticks_[k];
     inputs_[k].interval = saved_intervals_[k];
+    inputs_[k].held_trigger = saved_triggers_[k];
   }
 }
 

@@ -65,6 +65,7 @@ struct InputClock {
   Time shift = 0;
   std::size_t trigger_port = kNoPort;  ///< triggered: its Boolean input port
   bool triggered = false;              ///< triggered: its port rose, it ticks now
+  std::int64_t held_trigger = 0;       ///< triggered: its port's value at the last step
   ClockedPorts ports;
 
   /// A periodic clock's first tick at or after `time`.
@@ -126,6 +127,11 @@ class Clocks {
                              : clock.changing_tick && *clock.changing_tick <= next;
   }
 
+  /// At a communication point: marks the triggered clocks whose ports rose
+  /// to true (InputClock::triggered) and holds the ports' values. Returns
+  /// whether any rose.
+  bool take_triggers(std::span<const std::int64_t> discrete_inputs);
+
   /// In Event Mode at `time` (co-simulation, model exchange): the input
   /// clocks that tick then — a periodic one on its grid, a changing or
   /// countdown one due (the countdown cleared), a triggered one whose port
@@ -186,7 +192,7 @@ class Clocks {
   /// The first output clock's port among the discrete outputs.
   std::size_t output_clock_port() const { return first_output_clock_port_; }
 
-  /// The schedule (pending and next ticks, intervals) for a rollback;
+  /// The schedule (pending and next ticks, intervals, held triggers) for a rollback;
   /// buffers sized at construction.
   void save();
   void restore();
@@ -214,6 +220,7 @@ class Clocks {
   int ticks_at_instant_ = 0;  ///< and how many there were
   std::vector<std::optional<Time>> saved_countdowns_, saved_changing_ticks_;
   std::vector<Time> saved_intervals_;
+  std::vector<std::int64_t> saved_triggers_;
 };
 
 }  // namespace couplet::models::fmi3

@@ -131,10 +131,8 @@ class CoSimulationSlave final : public Slave {
     saved_discrete_inputs_ = held_discrete_inputs_;
     held_outputs_.assign(description_.outputs.size(), 0.0);
     held_discrete_outputs_.assign(description_.discrete_outputs.size(), 0);
-    held_triggers_.assign(description_.discrete_inputs.size(), 0);
     saved_held_outputs_ = held_outputs_;
     saved_held_discrete_outputs_ = held_discrete_outputs_;
-    saved_triggers_ = held_triggers_;
   }
 
   ~CoSimulationSlave() override {
@@ -239,7 +237,6 @@ class CoSimulationSlave final : public Slave {
     saved_discrete_inputs_ = held_discrete_inputs_;  // same sizes: no allocation
     saved_held_outputs_ = held_outputs_;
     saved_held_discrete_outputs_ = held_discrete_outputs_;
-    saved_triggers_ = held_triggers_;
     clocks_.save();
   }
 
@@ -252,7 +249,6 @@ class CoSimulationSlave final : public Slave {
     held_discrete_inputs_ = saved_discrete_inputs_;
     held_outputs_ = saved_held_outputs_;
     held_discrete_outputs_ = saved_held_discrete_outputs_;
-    held_triggers_ = saved_triggers_;
     clocks_.restore();
   }
 
@@ -296,14 +292,7 @@ class CoSimulationSlave final : public Slave {
     const bool changed = !std::equal(discrete.begin(), discrete.end(),
                                      held_discrete_inputs_.begin(), held_discrete_inputs_.end());
     std::copy(discrete.begin(), discrete.end(), held_discrete_inputs_.begin());
-    bool rises = false;
-    for (InputClock& clock : clocks_.inputs()) {
-      if (clock.trigger_port == InputClock::kNoPort) continue;
-      const std::int64_t value = request.discrete_inputs[clock.trigger_port];
-      clock.triggered = value != 0 && held_triggers_[clock.trigger_port] == 0;
-      held_triggers_[clock.trigger_port] = value;
-      rises = rises || clock.triggered;
-    }
+    const bool rises = clocks_.take_triggers(request.discrete_inputs);
     const bool ticks = clocks_.next_tick(request.start) == request.start;
     if (changed || rises || ticks) clock_event(request.start, request, changed);
   }
@@ -510,11 +499,10 @@ class CoSimulationSlave final : public Slave {
   std::vector<fmi3Int32> derivative_orders_;
   std::vector<double> derivative_values_;        ///< every element of those variables
   std::vector<std::size_t> derivative_offsets_;  ///< each Real output port's place in it
-  // The clocked outputs and output clocks as their latest ticks left them, the
-  // triggered clocks' held ports; at their ports' places, sized at construction.
+  // The clocked outputs and output clocks as their latest ticks left them, at
+  // their ports' places; sized at construction.
   std::vector<double> held_outputs_, saved_held_outputs_;
   std::vector<std::int64_t> held_discrete_outputs_, saved_held_discrete_outputs_;
-  std::vector<std::int64_t> held_triggers_, saved_triggers_;
   fmi3FMUState saved_state_ = nullptr;
   Time current_time_ = 0;
   Time saved_time_ = 0;

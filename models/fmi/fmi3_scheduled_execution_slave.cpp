@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "couplet/errors.hpp"
@@ -38,10 +39,8 @@ class ScheduledExecutionSlave final : public Slave, public ScheduledActivations 
     description_.capabilities = capabilities_of(settings);
     real_outputs_.assign(description_.outputs.size(), 0.0);
     discrete_outputs_.assign(description_.discrete_outputs.size(), 0);
-    held_triggers_.assign(description_.discrete_inputs.size(), 0);
     saved_real_outputs_ = real_outputs_;
     saved_discrete_outputs_ = discrete_outputs_;
-    saved_triggers_ = held_triggers_;
     const Description& description = package_->description();
     const std::string resources = package_->resource_path();
     log_->context = this;
@@ -106,12 +105,9 @@ class ScheduledExecutionSlave final : public Slave, public ScheduledActivations 
     // An output clock's port says whether it ticked during the step.
     if (!latch_output_clocks_) clear_output_clocks();
     // Triggered clocks first: a rise at the communication point.
-    for (InputClock& clock : clocks_.inputs()) {
-      if (clock.trigger_port == InputClock::kNoPort) continue;
-      const std::int64_t value = request.discrete_inputs[clock.trigger_port];
-      const bool rises = value != 0 && held_triggers_[clock.trigger_port] == 0;
-      held_triggers_[clock.trigger_port] = value;
-      if (rises) activate(clock, request.start, request);
+    if (clocks_.take_triggers(request.discrete_inputs)) {
+      for (InputClock& clock : clocks_.inputs())
+        if (std::exchange(clock.triggered, false)) activate(clock, request.start, request);
     }
     std::size_t sample = 0;
     Time cursor = request.start;
@@ -152,7 +148,6 @@ class ScheduledExecutionSlave final : public Slave, public ScheduledActivations 
     saved_time_ = current_time_;
     saved_real_outputs_ = real_outputs_;  // same sizes: no allocation
     saved_discrete_outputs_ = discrete_outputs_;
-    saved_triggers_ = held_triggers_;
     clocks_.save();
   }
 
@@ -164,7 +159,6 @@ class ScheduledExecutionSlave final : public Slave, public ScheduledActivations 
     current_time_ = saved_time_;
     real_outputs_ = saved_real_outputs_;
     discrete_outputs_ = saved_discrete_outputs_;
-    held_triggers_ = saved_triggers_;
     clocks_.restore();
   }
 
@@ -245,11 +239,10 @@ class ScheduledExecutionSlave final : public Slave, public ScheduledActivations 
   bool clock_updated_ = false;
   fmi3Instance instance_ = nullptr;
   SlaveDescription description_;
-  // The outputs as the latest activation of their partitions left them, and
-  // the triggers' held values; sized at construction.
+  // The outputs as the latest activation of their partitions left them;
+  // sized at construction.
   std::vector<double> real_outputs_, saved_real_outputs_;
   std::vector<std::int64_t> discrete_outputs_, saved_discrete_outputs_;
-  std::vector<std::int64_t> held_triggers_, saved_triggers_;
   fmi3FMUState saved_state_ = nullptr;
   Time current_time_ = 0;
   Time saved_time_ = 0;
